@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP_RUN := $(VENV)/.installed-run
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: demo test bench templates clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP_RUN): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_TEST): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@ $(STAMP_RUN)
+
+demo: $(STAMP_RUN)
+	$(VENV)/bin/xlcalib demo --out demo_output
+
+test: $(STAMP_TEST)
+	$(PY) -m pytest tests
+
+bench: $(STAMP_TEST)
+	$(PY) benchmarks/run_all.py
+
+templates: $(STAMP_RUN)
+	$(VENV)/bin/xlcalib templates --out workbook_templates
+
+clean:
+	rm -rf $(VENV) demo_output .pytest_cache .hypothesis
