@@ -1,0 +1,395 @@
+"""Messy spreadsheet cells -> clean, typed columns.  The one place that does it.
+
+Everything an adapter receives from a spreadsheet (xlwings UDF arguments, cells
+read with openpyxl, an xlwings ``Book``) passes through these functions before
+the numerical core sees it.  They never modify their input, and they answer
+bad cells with :class:`~xlcalib.errors.InputError` naming the cell's position
+in words ("row 7 of the Score range").
+
+Rules (documented once, applied everywhere):
+
+* **Blank** — ``None``, ``""`` or whitespace-only text is a blank cell.
+  Blanks are allowed only where the caller says so (``allow_blank=True``),
+  and then become ``NaN`` (numbers) or ``None`` (labels).
+* **Excel error values** (``#N/A``, ``#VALUE!``, ``#DIV/0!`` ...), whether they
+  arrive as text (openpyxl, xlwings ``err_to_str``) or as COM error integers,
+  are always rejected with their code named.
+* **Numbers** — ints and floats pass; ``NaN``/``inf`` are rejected; booleans
+  are rejected (TRUE is not a score); dates/times are rejected ("a date where
+  a number was expected" — a common paste accident).
+* **Text that looks like a number** is accepted only in the unambiguous
+  ``1234.5`` / ``-3`` / ``1e-3`` form (numbers stored as text).  A decimal
+  comma (``"3,5"``) or thousands separator (``"1,234"``) is rejected with a
+  hint: silently reading ``"3,5"`` as 35 or 3.5 would be a guess.
+* **Labels** (assessor, object, class names) are trimmed text; a whole number
+  that Excel hands over as ``3.0`` becomes the label ``"3"`` so an id column
+  typed as numbers matches the same ids typed as text.
+* **Shapes** — a range arrives as a scalar, a flat list (one row or one
+  column) or a list of rows.  :func:`as_rows` makes it a rectangular list of
+  rows (ragged rows are padded with blanks, because Excel ranges are always
+  rectangular and raggedness only comes from hand-built lists);
+  :func:`as_vector` accepts a single row or a single column.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = [
+    "EXCEL_ERRORS",
+    "is_blank",
+    "excel_error_code",
+    "as_rows",
+    "as_vector",
+    "parse_number",
+    "parse_label",
+    "number_vector",
+    "label_vector",
+    "number_grid",
+    "parse_flag",
+    "parse_choice",
+    "same_length",
+]
+
+#: Excel's error values as text, and the COM integers xlwings may pass for them.
+EXCEL_ERRORS: dict[str, int] = {
+    "#NULL!": -2146826288,
+    "#DIV/0!": -2146826281,
+    "#VALUE!": -2146826273,
+    "#REF!": -2146826265,
+    "#NAME?": -2146826259,
+    "#NUM!": -2146826252,
+    "#N/A": -2146826246,
+    "#GETTING_DATA": -2146826245,
+    "#SPILL!": -2146826244,
+    "#CALC!": -2146826243,
+    "#BLOCKED!": -2146826242,
+    "#FIELD!": -2146826241,
+    "#CONNECT!": -2146826240,
+    "#BUSY!": -2146826239,
+    "#UNKNOWN!": -2146826238,
+    "#PYTHON!": -2146826237,
+}
+_ERROR_BY_CODE = {code: text for text, code in EXCEL_ERRORS.items()}
+
+# A plain decimal number: optional sign, digits with optional '.', optional exponent.
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def is_blank(value: Any) -> bool:
+    """True for an empty cell: ``None``, empty or whitespace-only text, or a float NaN."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.strip() == ""
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return False
+
+
+def excel_error_code(value: Any) -> str | None:
+    """The Excel error text (``"#N/A"`` ...) if *value* is an error value, else None."""
+    if isinstance(value, str):
+        text = value.strip().upper()
+        return text if text in EXCEL_ERRORS else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _ERROR_BY_CODE.get(value)
+    return None
+
+
+def _position(name: str, index: int, orientation: str = "row") -> str:
+    return f"{orientation} {index + 1} of the {name} range"
+
+
+def as_rows(value: Any) -> list[list[Any]]:
+    """Any Excel-shaped value as a rectangular list of rows.
+
+    A scalar becomes ``[[value]]``; a flat list ``[a, b, c]`` is read as one
+    *row* (xlwings hands a one-row range that way; pass ``ndim=2`` or use
+    :func:`as_vector` when orientation does not matter); ragged rows are padded
+    with ``None`` on the right.
+    """
+    if value is None or isinstance(value, (str, bytes, int, float, bool, _dt.date, _dt.time)):
+        return [[value]]
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):
+        value = value.tolist()
+        if not isinstance(value, list):
+            return [[value]]
+    rows = list(value)
+    if not rows:
+        return []
+    if not any(isinstance(row, (list, tuple)) for row in rows):
+        return [list(rows)]
+    out = [list(row) if isinstance(row, (list, tuple)) else [row] for row in rows]
+    width = max(len(row) for row in out)
+    return [row + [None] * (width - len(row)) for row in out]
+
+
+def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
+    """A single row or single column as a flat list, and its orientation ("row"/"column").
+
+    The orientation word is what positions are reported with: entries of a
+    column are *rows* ("row 7 of the Score range"), entries of a row are
+    *columns*.  A block with more than one row and column is an error.
+    """
+    rows = as_rows(value)
+    if not rows or not rows[0]:
+        return [], "row"
+    n_rows, n_cols = len(rows), len(rows[0])
+    if n_cols == 1:
+        return [row[0] for row in rows], "row"
+    if n_rows == 1:
+        return list(rows[0]), "column"
+    raise InputError(
+        f"the {name} range is {n_rows} rows x {n_cols} columns; select a single row or a single column",
+        {"range": name},
+    )
+
+
+def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
+    """One cell as a float; blank -> NaN when allowed.  *where* names the cell in messages."""
+    if is_blank(value):
+        if allow_blank:
+            return math.nan
+        raise InputError(f"{where} is blank; a number is required")
+    error = excel_error_code(value)
+    if error is not None:
+        raise InputError(f"{where} holds the Excel error {error}")
+    if isinstance(value, bool):
+        raise InputError(f"{where} is a logical value ({'TRUE' if value else 'FALSE'}); a number is required")
+    if isinstance(value, (_dt.date, _dt.time, _dt.timedelta)):
+        raise InputError(f"{where} holds a date or time ({value}); a number is required (check the cell format)")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        number = float(value)
+        if not math.isfinite(number):
+            raise InputError(f"{where} is not a finite number ({number})")
+        return number
+    if isinstance(value, str):
+        text = value.strip().replace("\u00a0", "")
+        if _PLAIN_NUMBER.match(text):
+            return float(text)
+        if _DECIMAL_COMMA.match(text):
+            raise InputError(
+                f"{where} is the text '{text}' with a decimal comma; enter it as a number "
+                f"(e.g. {text.replace(',', '.')}) so it is not misread"
+            )
+        if _THOUSANDS.match(text):
+            raise InputError(f"{where} is the text '{text}' with a thousands separator; enter it as a number")
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise InputError(f"{where} is text ('{shown}'); a number is required")
+    raise InputError(f"{where} holds a value of type {type(value).__name__}; a number is required")
+
+
+def parse_label(value: Any, where: str, allow_blank: bool = False) -> str | None:
+    """One cell as an identifier text; whole numbers lose their '.0'; blank -> None when allowed."""
+    if is_blank(value):
+        if allow_blank:
+            return None
+        raise InputError(f"{where} is blank; a name or id is required")
+    error = excel_error_code(value)
+    if error is not None:
+        raise InputError(f"{where} holds the Excel error {error}")
+    if isinstance(value, bool):
+        raise InputError(f"{where} is a logical value; a name or id is required")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise InputError(f"{where} is not a finite number")
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    return str(value).strip()
+
+
+def number_vector(value: Any, name: str, allow_blank: bool = False) -> np.ndarray:
+    """A one-row or one-column range as a float array (NaN for allowed blanks)."""
+    cells, orientation = as_vector(value, name)
+    return np.array(
+        [parse_number(cell, _position(name, i, orientation), allow_blank) for i, cell in enumerate(cells)],
+        dtype=float,
+    )
+
+
+def label_vector(value: Any, name: str, allow_blank: bool = False) -> list[str | None]:
+    """A one-row or one-column range as a list of labels (None for allowed blanks)."""
+    cells, orientation = as_vector(value, name)
+    return [parse_label(cell, _position(name, i, orientation), allow_blank) for i, cell in enumerate(cells)]
+
+
+def number_grid(value: Any, name: str, allow_blank: bool = True) -> np.ndarray:
+    """A block of cells as a 2-D float array; blanks are NaN (missing) when allowed."""
+    rows = as_rows(value)
+    out = np.empty((len(rows), len(rows[0]) if rows else 0), dtype=float)
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            out[r, c] = parse_number(cell, f"row {r + 1}, column {c + 1} of the {name} range", allow_blank)
+    return out
+
+
+def parse_flag(value: Any, name: str, default: bool) -> bool:
+    """An optional TRUE/FALSE argument (also 1/0 and yes/no text)."""
+    if is_blank(value):
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in {"true", "yes", "y", "1", "false", "no", "n", "0"}:
+        return value.strip().lower() in {"true", "yes", "y", "1"}
+    raise InputError(f"the {name} argument must be TRUE or FALSE, not {value!r}")
+
+
+def parse_choice(value: Any, name: str, choices: Sequence[str], default: str) -> str:
+    """An optional text argument from a fixed list (case-insensitive)."""
+    if is_blank(value):
+        return default
+    text = str(value).strip().lower()
+    lowered = {choice.lower(): choice for choice in choices}
+    if text not in lowered:
+        raise InputError(f"the {name} argument must be one of {', '.join(choices)}; got {value!r}")
+    return lowered[text]
+
+
+def same_length(**columns: Sequence[Any]) -> int:
+    """Check that named ranges have the same number of entries; return it."""
+    lengths = {name: len(col) for name, col in columns.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise InputError(f"the ranges must be the same size: {detail}")
+    return next(iter(lengths.values()), 0)
+
+
+# ----------------------------------------------------------------------------
+# Tables with a header row (CLI, macros, and UDFs given whole tables)
+# ----------------------------------------------------------------------------
+
+#: Accepted header spellings for the evaluations table (case-insensitive).
+EVALUATION_COLUMNS: dict[str, tuple[str, ...]] = {
+    "assessor": ("assessor", "assessors", "rater", "reviewer", "marker"),
+    "object": ("object", "objects", "item", "proposal", "script", "candidate"),
+    "score": ("score", "scores", "mark", "grade", "rating"),
+    "sd": ("sd", "sigma", "standard deviation", "uncertainty"),
+    "confidence": ("confidence", "weight"),
+    "level": ("level", "confidence level", "certainty"),
+}
+UNCERTAINTY_KINDS = ("sd", "confidence", "level")
+
+
+def _canonical(header: Any) -> str:
+    return re.sub(r"\s+", " ", str(header).strip().lower()) if not is_blank(header) else ""
+
+
+def find_columns(header: Sequence[Any], wanted: dict[str, tuple[str, ...]], where: str) -> dict[str, int]:
+    """Map canonical column names to positions in a header row (case-insensitive, aliases allowed).
+
+    Raises when one canonical name matches two columns (ambiguous input).
+    """
+    found: dict[str, int] = {}
+    for position, cell in enumerate(header):
+        text = _canonical(cell)
+        for canonical, aliases in wanted.items():
+            if text in aliases:
+                if canonical in found:
+                    raise InputError(
+                        f"{where}: two columns could be '{canonical}' (columns {found[canonical] + 1} and {position + 1})"
+                    )
+                found[canonical] = position
+    return found
+
+
+def evaluations_from_rows(rows: Sequence[Sequence[Any]], sheet: str = "Evaluations", first_row: int = 1,
+                          first_column: int = 1, uncertainty: str | None = None):
+    """Read an evaluations table (header row + data rows) into a clean DataFrame.
+
+    Parameters
+    ----------
+    rows:
+        Cell values, header first (as read from a sheet or an Excel range).
+        Fully blank rows are skipped (trailing blank rows are normal in
+        hand-edited sheets); blank rows are *reported* only if a row is
+        partly filled.
+    sheet, first_row, first_column:
+        Where the block sits, so messages name real cells ("sheet Evaluations,
+        row 12, column Score (C12)").
+    uncertainty:
+        Force the uncertainty column kind (``"sd"``, ``"confidence"`` or
+        ``"level"``); by default exactly one such column must be present.
+
+    Returns
+    -------
+    (frame, kind, sheet_rows): a DataFrame with columns ``assessor``,
+    ``object``, ``score`` and the uncertainty column; the kind; and the sheet
+    row number of each DataFrame row (to translate core errors to cells).
+    """
+    import pandas as pd  # local: keeps `import xlcalib.inputs` light
+
+    table = [list(row) for row in rows]
+    while table and all(is_blank(cell) for cell in table[0]):  # leading blank rows
+        table.pop(0)
+        first_row += 1
+    if not table:
+        raise InputError(f"sheet {sheet} is empty; expected a header row with Assessor, Object, Score and SD/Confidence/Level")
+    header, body = table[0], table[1:]
+    columns = find_columns(header, EVALUATION_COLUMNS, f"sheet {sheet}, header row {first_row}")
+    missing = [name for name in ("assessor", "object", "score") if name not in columns]
+    if missing:
+        raise InputError(
+            f"sheet {sheet}, header row {first_row}: missing column(s) {', '.join(m.title() for m in missing)} "
+            f"(found: {', '.join(str(h) for h in header if not is_blank(h)) or 'nothing'})"
+        )
+    present = [kind for kind in UNCERTAINTY_KINDS if kind in columns]
+    if uncertainty is not None:
+        if uncertainty not in columns:
+            raise InputError(f"sheet {sheet}: no '{uncertainty}' column in header row {first_row}")
+        kind = uncertainty
+    elif len(present) == 1:
+        kind = present[0]
+    elif not present:
+        raise InputError(f"sheet {sheet}, header row {first_row}: add one uncertainty column: SD, Confidence or Level")
+    else:
+        raise InputError(
+            f"sheet {sheet}, header row {first_row}: found several uncertainty columns "
+            f"({', '.join(p.upper() if p == 'sd' else p.title() for p in present)}); keep exactly one"
+        )
+
+    names = {"assessor": "Assessor", "object": "Object", "score": "Score", "sd": "SD",
+             "confidence": "Confidence", "level": "Level"}
+    data: dict[str, list[Any]] = {name: [] for name in ("assessor", "object", "score", kind)}
+    sheet_rows: list[int] = []
+    for offset, row in enumerate(body):
+        row_number = first_row + 1 + offset
+        cells = {name: (row[columns[name]] if columns[name] < len(row) else None) for name in data}
+        if all(is_blank(value) for value in cells.values()):
+            continue
+        for name, value in cells.items():
+            letter = column_letter(first_column + columns[name])
+            where = f"sheet {sheet}, row {row_number}, column {names[name]} ({letter}{row_number})"
+            if name in ("assessor", "object"):
+                data[name].append(parse_label(value, where))
+            elif name == "level":
+                data[name].append(parse_label(value, where))
+            else:
+                data[name].append(parse_number(value, where))
+        sheet_rows.append(row_number)
+    if not sheet_rows:
+        raise InputError(f"sheet {sheet} has a header row but no evaluations below it")
+    return pd.DataFrame(data), kind, sheet_rows
+
+
+def column_letter(index: int) -> str:
+    """Spreadsheet column letters for a 1-based column index (1 -> A, 28 -> AB)."""
+    letters = ""
+    while index > 0:
+        index, remainder = divmod(index - 1, 26)
+        letters = chr(65 + remainder) + letters
+    return letters
