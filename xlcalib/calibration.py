@@ -248,10 +248,23 @@ def _numeric(values, name: str, ids) -> np.ndarray:
 
 
 def _labels(values, name: str) -> np.ndarray:
-    arr = pd.Series(values, dtype=object).to_numpy()
-    for i, x in enumerate(arr):
-        if x is None or (isinstance(x, float) and np.isnan(x)) or (isinstance(x, str) and x.strip() == ""):
-            raise InputError(f"{_row_text(i)}: the {name} is blank", {"row": i, "column": name})
+    """Ids as an array; a blank id (None, NaN, empty text) is an error naming its row (vectorised check)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu":
+        return arr
+    if arr.dtype.kind == "f":
+        blank = np.isnan(arr)
+    else:
+        arr = arr.astype(object)
+        series = pd.Series(arr, dtype=object)
+        blank = series.isna().to_numpy()
+        try:
+            blank |= (series.str.strip() == "").to_numpy(dtype=bool)
+        except AttributeError:  # no text at all (e.g. all numbers): nothing can be an empty string
+            pass
+    if blank.any():
+        i = int(np.flatnonzero(blank)[0])
+        raise InputError(f"{_row_text(i)}: the {name} is blank", {"row": i, "column": name})
     return arr
 
 
@@ -325,7 +338,26 @@ class _Design:
         self.Cm = sp.csr_matrix((self.c, (self.ai, self.oi)), shape=(self.n_assessors, self.n_objects))
 
     def reduced_laplacian(self, dense: bool):
-        """M = diag(C') - Cm diag(1/C_o) Cm^T (seed eq. 15)."""
+        """M = diag(C') - W with W = Cm diag(1/C_o) Cm^T (seed eq. 15)."""
+        A = self.n_assessors
+        reads = np.bincount(self.oi, minlength=self.n_objects)
+        if dense and reads.max() <= 12:
+            # W_aa' = sum_o c_ao c_a'o / C_o accumulated object-group by object-group with bincount:
+            # objects with r reads form an (n_r x r) table; r^2 vectorised passes, no sparse product.
+            order = np.argsort(self.oi, kind="stable")
+            a_sorted, c_sorted = self.ai[order], self.c[order]
+            first = np.concatenate([[0], np.cumsum(reads)[:-1]])
+            keys, weights = [], []
+            for r in np.unique(reads):
+                objs = np.flatnonzero(reads == r)
+                idx = first[objs][:, None] + np.arange(r)[None, :]
+                a_tab, c_tab = a_sorted[idx], c_sorted[idx] / np.sqrt(self.C_o[objs])[:, None]
+                keys.append((a_tab[:, :, None] * A + a_tab[:, None, :]).ravel())
+                weights.append((c_tab[:, :, None] * c_tab[:, None, :]).ravel())
+            W = np.bincount(np.concatenate(keys), weights=np.concatenate(weights), minlength=A * A)
+            M = -W.reshape(A, A)
+            M[np.diag_indices_from(M)] += self.C_a
+            return M
         scaled = self.Cm.multiply(1.0 / self.C_o[np.newaxis, :]).tocsr()
         W = scaled @ self.Cm.T
         if dense:
@@ -385,7 +417,7 @@ def _mu2(solver: _ReducedSolver) -> float:
         return float(eig[1])
     op = spla.LinearOperator((A, A), matvec=solver.t_inverse, dtype=float)
     rng = np.random.default_rng(12345)
-    top = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A), tol=1e-10, return_eigenvectors=False)
+    top = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A), tol=1e-9, return_eigenvectors=False)
     return float(1.0 / top[0])
 
 
