@@ -259,7 +259,7 @@ def _labels(values, name: str) -> np.ndarray:
         series = pd.Series(arr, dtype=object)
         blank = series.isna().to_numpy()
         try:
-            blank |= (series.str.strip() == "").to_numpy(dtype=bool)
+            blank = blank | (series.str.strip() == "").to_numpy(dtype=bool)
         except AttributeError:  # no text at all (e.g. all numbers): nothing can be an empty string
             pass
     if blank.any():
