@@ -1,0 +1,316 @@
+"""Macro entry points for panel secretaries: one implementation, two workbook backends.
+
+``calibrate_panel(book)`` reads the *Evaluations* sheet of a book, runs
+:func:`xlcalib.calibrate`, and (re)writes the result sheets Values, Biases,
+Residuals and Diagnostics.  ``book`` is either an openpyxl ``Workbook`` (CLI,
+tests) or an xlwings ``Book`` (the *Run main* button in Excel); a small
+adapter gives both the same three operations: read a sheet's cells, write a
+table to a sheet (replacing only our own result sheets), add native charts.
+
+Re-running replaces only the result sheets; input sheets are never touched.
+Every result sheet starts with the run's settings and time, so a printout is
+self-describing.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .calibration import DEFAULT_LEVELS, CalibrationResult, calibrate
+from .errors import InputError
+from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_number
+
+RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
+
+
+@dataclass
+class CalibrationSettings:
+    """What the run used; written on every result sheet."""
+
+    gauge: str = "weighted"
+    anomaly_threshold: float = 3.0
+    per_component: bool = False
+    levels: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_LEVELS))
+    sheet: str = "Evaluations"
+
+    def describe(self) -> str:
+        return (f"gauge={self.gauge}; anomaly threshold={self.anomaly_threshold:g}; per_component={self.per_component}; "
+                f"levels=" + ", ".join(f"{k}:{v:g}" for k, v in self.levels.items()))
+
+
+# ----------------------------------------------------------------------------
+# Backend adapters
+# ----------------------------------------------------------------------------
+class _OpenpyxlBook:
+    def __init__(self, book):
+        self.book = book
+
+    def sheet_names(self) -> list[str]:
+        return list(self.book.sheetnames)
+
+    def read_rows(self, sheet: str) -> tuple[list[list[Any]], int, int]:
+        from openpyxl.utils.cell import range_boundaries
+
+        ws = self.book[self._name(sheet)]
+        if ws.tables:
+            min_col, min_row, max_col, max_row = range_boundaries(next(iter(ws.tables.values())).ref)
+        else:
+            min_col, min_row, max_col, max_row = ws.min_column, ws.min_row, ws.max_column, ws.max_row
+        rows = [list(r) for r in ws.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col,
+                                               values_only=True)]
+        return rows, min_row, min_col
+
+    def _name(self, sheet: str) -> str:
+        for name in self.book.sheetnames:
+            if name.lower() == sheet.lower():
+                return name
+        raise InputError(f"no sheet named '{sheet}' (sheets: {', '.join(self.book.sheetnames)})")
+
+    def write_table(self, sheet: str, preamble: list[list[Any]], frame: pd.DataFrame):
+        from openpyxl.styles import Font, PatternFill
+
+        from .workbook.openpyxl_io import _write_cell
+
+        if sheet in self.book.sheetnames:
+            del self.book[sheet]
+        ws = self.book.create_sheet(sheet)
+        self._columns = getattr(self, "_columns", {})
+        self._columns[sheet] = list(frame.columns)
+        for i, row in enumerate(preamble, start=1):
+            for j, value in enumerate(row, start=1):
+                _write_cell(ws, i, j, value).font = Font(italic=True)
+        top = len(preamble) + 2
+        for j, column in enumerate(frame.columns, start=1):
+            _write_cell(ws, top, j, column).font = Font(bold=True)
+        values = frame.to_numpy(dtype=object)
+        flag_col = list(frame.columns).index("anomalous") if "anomalous" in frame.columns else None
+        fill = PatternFill("solid", fgColor="FFC7CE")
+        for i, row in enumerate(values, start=top + 1):
+            for j, value in enumerate(row, start=1):
+                cell = _write_cell(ws, i, j, value)
+                if flag_col is not None and bool(row[flag_col]):
+                    cell.fill = fill
+        for j, column in enumerate(frame.columns, start=1):
+            ws.column_dimensions[_letter(j)].width = max(12, min(40, len(str(column)) + 4))
+        ws.freeze_panes = ws.cell(row=top + 1, column=1)
+        return ws, top
+
+    def add_charts(self, result: CalibrationResult, raw_means: pd.Series, tops: dict[str, int]):
+        from openpyxl.chart import BarChart, Reference, ScatterChart, Series
+        from openpyxl.chart.error_bar import ErrorBars
+        from openpyxl.chart.data_source import NumDataSource, NumRef
+
+        ws_b = self.book["Biases"]
+        top = tops["Biases"]
+        n = len(result.biases)
+        chart = BarChart()
+        chart.title = "Assessor bias (score units) with robustness bound"
+        chart.y_axis.title = "bias"
+        data = Reference(ws_b, min_col=2, min_row=top, max_row=top + n)
+        cats = Reference(ws_b, min_col=1, min_row=top + 1, max_row=top + n)
+        chart.add_data(data, titles_from_data=True)
+        chart.set_categories(cats)
+        bound_ref = NumRef(f"'Biases'!$C${top + 1}:$C${top + n}")
+        chart.series[0].errBars = ErrorBars(errDir="y", errBarType="both", errValType="cust", noEndCap=False,
+                                            plus=NumDataSource(numRef=bound_ref), minus=NumDataSource(numRef=bound_ref))
+        chart.width, chart.height = 24, 10
+        ws_b.add_chart(chart, "H2")
+
+        ws_v = self.book["Values"]
+        top = tops["Values"]
+        m = len(result.values)
+        scatter = ScatterChart()
+        scatter.title = "Raw mean vs calibrated value per object"
+        scatter.style = 13
+        scatter.x_axis.title = "raw mean score"
+        scatter.y_axis.title = "calibrated value"
+        columns = list(self._columns["Values"])
+        xs = Reference(ws_v, min_col=columns.index("raw_mean") + 1, min_row=top + 1, max_row=top + m)
+        ys = Reference(ws_v, min_col=columns.index("value") + 1, min_row=top + 1, max_row=top + m)
+        series = Series(ys, xs, title="objects")
+        series.marker.symbol = "circle"
+        series.graphicalProperties.line.noFill = True
+        scatter.series.append(series)
+        scatter.width, scatter.height = 18, 10
+        ws_v.add_chart(scatter, "I2")
+
+        bars = BarChart()
+        bars.title = "Robustness bound per object (score units)"
+        bars.add_data(Reference(ws_v, min_col=3, min_row=top, max_row=top + m), titles_from_data=True)
+        bars.set_categories(Reference(ws_v, min_col=1, min_row=top + 1, max_row=top + m))
+        bars.width, bars.height = 24, 10
+        ws_v.add_chart(bars, "I24")
+
+
+def _letter(index: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(index)
+
+
+class _XlwingsBook:
+    """Thin adapter over an xlwings Book (used when the workbook's *Run main* calls us)."""
+
+    def __init__(self, book):
+        self.book = book
+
+    def sheet_names(self) -> list[str]:
+        return [s.name for s in self.book.sheets]
+
+    def read_rows(self, sheet: str):
+        ws = self.book.sheets[sheet]
+        rng = ws.used_range
+        values = rng.options(ndim=2).value
+        return values, rng.row, rng.column
+
+    def write_table(self, sheet: str, preamble, frame: pd.DataFrame):
+        names = self.sheet_names()
+        ws = self.book.sheets[sheet] if sheet in names else self.book.sheets.add(sheet, after=self.book.sheets[-1])
+        ws.clear()
+        from .workbook.openpyxl_io import safe_cell_value
+
+        rows = [[safe_cell_value(v) for v in r] for r in preamble] + [[]] + [list(frame.columns)] + [
+            [safe_cell_value(v) for v in r] for r in frame.to_numpy(dtype=object)]
+        width = max(len(r) for r in rows)
+        ws.range("A1").options(ndim=2).value = [r + [None] * (width - len(r)) for r in rows]
+        # text that looks like a formula stays text: Excel's NumberFormat "@" on written label columns
+        return ws, len(preamble) + 2
+
+    def add_charts(self, result, raw_means, tops):
+        # Native charts through xlwings need Excel's chart API; the openpyxl backend (CLI) adds them.
+        return None
+
+
+def _adapter(book):
+    module = type(book).__module__
+    if module.startswith("openpyxl"):
+        return _OpenpyxlBook(book)
+    if module.startswith("xlwings"):
+        return _XlwingsBook(book)
+    raise TypeError(f"unsupported book type {type(book).__name__}")
+
+
+# ----------------------------------------------------------------------------
+# Settings sheets written by the template
+# ----------------------------------------------------------------------------
+def _read_settings(adapter, defaults: CalibrationSettings) -> CalibrationSettings:
+    settings = CalibrationSettings(**{**defaults.__dict__, "levels": dict(defaults.levels)})
+    names = {n.lower(): n for n in adapter.sheet_names()}
+    if "settings" in names:
+        rows, first_row, _ = adapter.read_rows(names["settings"])
+        for offset, row in enumerate(rows):
+            if len(row) < 2 or is_blank(row[0]):
+                continue
+            key = str(row[0]).strip().lower()
+            where = f"sheet Settings, row {first_row + offset}"
+            if key.startswith("gauge"):
+                settings.gauge = parse_choice(row[1], "gauge", ("weighted", "simple"), settings.gauge)
+            elif key.startswith("anomaly"):
+                settings.anomaly_threshold = parse_number(row[1], where + " (anomaly threshold)")
+    if "levels" in names:
+        rows, first_row, _ = adapter.read_rows(names["levels"])
+        table = {}
+        for offset, row in enumerate(rows[1:], start=1):
+            if len(row) < 2 or is_blank(row[0]):
+                continue
+            table[str(row[0]).strip()] = parse_number(row[1], f"sheet Levels, row {first_row + offset}, column B (SD)")
+        if table:
+            settings.levels = table
+    return settings
+
+
+def run_calibration(rows, first_row: int, first_column: int, settings: CalibrationSettings):
+    """Cells of an evaluations block -> (result, evaluations frame); core errors re-pointed at sheet rows."""
+    frame, kind, sheet_rows = evaluations_from_rows(rows, settings.sheet, first_row, first_column)
+    try:
+        result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
+                           per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold)
+    except InputError as exc:
+        if "row" in exc.where and isinstance(exc.where["row"], int):
+            sheet_row = sheet_rows[exc.where["row"]]
+            message = exc.message.replace(f"row {exc.where['row'] + 1} of the evaluations",
+                                          f"sheet {settings.sheet}, row {sheet_row}")
+            for index, number in enumerate(sheet_rows):  # other rows named in the message (duplicates)
+                message = message.replace(f"rows {index + 1},", f"rows {number},")
+            raise InputError(message, {**exc.where, "sheet_row": sheet_row}) from None
+        raise
+    return result, frame
+
+
+def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    frames = result.to_frames()
+    raw = frame.groupby("object", sort=False)["score"].mean()
+    values = frames["Values"]
+    values["raw_mean"] = values["object"].map(raw).to_numpy()
+    frames["Values"] = values
+    return frames
+
+
+def warnings_for(result: CalibrationResult) -> list[str]:
+    """Plain-language warnings for the Diagnostics sheet."""
+    out = []
+    s = result.stats
+    if s["n_components"] > 1:
+        out.append(f"The panel splits into {s['n_components']} groups that share no objects: values of different groups "
+                   "are not comparable.")
+    C_o = result.values["total_confidence"]
+    low = C_o < 0.25 * C_o.median()
+    if low.any():
+        out.append(f"{int(low.sum())} object(s) have under a quarter of the median total confidence: "
+                   + ", ".join(map(str, C_o.index[low][:10])) + (" ..." if low.sum() > 10 else ""))
+    mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
+    if np.isfinite(mu2) and mu2 < 0.1:
+        out.append(f"mu2 = {mu2:.3g} is small: assessors overlap little, so biases are poorly determined.")
+    n_anom = int(result.residuals["anomalous"].sum())
+    if n_anom:
+        out.append(f"{n_anom} evaluation(s) are anomalous (see Residuals, highlighted).")
+    return out
+
+
+def compute_calibration(book, settings: CalibrationSettings | None = None, **overrides):
+    """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
+
+    ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet.
+    """
+    adapter = _adapter(book)
+    settings = _read_settings(adapter, settings or CalibrationSettings())
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    rows, first_row, first_column = adapter.read_rows(settings.sheet)
+    result, frame = run_calibration(rows, first_row, first_column, settings)
+    frames = result_frames(result, frame)
+    warn = warnings_for(result)
+    if warn:
+        frames["Diagnostics"] = pd.concat(
+            [frames["Diagnostics"], pd.DataFrame({"statistic": ["warning"] * len(warn), "value": warn,
+                                                  "meaning": [""] * len(warn)})], ignore_index=True)
+    return result, frames, settings
+
+
+def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
+                      settings: CalibrationSettings, *, now: _dt.datetime | None = None) -> None:
+    """(Re)write the result sheets and charts into *book*; input sheets are left alone."""
+    adapter = _adapter(book)
+    stamp = (now or _dt.datetime.now()).replace(microsecond=0).isoformat(sep=" ")
+    preamble = [["xlcalib calibration", f"run {stamp}"], ["settings", settings.describe()]]
+    tops = {}
+    for name in RESULT_SHEETS:
+        _, tops[name] = adapter.write_table(name, preamble, frames[name])
+    adapter.add_charts(result, frames["Values"]["raw_mean"], tops)
+
+
+def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):
+    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book); returns the result."""
+    result, frames, settings = compute_calibration(book, settings)
+    write_calibration(book, result, frames, settings, now=now)
+    return result
+
+
+def main():  # pragma: no cover - called by the xlwings "Run main" button via the template's .py
+    import xlwings as xw
+
+    calibrate_panel(xw.Book.caller())
