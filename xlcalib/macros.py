@@ -14,6 +14,7 @@ self-describing.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,13 +233,17 @@ def run_calibration(rows, first_row: int, first_column: int, settings: Calibrati
     except InputError as exc:
         if "row" in exc.where and isinstance(exc.where["row"], int):
             sheet_row = sheet_rows[exc.where["row"]]
-            message = exc.message.replace(f"row {exc.where['row'] + 1} of the evaluations",
-                                          f"sheet {settings.sheet}, row {sheet_row}")
-            for index, number in enumerate(sheet_rows):  # other rows named in the message (duplicates)
-                message = message.replace(f"rows {index + 1},", f"rows {number},")
+            message = re.sub(r"\brows? ([\d, ]+) of the evaluations",
+                             lambda m: _sheet_rows_text(m.group(1), sheet_rows, settings.sheet), exc.message)
             raise InputError(message, {**exc.where, "sheet_row": sheet_row}) from None
         raise
     return result, frame
+
+
+def _sheet_rows_text(numbers: str, sheet_rows: list[int], sheet: str) -> str:
+    """'3, 5' (1-based positions in the evaluations) -> 'sheet S, rows 12, 14' (sheet rows)."""
+    rows = [sheet_rows[int(n) - 1] for n in re.findall(r"\d+", numbers)]
+    return f"sheet {sheet}, row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
 
 
 def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:

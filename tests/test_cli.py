@@ -1,0 +1,176 @@
+"""Headless CLI: demo, calibrate round trip, exit codes, safety of inputs and outputs."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+import xlcalib
+from xlcalib.cli import main
+from xlcalib.workbook.openpyxl_io import write_frames, write_workbook_atomically
+
+
+def _book(path, rows, sheet="Evaluations"):
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = sheet
+    for row in rows:
+        ws.append(row)
+    book.save(path)
+    return path
+
+
+GOOD = [["Assessor", "Object", "Score", "SD", "Comment"],
+        ["A", "x", 5, 1, "fine"], ["A", "y", 7, 1, None], ["B", "x", 6, 0.5, None],
+        ["B", "y", 8, 1, "=cmd|' /C calc'!A0"], ["C", "y", 6.5, 2, None], ["C", "z", 4, 1, None], ["A", "z", 4.5, 1, None]]
+
+
+def test_demo_runs_and_reports_improvement(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "closer to the truth" in out
+    assert (tmp_path / "demo_exercise.xlsx").exists() and (tmp_path / "demo_exercise_calibrated.xlsx").exists()
+    result = openpyxl.load_workbook(tmp_path / "demo_exercise_calibrated.xlsx")
+    assert {"Values", "Biases", "Residuals", "Diagnostics"} <= set(result.sheetnames)
+    assert len(result["Biases"]._charts) == 1 and len(result["Values"]._charts) == 2  # native charts
+
+
+def test_calibrate_round_trip_equals_core(tmp_path, capsys):
+    src = _book(tmp_path / "panel.xlsx", GOOD)
+    before = src.read_bytes()
+    assert main(["calibrate", str(src)]) == 0
+    assert src.read_bytes() == before  # input untouched
+    out = tmp_path / "panel_calibrated.xlsx"
+    ws = openpyxl.load_workbook(out)["Values"]
+    rows = list(ws.iter_rows(values_only=True))
+    header_at = next(i for i, r in enumerate(rows) if r and r[0] == "object")
+    table = pd.DataFrame(rows[header_at + 1:], columns=rows[header_at]).set_index("object")
+    frame = pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]])
+    core = xlcalib.calibrate(frame)
+    np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
+    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[1][1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_other_formats(tmp_path, fmt):
+    src = _book(tmp_path / "panel.xlsx", GOOD)
+    out = tmp_path / ("res" if fmt == "csv" else "res.json")
+    assert main(["calibrate", str(src), "-o", str(out), "--format", fmt, "--gauge", "simple"]) == 0
+    if fmt == "json":
+        payload = json.loads(out.read_text())
+        assert payload["stats"]["gauge"] == "simple" and len(payload["Values"]) == 3
+    else:
+        assert (out / "panel_Values.csv").exists()
+
+
+def test_formula_text_is_written_as_text(tmp_path):
+    book = openpyxl.Workbook()
+    write_frames(book, {"T": pd.DataFrame({"x": ["=1+1", "+SUM(A1)", "-2", "@x", "plain"]})})
+    path = write_workbook_atomically(book, tmp_path / "t.xlsx")
+    ws = openpyxl.load_workbook(path)["T"]
+    cells = [ws.cell(row=i, column=1) for i in range(2, 7)]
+    assert [c.value for c in cells] == ["=1+1", "+SUM(A1)", "-2", "@x", "plain"]
+    assert all(c.data_type == "s" for c in cells)
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", "3,5", 1]], "row 2, column Score (C2) is the text '3,5' with a decimal comma"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", None, 1]], "row 3, column Score (C3) is blank"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", 4, -1], ["B", "x", 1, 1], ["B", "y", 1, 1]],
+         "sheet Evaluations, row 3 (assessor A, object y): sd must be positive"),
+        ([["Assessor", "Object", "Score"], ["A", "x", 5]], "add one uncertainty column"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["B", "x", 4, 1], ["A", "x", 4, 1]],
+         "more than once (sheet Evaluations, rows 2, 4)"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", "#N/A", 1]], "holds the Excel error #N/A"),
+    ],
+)
+def test_bad_input_exit_2_with_cell_named(tmp_path, capsys, rows, message):
+    src = _book(tmp_path / "bad.xlsx", rows)
+    assert main(["calibrate", str(src)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_dates_and_trailing_blank_rows_and_hidden_rows(tmp_path, capsys):
+    import datetime
+
+    rows = GOOD + [[None] * 5] * 5
+    src = _book(tmp_path / "p.xlsx", rows)
+    book = openpyxl.load_workbook(src)
+    book.active.row_dimensions[3].hidden = True  # hidden rows are still data
+    book.save(src)
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["stats"]["n_evaluations"] == 7
+    bad = _book(tmp_path / "d.xlsx", [GOOD[0], ["A", "x", datetime.datetime(2024, 3, 5), 1, None]])
+    assert main(["calibrate", str(bad)]) == 2
+    assert "row 2, column Score (C2) holds a date" in capsys.readouterr().err
+
+
+def test_not_a_workbook_encrypted_missing_sheet(tmp_path, capsys):
+    text = tmp_path / "x.xlsx"
+    text.write_text("hello")
+    assert main(["calibrate", str(text)]) == 2
+    assert "not an Excel workbook" in capsys.readouterr().err
+    ole = tmp_path / "locked.xlsx"
+    ole.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 100)
+    assert main(["calibrate", str(ole)]) == 2
+    assert "password-protected" in capsys.readouterr().err
+    src = _book(tmp_path / "s.xlsx", GOOD, sheet="Other")
+    assert main(["calibrate", str(src)]) == 2
+    assert "no sheet named 'Evaluations'" in capsys.readouterr().err
+
+
+def test_size_limit(tmp_path, monkeypatch, capsys):
+    from xlcalib.workbook import openpyxl_io
+
+    src = _book(tmp_path / "p.xlsx", GOOD)
+    monkeypatch.setattr(openpyxl_io, "MAX_INPUT_BYTES", 100)
+    assert main(["calibrate", str(src)]) == 2
+    assert "the limit is" in capsys.readouterr().err
+
+
+def test_atomic_write_keeps_previous_file_on_crash(tmp_path, monkeypatch):
+    target = tmp_path / "out.xlsx"
+    target.write_bytes(b"previous")
+    book = openpyxl.Workbook()
+
+    def boom(path):
+        with open(path, "wb") as handle:
+            handle.write(b"partial")
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(book, "save", boom)
+    with pytest.raises(RuntimeError):
+        write_workbook_atomically(book, target)
+    assert target.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.xlsx"]  # no temp file left behind
+
+
+def test_internal_error_exit_1(tmp_path, monkeypatch, capsys):
+    src = _book(tmp_path / "p.xlsx", GOOD)
+    monkeypatch.setattr(xlcalib.calibration, "_fit_component", lambda *a: 1 / 0)
+    assert main(["calibrate", str(src)]) == 1
+    assert "internal error" in capsys.readouterr().err
+
+
+def test_macro_rerun_replaces_only_result_sheets():
+    from xlcalib.macros import calibrate_panel
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Evaluations"
+    for row in GOOD:
+        ws.append(row)
+    book.create_sheet("Notes")["A1"] = "keep me"
+    calibrate_panel(book)
+    calibrate_panel(book)
+    assert book.sheetnames == ["Evaluations", "Notes", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert book["Notes"]["A1"].value == "keep me"
+    assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
