@@ -56,9 +56,23 @@ def _as_matrix(ratings, *, item=None, rater=None, score=None, name="ratings") ->
                 dup = long[long.duplicated([item, rater], keep=False)].iloc[0]
                 raise InputError(f"{name}: item {dup[item]} has two ratings from rater {dup[rater]}")
             ratings = long.pivot(index=item, columns=rater, values=score)
+        if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in ratings.dtypes):
+            out = ratings.to_numpy(dtype=float)  # fast path: already numeric
+            if np.isinf(out).any():
+                i, j = np.argwhere(np.isinf(out))[0]
+                raise InputError(f"{name}: item {ratings.index[i]}, rater {ratings.columns[j]} is infinite")
+            return out
         values = ratings.to_numpy(dtype=object)
         row_names, col_names = list(ratings.index), list(ratings.columns)
     else:
+        if isinstance(ratings, np.ndarray) and ratings.dtype.kind in "fiu":
+            out = ratings.astype(float)
+            if out.ndim != 2:
+                raise InputError(f"{name} must be a 2-D items x raters table, got {out.ndim} dimension(s)")
+            if np.isinf(out).any():
+                i, j = np.argwhere(np.isinf(out))[0]
+                raise InputError(f"{name}: item {i + 1}, rater {j + 1} is infinite", {"row": int(i), "column": int(j)})
+            return out
         values = np.asarray(ratings, dtype=object)
         if values.ndim != 2:
             raise InputError(f"{name} must be a 2-D items x raters table, got {values.ndim} dimension(s)")
@@ -100,6 +114,12 @@ def _check_size(x: np.ndarray, name="ratings", min_per_item=1):
 # ----------------------------------------------------------------------------
 def _one_way_unbalanced(x: np.ndarray):
     """Mean squares of the one-way ANOVA with unequal ratings per item (NaN = missing)."""
+    if not np.isnan(x).any():  # balanced fast path (same estimator, k0 = k)
+        n, k = x.shape
+        item_mean = x.mean(axis=1)
+        ssb = k * np.sum((item_mean - item_mean.mean()) ** 2)
+        ssw = np.sum((x - item_mean[:, None]) ** 2)
+        return ssb / (n - 1), ssw / (n * (k - 1)), n - 1, n * (k - 1), float(k), n
     mask = ~np.isnan(x)
     n_i = mask.sum(axis=1)
     keep = n_i > 0
@@ -182,16 +202,17 @@ def icc_table(ratings, alpha: float = 0.05, *, item=None, rater=None, score=None
 
     # two-way forms on the complete block
     complete = ~np.isnan(x).any(axis=1)
-    xc = x[complete]
+    xc = x if complete.all() else x[complete]
     if (~complete).any():
         note.append(f"ICC2/ICC3 forms: {int((~complete).sum())} incomplete item(s) dropped, {int(complete.sum())} used")
     n, k = xc.shape
     if n >= 2:
-        grand = xc.mean()
-        ssb = k * np.sum((xc.mean(axis=1) - grand) ** 2)
+        item_mean = xc.mean(axis=1)
+        grand = item_mean.mean()
+        ssb = k * np.sum((item_mean - grand) ** 2)
         ssj = n * np.sum((xc.mean(axis=0) - grand) ** 2)
-        sst = np.sum((xc - grand) ** 2)
-        sse = sst - ssb - ssj
+        ssw = np.sum((xc - item_mean[:, None]) ** 2)  # within items = raters + residual
+        sse = ssw - ssj
         msb, msj = ssb / (n - 1), ssj / (k - 1)
         dfe = (n - 1) * (k - 1)
         mse = sse / dfe
