@@ -1,0 +1,144 @@
+"""Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN."""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+
+import xlcalib
+from xlcalib.errors import InputError
+from xlcalib.inputs import as_rows, is_blank, label_vector, number_vector, parse_choice, parse_number, same_length
+
+from .registry import Arg, udf
+
+CATEGORY = "xlcalib Calibration"
+CACHE_SIZE = 32
+_cache: OrderedDict[str, xlcalib.CalibrationResult] = OrderedDict()
+
+_COMMON = (
+    Arg("assessors", "Range of assessor names, one per evaluation"),
+    Arg("objects", "Range of object names (proposals, scripts ...), one per evaluation"),
+    Arg("scores", "Range of scores, one per evaluation"),
+    Arg("uncertainty", "Range of SDs (numbers), confidences, or levels such as High/Medium/Low"),
+    Arg("kind", 'Optional: "sd" (default for numbers), "confidence" (relative weights) or "level" (default for text)', range=False),
+    Arg("levels", "Optional two-column range: level name, SD (overrides High 0.5 / Medium 1 / Low 2)"),
+    Arg("gauge", 'Optional: "weighted" (default, sum of C\'a*ba = 0) or "simple" (sum of ba = 0)', range=False),
+    Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
+)
+_FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (calibrate_with_confidence)"
+_EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score], Evaluations[Level]"
+
+
+def _levels(levels):
+    if levels is None or all(is_blank(c) for row in as_rows(levels) for c in row):
+        return None
+    table = {}
+    for i, row in enumerate(as_rows(levels)):
+        if len(row) < 2:
+            raise InputError("the levels range needs two columns: level name and SD")
+        if is_blank(row[0]):
+            continue
+        if i == 0 and isinstance(row[1], str) and not row[1].strip()[:1].isdigit():
+            continue  # a header row such as "Level | SD"
+        table[str(row[0]).strip()] = parse_number(row[1], f"row {i + 1} of the levels range (SD)")
+    return table or None
+
+
+def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
+    """Normalise the cells once, then solve once per distinct input (bounded LRU cache)."""
+    a = label_vector(assessors, "assessor")
+    o = label_vector(objects, "object")
+    s = number_vector(scores, "score")
+    kind = parse_choice(kind, "kind", ("sd", "confidence", "level"), "")
+    cells = label_vector(uncertainty, "uncertainty")
+    if not kind:
+        kind = "level" if any(not _looks_numeric(v) for v in cells) else "sd"
+    u = cells if kind == "level" else number_vector(uncertainty, "uncertainty")
+    same_length(assessors=a, objects=o, scores=s, uncertainty=u)
+    gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
+    table = _levels(levels)
+    key = hashlib.sha1(repr((a, o, s.tobytes(), [str(x) for x in u] if kind == "level" else np.asarray(u).tobytes(),
+                             kind, sorted(table.items()) if table else None, gauge)).encode()).hexdigest()
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    try:
+        result = xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, **{kind: u})
+    except InputError as exc:
+        raise InputError(exc.message.replace("of the evaluations", "of the ranges"), exc.where) from None
+    _cache[key] = result
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return result
+
+
+def _looks_numeric(value) -> bool:
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        float(str(value))
+        return True
+    except ValueError:
+        return False
+
+
+@udf("CALIB_VALUES", category=CATEGORY, help="Calibrated value and robustness bound per object (spills).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     example=f"=CALIB_VALUES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |dv_o| <= sqrt(2 N w / (mu2 C_o))")
+def calib_values(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return r.values.reset_index()[["object", "value", "bound"]]
+
+
+@udf("CALIB_BIASES", category=CATEGORY, help="Bias (positive = lenient) and robustness bound per assessor (spills).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     example=f"=CALIB_BIASES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |db_a| <= sqrt(2 N w / (mu2 C'_a))")
+def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return r.biases.reset_index()[["assessor", "bias", "bound"]]
+
+
+@udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     example=f"=CALIB_STATS({_EXAMPLE_ARGS})", formula=_FORMULA + "; w = R/(N-A-O+components) for confidences")
+def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return r.diagnostics()[["statistic", "value"]]
+
+
+@udf("CALIB_RESIDUALS", category=CATEGORY, help="Per evaluation: fitted score, residual, standardised residual, anomaly flag.",
+     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     example=f"=CALIB_RESIDUALS({_EXAMPLE_ARGS})", formula="residual = s_ao - v_o - b_a; std = sqrt(c_ao) residual / sqrt(w); anomalous if |std| > 3")
+def calib_residuals(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    return _result(assessors, objects, scores, uncertainty, kind, levels, gauge).residuals
+
+
+@udf("CALIB_DESIGN", category=CATEGORY,
+     help="Check a planned assignment before scoring: components, mu2, C_o spread, best extra assignments.",
+     args=(Arg("assessors", "Range of assessor names of the planned assignments"),
+           Arg("objects", "Range of object names of the planned assignments"),
+           Arg("confidence", "Optional range of expected confidences (default 1 each)"),
+           Arg("k", "Optional number of extra assignments to suggest (default 5)", range=False),
+           Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)),
+     core=xlcalib.design_check, returns="table", example="=CALIB_DESIGN(Plan[Assessor], Plan[Object])",
+     formula="mu2 = 2nd smallest eigenvalue of I - C'^-1/2 W C'^-1/2; suggestions ranked by exact mu2 after adding the pair")
+def calib_design(assessors, objects, confidence=None, k=None, header=True):
+    a = label_vector(assessors, "assessor")
+    o = label_vector(objects, "object")
+    same_length(assessors=a, objects=o)
+    c = None
+    if confidence is not None and not all(is_blank(x) for row in as_rows(confidence) for x in row):
+        c = number_vector(confidence, "confidence")
+        same_length(assessors=a, confidence=c)
+    k = 5 if is_blank(k) else int(parse_number(k, "the k argument"))
+    d = xlcalib.design_check(a, o, confidence=c, k=k)
+    rows = [("components", d.n_components, ""), ("mu2", d.mu2, "0 = disconnected, 1 = ideal"),
+            ("C_o min", float(d.object_confidence.min()), "lowest total confidence of an object"),
+            ("C_o median", float(d.object_confidence.median()), ""),
+            ("C_o max", float(d.object_confidence.max()), "")]
+    for i, s in d.suggestions.iterrows():
+        detail = f"mu2 after = {s['mu2_after']:.4g}" if "mu2_after" in s else s.get("connects", "")
+        rows.append((f"add {i + 1}", f"{s['assessor']} -> {s['object']}", detail))
+    return pd.DataFrame(rows, columns=["item", "value", "detail"])

@@ -1,0 +1,161 @@
+"""The one catalogue of spreadsheet functions.
+
+Each function is declared once with :func:`udf`: its Excel name, category,
+one-line help, per-argument help, the core function it calls, an example and
+the formula it implements.  From this single declaration come
+
+* the plain Python callable (``from udf_registry import CALIB_VALUES``),
+  taking values exactly as Excel hands them over and returning a scalar or a
+  list of rows — never raising: bad input becomes a short text in the cell;
+* the xlwings decorations (:func:`decorate`), applied with xlwings' own
+  ``func/arg/ret`` (real ones on Windows/macOS, or in the headless tests);
+* ``docs/FUNCTIONS.md`` (:mod:`udf_registry.docs`).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from xlcalib.errors import InputError
+from xlcalib.inputs import parse_flag
+
+__all__ = ["Arg", "Entry", "REGISTRY", "udf", "decorate", "to_cells", "error_text", "ERROR_PREFIX"]
+
+ERROR_PREFIX = "xlcalib: "
+#: Cell text is kept short enough to read in a cell and in the VBA wrapper.
+MAX_ERROR_CHARS = 250
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument: ``range`` arguments are read as 2-D blocks of cells; others are single values."""
+
+    name: str
+    help: str
+    range: bool = True
+
+
+@dataclass
+class Entry:
+    name: str
+    category: str
+    help: str
+    args: tuple[Arg, ...]
+    core: Callable
+    returns: str  # "table" or "scalar"
+    example: str
+    formula: str
+    func: Callable = field(repr=False, default=None)
+
+    @property
+    def core_name(self) -> str:
+        return f"{self.core.__module__}.{self.core.__qualname__}"
+
+
+REGISTRY: dict[str, Entry] = {}
+
+
+def error_text(message: str) -> str:
+    text = ERROR_PREFIX + " ".join(str(message).split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
+
+
+def _cell(value: Any) -> Any:
+    """A Python/numpy value as Excel takes it: NaN/None blank, numpy scalars unboxed."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if isinstance(value, (int, str)):
+        return value
+    return str(value)
+
+
+def to_cells(value: Any, header: bool) -> Any:
+    """DataFrame -> list of rows (with the column names first when ``header``); scalars unchanged."""
+    if isinstance(value, pd.DataFrame):
+        rows = [[_cell(v) for v in row] for row in value.to_numpy(dtype=object)]
+        if header:
+            rows.insert(0, [str(c) for c in value.columns])
+        return rows if rows else [[None]]
+    return _cell(value)
+
+
+def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg], core: Callable,
+        returns: str, example: str, formula: str):
+    """Declare a spreadsheet function; the decorated implementation returns a DataFrame or a scalar."""
+    args = tuple(args)
+
+    def decorate_impl(impl: Callable) -> Callable:
+        params = list(inspect.signature(impl).parameters)
+        declared = [a.name for a in args]
+        if params != declared:
+            raise TypeError(f"{name}: parameters {params} differ from the declared arguments {declared}")
+        if name in REGISTRY:
+            raise TypeError(f"{name} is declared twice")
+        signature = inspect.signature(impl)
+
+        @functools.wraps(impl)
+        def wrapper(*call_args, **call_kwargs):
+            try:
+                bound = signature.bind(*call_args, **call_kwargs)
+                bound.apply_defaults()
+                header = parse_flag(bound.arguments.get("header"), "header", True) if "header" in bound.arguments else True
+                return to_cells(impl(*bound.args, **bound.kwargs), header)
+            except InputError as exc:
+                return error_text(exc.message)
+            except TypeError as exc:  # wrong number of arguments typed into the cell
+                return error_text(f"{name}: {exc}")
+            except Exception as exc:  # a bug: still never a traceback dialog in Excel
+                return error_text(f"internal error in {name} ({type(exc).__name__}: {exc})")
+
+        wrapper.__name__ = name
+        wrapper.__qualname__ = name
+        wrapper.__doc__ = help
+        REGISTRY[name] = Entry(name, category, help, args, core, returns, example, formula, wrapper)
+        return wrapper
+
+    return decorate_impl
+
+
+def decorate(func_deco, arg_deco, ret_deco, namespace: dict | None = None) -> dict[str, Callable]:
+    """Apply xlwings' ``func``/``arg``/``ret`` decorators to every catalogue entry.
+
+    Range arguments are read as 2-D lists (``ndim=2``) so a single cell, a row
+    and a column all arrive in one shape; results are returned raw (lists of
+    rows spill as dynamic arrays).  Argument help goes to the Function Wizard
+    via ``doc=``.  Returns name -> decorated function (and fills ``namespace``).
+    """
+    out = {}
+    for entry in REGISTRY.values():
+        f = _copy_function(entry.func)
+        for arg in entry.args:
+            options = {"ndim": 2} if arg.range else {}
+            f = arg_deco(arg.name, doc=arg.help, **options)(f)
+        f = ret_deco()(f)
+        f = func_deco(category=entry.category)(f)
+        out[entry.name] = f
+    if namespace is not None:
+        namespace.update(out)
+    return out
+
+
+def _copy_function(f: Callable) -> Callable:
+    """A fresh function object sharing code with *f* (decorators annotate it, not the catalogue's)."""
+    @functools.wraps(f)
+    def copy(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    copy.__name__ = f.__name__
+    return copy
