@@ -141,7 +141,7 @@ def decorate(func_deco, arg_deco, ret_deco, namespace: dict | None = None) -> di
     for entry in REGISTRY.values():
         f = _copy_function(entry.func)
         for arg in entry.args:
-            options = {"ndim": 2} if arg.range else {}
+            options = {"ndim": 2, "err_to_str": True} if arg.range else {"err_to_str": True}
             f = arg_deco(arg.name, doc=arg.help, **options)(f)
         f = ret_deco()(f)
         f = func_deco(category=entry.category)(f)

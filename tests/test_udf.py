@@ -1,0 +1,258 @@
+"""The spreadsheet layer through xlwings' own conversion and VBA-generation code (headless)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import udf_registry
+import xlcalib
+from udf_registry.registry import ERROR_PREFIX, REGISTRY
+
+from . import xlwings_harness as harness
+
+# ----------------------------------------------------------------------------- sample inputs (Excel-shaped)
+rng = np.random.default_rng(0)
+
+
+def _panel():
+    rows = []
+    for o in range(12):
+        for a in [(o + d) % 5 for d in (0, 1, 3)]:  # a connected cyclic design
+            rows.append((f"A{a}", f"P{o}", float(5 + o % 4 + a * 0.3 + ((o * 7 + a) % 3) * 0.2), ["High", "Medium", "Low"][(o + a) % 3]))
+    return pd.DataFrame(rows, columns=["assessor", "object", "score", "level"])
+
+
+PANEL = _panel()
+COL = lambda values: [[v] for v in values]  # noqa: E731 - a one-column range as Excel hands it over
+CALIB_ARGS = (COL(PANEL.assessor), COL(PANEL.object), COL(PANEL.score), COL(PANEL.level))
+GRID = (rng.normal(size=(15, 1)) + rng.normal(size=(15, 4)) + 5).round(2)
+GRID_CELLS = GRID.tolist()
+REP2 = (GRID + rng.normal(size=GRID.shape) * 0.5).round(2).tolist()
+
+CORE = xlcalib.calibrate(PANEL)
+
+# name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
+CASES = {
+    "CALIB_VALUES": (CALIB_ARGS, CORE.values.reset_index()[["object", "value", "bound"]], 2),
+    "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "bound"]], 2),
+    "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value"]], 2),
+    "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
+    "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object)), None, 0),
+    "REL_ICC": ((GRID_CELLS, "ICC1"), xlcalib.icc(GRID, "ICC1"), 0),
+    "REL_ICC_TABLE": ((GRID_CELLS,), xlcalib.icc_table(GRID).reset_index(), 0),
+    "REL_SPEARMAN_BROWN": ((0.59, 13.0), xlcalib.spearman_brown(0.59, 13), 0),
+    "REL_RATERS_NEEDED": ((0.59, 0.95), xlcalib.raters_needed(0.59, 0.95), 1),
+    "REL_KALPHA": ((GRID_CELLS, "interval"), xlcalib.krippendorff_alpha(GRID, "interval"), 0),
+    "REL_KRR_BOOTSTRAP": ((GRID_CELLS, None, 50.0, 1.0), xlcalib.krr_bootstrap(GRID, n_boot=50, seed=1).to_frame(), 0),
+    "REL_KRR_EMPIRICAL": ((GRID_CELLS, REP2, 10.0), xlcalib.krr_empirical(GRID, np.array(REP2), n_draws=10), 0),
+    "REL_KRR_CURVE": ((GRID_CELLS, REP2), xlcalib.krr_curve(GRID, replication=np.array(REP2)), 0),
+}
+
+
+def test_every_catalogue_entry_has_a_case():
+    assert set(CASES) == set(REGISTRY)
+
+
+def _equal(got, expected):
+    if isinstance(expected, pd.DataFrame):
+        assert got[0] == [str(c) for c in expected.columns]
+        assert len(got) == len(expected) + 1
+        for row_got, row_exp in zip(got[1:], expected.to_numpy(dtype=object)):
+            for g, e in zip(row_got, row_exp):
+                if isinstance(e, (float, np.floating)) and not (isinstance(e, float) and np.isnan(e)):
+                    assert g == pytest.approx(float(e), rel=1e-12, abs=1e-12)
+                elif isinstance(e, (float, np.floating)):
+                    assert g in ("", None)
+                elif isinstance(e, (bool, np.bool_)):
+                    assert g == bool(e)
+                else:
+                    assert g == (int(e) if isinstance(e, np.integer) else e)
+    else:
+        value = got[0][0] if isinstance(got, list) else got
+        assert value == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_happy_path_through_xlwings_equals_core(name):
+    args, expected, _ = CASES[name]
+    got = harness.call(name, *args)
+    assert not (isinstance(got, list) and isinstance(got[0][0], str) and got[0][0].startswith(ERROR_PREFIX)), got
+    if expected is None:  # CALIB_DESIGN: compare with the core's own numbers
+        d = xlcalib.design_check(PANEL.assessor, PANEL.object)
+        table = {row[0]: row[1] for row in got[1:]}
+        assert table["components"] == 1 and table["mu2"] == pytest.approx(d.mu2)
+        assert table["add 1"] == f"{d.suggestions.assessor[0]} -> {d.suggestions.object[0]}"
+        return
+    _equal(got, expected)
+
+
+def _spoil(value, bad):
+    """Put a bad cell into an argument (the second cell of a range, or the value itself)."""
+    if isinstance(value, list):
+        rows = [list(r) for r in value]
+        if len(rows) > 1:
+            rows[1][0] = bad
+        else:
+            rows[0][1 if len(rows[0]) > 1 else 0] = bad
+        return rows
+    return bad
+
+
+@pytest.mark.parametrize("bad", ["abc", -2146826246, "3,5"], ids=["text", "error-value", "decimal-comma"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_cells_give_short_text_naming_the_problem(name, bad):
+    args, _, spoil_at = CASES[name]
+    args = list(args)
+    args[spoil_at] = _spoil(args[spoil_at], bad)
+    got = harness.call(name, *args)
+    text = got[0][0] if isinstance(got, list) else got
+    if name == "CALIB_DESIGN" and bad != -2146826246:
+        pytest.skip("any text is a valid assessor name")
+    assert isinstance(text, str) and text.startswith(ERROR_PREFIX), got
+    assert len(text) <= 250 and "Traceback" not in text
+    if bad == -2146826246:
+        assert "#N/A" in text
+    elif bad == "3,5":
+        assert "decimal comma" in text or "3,5" in text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_blank_cells(name):
+    args, _, spoil_at = CASES[name]
+    args = list(args)
+    args[spoil_at] = _spoil(args[spoil_at], None)
+    got = harness.call(name, *args)
+    text = got[0][0] if isinstance(got, list) else got
+    if name.startswith("REL_") and isinstance(CASES[name][0][spoil_at], list) and name not in ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE"):
+        # a blank rating is a missing rating: a number comes back
+        assert not (isinstance(text, str) and text.startswith(ERROR_PREFIX)), got
+    else:
+        assert isinstance(text, str) and text.startswith(ERROR_PREFIX) and ("blank" in text or "missing" in text), got
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in REGISTRY.items() if e.returns == "table"))
+def test_header_flag_shapes(name):
+    args, _, _ = CASES[name]
+    entry = REGISTRY[name]
+    n_args = len(entry.args)
+    padded = list(args) + [None] * (n_args - 1 - len(args))
+    with_header = harness.call(name, *padded, True)
+    without = harness.call(name, *padded, False)
+    assert len(with_header) == len(without) + 1
+    assert all(len(row) == len(with_header[0]) for row in with_header + without)
+    assert all(isinstance(c, str) for c in with_header[0])
+
+
+def test_plain_callables_importable_and_equal():
+    from udf_registry import CALIB_VALUES, REL_ICC
+
+    assert CALIB_VALUES(*CALIB_ARGS) == harness.call("CALIB_VALUES", *CALIB_ARGS)
+    assert REL_ICC(GRID_CELLS, "ICC1") == pytest.approx(xlcalib.icc(GRID, "ICC1"))
+
+
+def test_single_row_and_single_column_are_the_same():
+    rows = harness.call("CALIB_VALUES", *[[[v[0] for v in arg]] for arg in CALIB_ARGS])
+    assert rows == harness.call("CALIB_VALUES", *CALIB_ARGS)
+
+
+def test_mismatched_ranges_named():
+    args = list(CALIB_ARGS)
+    args[2] = args[2][:-1]
+    text = harness.call("CALIB_VALUES", *args)[0][0]
+    assert "the ranges must be the same size" in text and "scores has" in text
+
+
+def test_calibration_solves_once_per_distinct_input(monkeypatch):
+    from udf_registry import calibration as fam
+
+    fam._cache.clear()
+    calls = []
+    real = xlcalib.calibrate
+    monkeypatch.setattr(fam.xlcalib, "calibrate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for name in ("CALIB_VALUES", "CALIB_BIASES", "CALIB_STATS", "CALIB_RESIDUALS"):
+        harness.call(name, *CALIB_ARGS)
+    assert len(calls) == 1
+    harness.call("CALIB_VALUES", *CALIB_ARGS[:3], COL(["High"] * len(PANEL)))
+    assert len(calls) == 2
+    for i in range(fam.CACHE_SIZE + 5):  # bounded
+        harness.call("CALIB_VALUES", *CALIB_ARGS[:2], COL(PANEL.score + i), CALIB_ARGS[3])
+    assert len(fam._cache) == fam.CACHE_SIZE
+
+
+# ----------------------------------------------------------------------------- names and VBA
+EXCEL_BUILTINS = {
+    # a broad list of Excel worksheet functions whose names could plausibly collide
+    "ABS", "AVERAGE", "CORREL", "COUNT", "COVAR", "DEVSQ", "FISHER", "FORECAST", "GEOMEAN", "ICC", "INDEX",
+    "KURT", "LARGE", "MATCH", "MAX", "MEDIAN", "MIN", "MODE", "PEARSON", "PERCENTILE", "QUARTILE", "RANK", "RSQ",
+    "SKEW", "SLOPE", "SMALL", "STDEV", "STDEVP", "STEYX", "SUM", "SUMSQ", "TREND", "TTEST", "VAR", "VARP", "ZTEST",
+    "CHITEST", "FTEST", "NORMDIST", "T.TEST", "F.TEST", "STDEV.S", "VAR.S", "LINEST", "LOGEST", "GROWTH",
+    "INTERCEPT", "PROB", "STANDARDIZE", "TRIMMEAN", "AVEDEV", "CONFIDENCE", "BINOMDIST", "CRITBINOM",
+    "LET", "LAMBDA", "FILTER", "SORT", "SORTBY", "UNIQUE", "SEQUENCE", "XLOOKUP", "VLOOKUP", "HLOOKUP",
+}
+VBA_KEYWORDS = {"AND", "AS", "BOOLEAN", "BYREF", "BYVAL", "CALL", "CASE", "CONST", "DATE", "DIM", "DO", "DOUBLE",
+                "ELSE", "END", "ERROR", "EXIT", "FALSE", "FOR", "FUNCTION", "GET", "GOTO", "IF", "IN", "IS", "LET",
+                "LONG", "LOOP", "MOD", "NEW", "NEXT", "NOT", "NOTHING", "ON", "OR", "PROPERTY", "RANGE", "REM",
+                "SELECT", "SET", "STRING", "SUB", "THEN", "TO", "TRUE", "TYPE", "VARIANT", "WEND", "WHILE", "WITH", "XOR"}
+
+
+def looks_like_cell_address(name: str) -> bool:
+    a1 = re.fullmatch(r"\$?([A-Z]{1,3})\$?(\d+)", name.upper())
+    if a1:
+        col = 0
+        for ch in a1.group(1):
+            col = col * 26 + ord(ch) - 64
+        return col <= 16384 and 1 <= int(a1.group(2)) <= 1048576
+    return bool(re.fullmatch(r"R(\[?-?\d*\]?)?C(\[?-?\d*\]?)?|R\d*|C\d*", name.upper()))
+
+
+def test_cell_address_detector_itself():
+    assert looks_like_cell_address("ICC2") and looks_like_cell_address("XFD1") and looks_like_cell_address("R1C1")
+    assert looks_like_cell_address("RC") and not looks_like_cell_address("CALIB_VALUES")
+    assert not looks_like_cell_address("XFE1")
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_names_are_safe_in_excel_and_vba(name):
+    assert name.upper() not in EXCEL_BUILTINS
+    assert not looks_like_cell_address(name)
+    assert name.upper() not in VBA_KEYWORDS
+    assert re.fullmatch(r"[A-Z][A-Z0-9_]{0,254}", name)
+
+
+def test_generated_vba_wrapper():
+    vba = harness.vba_module()
+    functions = re.findall(r"^Function (\w+)\((.*)\)$", vba, flags=re.M)
+    assert sorted(f for f, _ in functions) == sorted(REGISTRY)
+    for fname, params in functions:
+        entry = REGISTRY[fname]
+        parts = [p.strip() for p in params.split(",")]
+        assert len(parts) == len(entry.args) <= 255
+        names = [p.replace("Optional ", "") for p in parts]
+        assert names == [a.name for a in entry.args]
+        assert all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", n) for n in names)
+        import inspect
+
+        n_required = sum(1 for p in inspect.signature(entry.func).parameters.values() if p.default is inspect._empty)
+        assert [p.startswith("Optional ") for p in parts] == [i >= n_required for i in range(len(parts))]
+        assert f'XLPy.CallUDF("udf_registry", "{fname}"' in vba
+
+
+def test_function_wizard_metadata():
+    state = harness.setup()
+    for name, entry in REGISTRY.items():
+        info = getattr(state["module"], name).__xlfunc__
+        assert info["category"] == entry.category and entry.category.startswith("xlcalib ")
+        assert [a["doc"] for a in info["args"]] == [a.help for a in entry.args]
+        assert entry.help and entry.example.startswith(f"={name}(") and entry.formula
+
+
+def test_docs_functions_md_is_current():
+    from pathlib import Path
+
+    from udf_registry.docs import render
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "FUNCTIONS.md"
+    assert path.read_text(encoding="utf-8") == render(), "docs/FUNCTIONS.md is stale: run python -m udf_registry.docs"
