@@ -33,6 +33,14 @@ GRID_CELLS = GRID.tolist()
 REP2 = (GRID + rng.normal(size=GRID.shape) * 0.5).round(2).tolist()
 
 CORE = xlcalib.calibrate(PANEL)
+R1 = list("KLMKLMKKLMMLKLM")
+R2 = list("KLLKMMKLLMMLKKM")
+CATS = COL(list("KLM"))
+H = [float(v) for v in rng.integers(1, 6, 40)]
+M = [float(np.clip(v + rng.normal(0, 0.7), 1, 5)) for v in H]
+HH = [[h, float(np.clip(h + rng.integers(-1, 2), 1, 5)) if i % 2 else None] for i, h in enumerate(H)]
+GROUPS = ["a" if i % 3 else "b" for i in range(40)]
+_EVAL = xlcalib.evaluation_metrics(np.array(H), np.array(M))
 
 # name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
 CASES = {
@@ -49,6 +57,25 @@ CASES = {
     "REL_KRR_BOOTSTRAP": ((GRID_CELLS, None, 50.0, 1.0), xlcalib.krr_bootstrap(GRID, n_boot=50, seed=1).to_frame(), 0),
     "REL_KRR_EMPIRICAL": ((GRID_CELLS, REP2, 10.0), xlcalib.krr_empirical(GRID, np.array(REP2), n_draws=10), 0),
     "REL_KRR_CURVE": ((GRID_CELLS, REP2), xlcalib.krr_curve(GRID, replication=np.array(REP2)), 0),
+    "ORD_SVENSSON": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").to_frame(), 0),
+    "ORD_RP": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").RP, 1),
+    "ORD_RC": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").RC, 1),
+    "ORD_RV": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").RV, 1),
+    "ORD_MEANRANKS": ((COL(R1), COL(R2), CATS), xlcalib.mean_rank_table(R1, R2, "KLM"), 0),
+    "ORD_ROC": ((COL(R1), COL(R2), CATS), xlcalib.roc_points(R1, R2, "KLM"), 0),
+    "EVAL_TABLE": ((COL(H), COL(M)), pd.DataFrame({"metric": list(_EVAL.index), "value": pd.Series(list(_EVAL), dtype=object)}), 1),
+    "EVAL_EXACT": ((COL(H), COL(M)), _EVAL["exact_agreement"], 1),
+    "EVAL_ADJACENT": ((COL(H), COL(M)), _EVAL["adjacent_agreement"], 1),
+    "EVAL_KAPPA": ((COL(H), COL(M)), _EVAL["kappa"], 1),
+    "EVAL_QWK": ((COL(H), COL(M)), _EVAL["qwk"], 1),
+    "EVAL_R": ((COL(H), COL(M)), _EVAL["r"], 1),
+    "EVAL_SMD": ((COL(H), COL(M)), _EVAL["smd"], 1),
+    "EVAL_MSE": ((COL(H), COL(M)), _EVAL["mse"], 1),
+    "EVAL_R2": ((COL(H), COL(M)), _EVAL["r2"], 1),
+    "EVAL_PRMSE": ((COL(M), HH), xlcalib.prmse_true(np.array(M), np.array(HH, dtype=float)), 0),
+    "EVAL_DSM": ((COL(H), COL(M), COL(GROUPS)), pd.DataFrame({
+        "group": ["a", "b"], "DSM": xlcalib.difference_of_standardized_means(H, M, groups=GROUPS).to_numpy(),
+        "N": [GROUPS.count("a"), GROUPS.count("b")]}), 0),
 }
 
 
@@ -126,7 +153,9 @@ def test_blank_cells(name):
     args[spoil_at] = _spoil(args[spoil_at], None)
     got = harness.call(name, *args)
     text = got[0][0] if isinstance(got, list) else got
-    if name.startswith("REL_") and isinstance(CASES[name][0][spoil_at], list) and name not in ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE"):
+    blank_is_missing = (name.startswith(("REL_", "ORD_", "EVAL_")) and name not in
+                        ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE", "EVAL_PRMSE", "EVAL_DSM"))
+    if blank_is_missing and isinstance(CASES[name][0][spoil_at], list):
         # a blank rating is a missing rating: a number comes back
         assert not (isinstance(text, str) and text.startswith(ERROR_PREFIX)), got
     else:
