@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections import OrderedDict
 
 import numpy as np
@@ -47,7 +48,23 @@ def _levels(levels):
 
 
 def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
-    """Normalise the cells once, then solve once per distinct input (bounded LRU cache)."""
+    """Solve once per distinct input (bounded LRU cache keyed by the raw cell values), else normalise and solve."""
+    try:
+        key = hashlib.sha1(pickle.dumps((assessors, objects, scores, uncertainty, kind, levels, gauge), 4)).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        key = None
+    if key is not None and key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    result = _solve(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    if key is not None:
+        _cache[key] = result
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return result
+
+
+def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
     s = number_vector(scores, "score")
@@ -59,19 +76,18 @@ def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlc
     same_length(assessors=a, objects=o, scores=s, uncertainty=u)
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
     table = _levels(levels)
-    key = hashlib.sha1(repr((a, o, s.tobytes(), [str(x) for x in u] if kind == "level" else np.asarray(u).tobytes(),
-                             kind, sorted(table.items()) if table else None, gauge)).encode()).hexdigest()
-    if key in _cache:
-        _cache.move_to_end(key)
-        return _cache[key]
     try:
-        result = xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, **{kind: u})
+        return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, **{kind: u})
     except InputError as exc:
         raise InputError(exc.message.replace("of the evaluations", "of the ranges"), exc.where) from None
-    _cache[key] = result
-    while len(_cache) > CACHE_SIZE:
-        _cache.popitem(last=False)
-    return result
+
+
+def _table(result, name: str, build):
+    """Per-result memo of the spilled tables, so a cache hit skips pandas work too."""
+    memo = result.__dict__.setdefault("_udf_tables", {})
+    if name not in memo:
+        memo[name] = build()
+    return memo[name]
 
 
 def _looks_numeric(value) -> bool:
@@ -89,7 +105,7 @@ def _looks_numeric(value) -> bool:
      example=f"=CALIB_VALUES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |dv_o| <= sqrt(2 N w / (mu2 C_o))")
 def calib_values(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return r.values.reset_index()[["object", "value", "bound"]]
+    return _table(r, "values", lambda: r.values.reset_index()[["object", "value", "bound"]])
 
 
 @udf("CALIB_BIASES", category=CATEGORY, help="Bias (positive = lenient) and robustness bound per assessor (spills).",
@@ -97,7 +113,7 @@ def calib_values(assessors, objects, scores, uncertainty, kind=None, levels=None
      example=f"=CALIB_BIASES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |db_a| <= sqrt(2 N w / (mu2 C'_a))")
 def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return r.biases.reset_index()[["assessor", "bias", "bound"]]
+    return _table(r, "biases", lambda: r.biases.reset_index()[["assessor", "bias", "bound"]])
 
 
 @udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...).",
@@ -105,7 +121,7 @@ def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None
      example=f"=CALIB_STATS({_EXAMPLE_ARGS})", formula=_FORMULA + "; w = R/(N-A-O+components) for confidences")
 def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return r.diagnostics()[["statistic", "value"]]
+    return _table(r, "stats", lambda: r.diagnostics()[["statistic", "value"]])
 
 
 @udf("CALIB_RESIDUALS", category=CATEGORY, help="Per evaluation: fitted score, residual, standardised residual, anomaly flag.",

@@ -82,10 +82,21 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
+def _column_cells(column: pd.Series) -> list:
+    """One column as cell values, converted column-wise (fast path for numeric dtypes)."""
+    kind = column.dtype.kind
+    if kind == "f":
+        return [None if v != v else v for v in column.to_numpy().tolist()]  # v != v: NaN
+    if kind in "iub":
+        return column.to_numpy().tolist()
+    return [_cell(v) for v in column.to_numpy(dtype=object)]
+
+
 def to_cells(value: Any, header: bool) -> Any:
     """DataFrame -> list of rows (with the column names first when ``header``); scalars unchanged."""
     if isinstance(value, pd.DataFrame):
-        rows = [[_cell(v) for v in row] for row in value.to_numpy(dtype=object)]
+        columns = [_column_cells(value.iloc[:, j]) for j in range(value.shape[1])]
+        rows = [list(row) for row in zip(*columns)] if columns else []
         if header:
             rows.insert(0, [str(c) for c in value.columns])
         return rows if rows else [[None]]

@@ -214,16 +214,28 @@ def parse_label(value: Any, where: str, allow_blank: bool = False) -> str | None
 def number_vector(value: Any, name: str, allow_blank: bool = False) -> np.ndarray:
     """A one-row or one-column range as a float array (NaN for allowed blanks)."""
     cells, orientation = as_vector(value, name)
-    return np.array(
-        [parse_number(cell, _position(name, i, orientation), allow_blank) for i, cell in enumerate(cells)],
-        dtype=float,
-    )
+    out = np.empty(len(cells), dtype=float)
+    for i, cell in enumerate(cells):
+        # common case inline (a finite number); everything else gets the full rules and a positioned message
+        if type(cell) is float and math.isfinite(cell):
+            out[i] = cell
+        else:
+            out[i] = parse_number(cell, _position(name, i, orientation), allow_blank)
+    return out
 
 
 def label_vector(value: Any, name: str, allow_blank: bool = False) -> list[str | None]:
     """A one-row or one-column range as a list of labels (None for allowed blanks)."""
     cells, orientation = as_vector(value, name)
-    return [parse_label(cell, _position(name, i, orientation), allow_blank) for i, cell in enumerate(cells)]
+    out: list[str | None] = []
+    for i, cell in enumerate(cells):
+        if type(cell) is str:
+            text = cell.strip()
+            if text and text.upper() not in EXCEL_ERRORS:
+                out.append(text)
+                continue
+        out.append(parse_label(cell, _position(name, i, orientation), allow_blank))
+    return out
 
 
 def number_grid(value: Any, name: str, allow_blank: bool = True) -> np.ndarray:

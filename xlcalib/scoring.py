@@ -37,6 +37,12 @@ __all__ = [
 
 
 def _vector(values, name: str) -> np.ndarray:
+    try:  # fast path: plain numbers (None becomes NaN = missing)
+        out = np.asarray(values, dtype=float).ravel()
+        if not np.isinf(out).any():
+            return out
+    except (TypeError, ValueError):
+        pass
     arr = np.asarray(values, dtype=object).ravel()
     out = np.empty(arr.size)
     for i, v in enumerate(arr):
