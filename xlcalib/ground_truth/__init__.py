@@ -1,0 +1,32 @@
+"""Evaluation under uncertain ground truth (``uncertain_ground_truth.txt``).
+
+Dirichlet plausibilities and annotation certainty, uncertainty-adjusted
+metrics, partial rankings (IRN, PrIRN, meanAO), continuous scores against a
+threshold, and the dermatology example data.
+"""
+from .data import dermatology
+from .dirichlet import (
+    annotation_certainty,
+    certainty_from_concentration,
+    certainty_from_samples,
+    dirichlet_concentration,
+    sample_dirichlet,
+)
+from .example import dermatology_certainty
+from .metrics import (
+    UAResult,
+    point_topk_accuracy,
+    ua_average_overlap,
+    ua_overlap,
+    ua_set_accuracy,
+    ua_topk_accuracy,
+)
+from .rankings import irn, mean_average_overlap, parse_ranking, prirn_concentration, unnormalized_irn
+from .threshold import threshold_certainty
+
+__all__ = [
+    "annotation_certainty", "certainty_from_concentration", "certainty_from_samples", "dermatology",
+    "dermatology_certainty", "dirichlet_concentration", "irn", "mean_average_overlap", "parse_ranking",
+    "point_topk_accuracy", "prirn_concentration", "sample_dirichlet", "threshold_certainty", "UAResult",
+    "ua_average_overlap", "ua_overlap", "ua_set_accuracy", "ua_topk_accuracy", "unnormalized_irn",
+]
