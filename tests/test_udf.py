@@ -41,6 +41,14 @@ M = [float(np.clip(v + rng.normal(0, 0.7), 1, 5)) for v in H]
 HH = [[h, float(np.clip(h + rng.integers(-1, 2), 1, 5)) if i % 2 else None] for i, h in enumerate(H)]
 GROUPS = ["a" if i % 3 else "b" for i in range(40)]
 _EVAL = xlcalib.evaluation_metrics(np.array(H), np.array(M))
+GT_CLASSES = COL(["Melanoma", "Nevus", "Hemangioma", "Eczema"])
+GT_ANN = [["Melanoma > Nevus", "Nevus", "Melanoma = Nevus > Eczema"], ["Eczema", None, "Eczema > Hemangioma"],
+          ["Hemangioma", "Hemangioma > Nevus", None]]
+GT_CASES = [[[[0], [1]], [[1]], [[0, 1], [3]]], [[[3]], [[3], [2]]], [[[2]], [[2], [1]]]]
+GT_PRED = [["Nevus", "Melanoma", "Eczema"], ["Eczema", "Nevus", "Melanoma"], ["Nevus", "Hemangioma", "Eczema"]]
+_GT_IRN = xlcalib.irn(GT_CASES, 4)
+_GT_DRAWS = xlcalib.ground_truth.sample_dirichlet(_GT_IRN, 1000, 0)
+_GT_PRED_IDS = np.array([[1, 0, 3], [3, 1, 0], [1, 2, 3]])
 
 # name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
 CASES = {
@@ -76,6 +84,28 @@ CASES = {
     "EVAL_DSM": ((COL(H), COL(M), COL(GROUPS)), pd.DataFrame({
         "group": ["a", "b"], "DSM": xlcalib.difference_of_standardized_means(H, M, groups=GROUPS).to_numpy(),
         "N": [GROUPS.count("a"), GROUPS.count("b")]}), 0),
+    "GT_IRN": ((GT_ANN, GT_CLASSES), pd.DataFrame(_GT_IRN, columns=["Melanoma", "Nevus", "Hemangioma", "Eczema"]).assign(
+        item=[1, 2, 3])[["item", "Melanoma", "Nevus", "Hemangioma", "Eczema"]], 0),
+    "GT_PLAUSIBILITY": ((GT_ANN, GT_CLASSES), None, 0),
+    "GT_CERTAINTY": ((GT_ANN, GT_CLASSES), pd.DataFrame({
+        "item": [1, 2, 3], "certainty": xlcalib.ground_truth.certainty_from_concentration(_GT_IRN, 1000, 0)[0],
+        "label": [["Melanoma", "Nevus", "Hemangioma", "Eczema"][i]
+                  for i in xlcalib.ground_truth.certainty_from_concentration(_GT_IRN, 1000, 0)[1]]}), 0),
+    "GT_UA_ACCURACY": ((GT_ANN, GT_CLASSES, GT_PRED, 2.0), pd.DataFrame({
+        "statistic": ["UA top-2 accuracy", "SD over plausibility samples", "point estimate (IRN) version"],
+        "value": [xlcalib.ground_truth.ua_topk_accuracy(_GT_DRAWS, _GT_PRED_IDS[:, :2], 2).value,
+                  xlcalib.ground_truth.ua_topk_accuracy(_GT_DRAWS, _GT_PRED_IDS[:, :2], 2).sd_over_samples,
+                  xlcalib.ground_truth.point_topk_accuracy(_GT_IRN, _GT_PRED_IDS[:, :2], 2)]}), 0),
+    "GT_UA_SET_ACCURACY": ((GT_ANN, GT_CLASSES, [r[:2] for r in GT_PRED]), pd.DataFrame({
+        "statistic": ["UA set accuracy", "SD over plausibility samples"],
+        "value": [xlcalib.ground_truth.ua_set_accuracy(_GT_DRAWS, [[1, 0], [3, 1], [1, 2]]).value,
+                  xlcalib.ground_truth.ua_set_accuracy(_GT_DRAWS, [[1, 0], [3, 1], [1, 2]]).sd_over_samples]}), 0),
+    "GT_UA_OVERLAP": ((GT_ANN, GT_CLASSES, GT_PRED), pd.DataFrame({
+        "statistic": ["UA average overlap@3", "SD over plausibility samples"],
+        "value": [xlcalib.ground_truth.ua_average_overlap(_GT_DRAWS, _GT_PRED_IDS, 3).value,
+                  xlcalib.ground_truth.ua_average_overlap(_GT_DRAWS, _GT_PRED_IDS, 3).sd_over_samples]}), 0),
+    "GT_THRESHOLD_CERTAINTY": ((GRID_CELLS, 5.0), xlcalib.ground_truth.threshold_certainty(GRID, 5.0).assign(
+        item=np.arange(1, 16))[["item", "n", "mean", "p_below", "outcome", "certainty"]], 0),
 }
 
 
@@ -107,6 +137,14 @@ def test_happy_path_through_xlwings_equals_core(name):
     args, expected, _ = CASES[name]
     got = harness.call(name, *args)
     assert not (isinstance(got, list) and isinstance(got[0][0], str) and got[0][0].startswith(ERROR_PREFIX)), got
+    if name == "GT_PLAUSIBILITY":
+        table = pd.DataFrame(got[1:], columns=got[0])
+        assert table.groupby("item")["irn_plausibility"].sum().tolist() == pytest.approx([1, 1, 1])
+        assert table.groupby("item")["p_top1"].sum().tolist() == pytest.approx([1, 1, 1])
+        assert table["irn_plausibility"].tolist() == pytest.approx(sorted(_GT_IRN[0][_GT_IRN[0] > 0], reverse=True)
+                                                                  + sorted(_GT_IRN[1][_GT_IRN[1] > 0], reverse=True)
+                                                                  + sorted(_GT_IRN[2][_GT_IRN[2] > 0], reverse=True))
+        return
     if expected is None:  # CALIB_DESIGN: compare with the core's own numbers
         d = xlcalib.design_check(PANEL.assessor, PANEL.object)
         table = {row[0]: row[1] for row in got[1:]}
@@ -153,7 +191,7 @@ def test_blank_cells(name):
     args[spoil_at] = _spoil(args[spoil_at], None)
     got = harness.call(name, *args)
     text = got[0][0] if isinstance(got, list) else got
-    blank_is_missing = (name.startswith(("REL_", "ORD_", "EVAL_")) and name not in
+    blank_is_missing = (name.startswith(("REL_", "ORD_", "EVAL_", "GT_")) and name not in
                         ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE", "EVAL_PRMSE", "EVAL_DSM"))
     if blank_is_missing and isinstance(CASES[name][0][spoil_at], list):
         # a blank rating is a missing rating: a number comes back
