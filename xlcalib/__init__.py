@@ -48,8 +48,15 @@ _EXPORTS: dict[str, str] = {
     "irn": "ground_truth",
     "annotation_certainty": "ground_truth",
     "pl_gibbs": "ground_truth",
-    # example data
+    # submodules reachable as attributes (xlcalib.ground_truth, xlcalib.demo ...)
     "datasets": "datasets",
+    "calibration": "calibration",
+    "reliability": "reliability",
+    "ordinal": "ordinal",
+    "scoring": "scoring",
+    "ground_truth": "ground_truth",
+    "inputs": "inputs",
+    "demo": "demo",
 }
 
 __all__ = ["InputError", "__version__", *_EXPORTS]

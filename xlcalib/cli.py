@@ -32,7 +32,66 @@ def _parser() -> argparse.ArgumentParser:
                      help="weighted: sum C'_a b_a = 0 (default); simple: sum b_a = 0")
     cal.add_argument("--per-component", action="store_true", help="fit each connected group of assessors separately")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
+
+    tpl = sub.add_parser("template", help="write a fresh exercise workbook")
+    tpl.add_argument("kind", choices=["panel_calibration", "reliability", "ordinal_agreement", "ground_truth"])
+    tpl.add_argument("-o", "--out", required=True, help="output file (.xlsx, or .xlsm with --macro)")
+    tpl.add_argument("--assessors", type=int, help="panel_calibration: number of assessors")
+    tpl.add_argument("--objects", type=int, help="panel_calibration / ordinal_agreement: number of objects")
+    tpl.add_argument("--scale", type=float, nargs=2, metavar=("MIN", "MAX"), help="score scale")
+    tpl.add_argument("--raters", type=int, help="reliability: raters; ground_truth: annotators")
+    tpl.add_argument("--items", type=int, help="reliability / ground_truth: number of items")
+    tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
+
+    tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
+    tpls.add_argument("--out", default="workbook_templates")
+
+    rep = sub.add_parser("report", help="run an exercise's report on a workbook (like the Run main button)")
+    rep.add_argument("kind", choices=["calibration", "reliability", "ordinal", "ground_truth"])
+    rep.add_argument("workbook")
+    rep.add_argument("-o", "--out", help="output workbook (default <stem>_report.xlsx; the input is never modified)")
     return parser
+
+
+def _template(args) -> int:
+    from .templates import build
+
+    size = {}
+    if args.kind == "panel_calibration":
+        size = {k: v for k, v in (("assessors", args.assessors), ("objects", args.objects)) if v is not None}
+        if args.scale:
+            size["scale"] = tuple(args.scale)
+    elif args.kind == "reliability":
+        size = {k: v for k, v in (("items", args.items), ("raters", args.raters)) if v is not None}
+        if args.scale:
+            size["scale"] = tuple(args.scale)
+    elif args.kind == "ordinal_agreement":
+        size = {"objects": args.objects} if args.objects else {}
+    else:
+        size = {k: v for k, v in (("items", args.items), ("annotators", args.raters)) if v is not None}
+    for value in size.values():
+        if isinstance(value, int) and value < 1:
+            raise InputError("sizes must be at least 1")
+    for path in build(args.kind, args.out, macro=args.macro, **size):
+        print(f"wrote {path}")
+    return 0
+
+
+def _report(args) -> int:
+    from .macros import REPORTS
+    from .workbook.openpyxl_io import _open_workbook, write_workbook_atomically
+
+    path = Path(args.workbook)
+    out = Path(args.out) if args.out else path.with_name(f"{path.stem}_report.xlsx")
+    if out.resolve() == path.resolve():
+        raise InputError("the output file must differ from the input workbook (the input is never modified)")
+    book = _open_workbook(path, data_only=True)
+    REPORTS[args.kind](book)
+    if out.suffix.lower() == ".xlsm":
+        raise InputError("write the report to an .xlsx file")
+    write_workbook_atomically(book, out)
+    print(f"report written to {out}")
+    return 0
 
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx"):
@@ -114,6 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args.out)
+        if args.command == "template":
+            return _template(args)
+        if args.command == "templates":
+            from .templates import build_all
+
+            for path in build_all(args.out):
+                print(f"wrote {path}")
+            return 0
+        if args.command == "report":
+            return _report(args)
         if args.command == "calibrate":
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                          per_component=args.per_component, fmt=args.format)

@@ -59,6 +59,8 @@ class _OpenpyxlBook:
         ws = self.book[self._name(sheet)]
         if ws.tables:
             min_col, min_row, max_col, max_row = range_boundaries(next(iter(ws.tables.values())).ref)
+            # rows typed just below a table belong to it (Excel would have extended the table)
+            max_row = max(max_row, ws.max_row)
         else:
             min_col, min_row, max_col, max_row = ws.min_column, ws.min_row, ws.max_column, ws.max_row
         rows = [list(r) for r in ws.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col,
@@ -319,3 +321,196 @@ def main():  # pragma: no cover - called by the xlwings "Run main" button via th
     import xlwings as xw
 
     calibrate_panel(xw.Book.caller())
+
+
+# ----------------------------------------------------------------------------
+# The other exercises: reliability, ordinal agreement, uncertain ground truth
+# ----------------------------------------------------------------------------
+def _preamble(title: str, settings: str, now) -> list[list[Any]]:
+    stamp = (now or _dt.datetime.now()).replace(microsecond=0).isoformat(sep=" ")
+    return [[f"xlcalib {title}", f"run {stamp}"], ["settings", settings]]
+
+
+def _grid(adapter, sheet: str, first_data_column: int = 2):
+    """A sheet whose first row names the columns and first column names the items -> (item names, values block)."""
+    rows, first_row, first_column = adapter.read_rows(sheet)
+    rows = [list(r) for r in rows]
+    while rows and all(is_blank(c) for c in rows[-1]):
+        rows.pop()
+    if len(rows) < 2:
+        raise InputError(f"sheet {sheet} has no data rows")
+    body = rows[1:]
+    return [r[0] for r in body], [r[first_data_column - 1:] for r in body], first_row
+
+
+def _ratings_matrix(adapter, sheet: str) -> np.ndarray:
+    from .inputs import number_grid
+
+    names, block, first_row = _grid(adapter, sheet)
+    keep = [i for i, row in enumerate(block) if not all(is_blank(c) for c in row)]
+    if not keep:
+        raise InputError(f"sheet {sheet} has no ratings")
+    try:
+        return number_grid([block[i] for i in keep], sheet)
+    except InputError as exc:  # re-point "row r, column c of the Ratings range" at the sheet's cell
+        from .inputs import column_letter
+
+        def cell(m):
+            r, c = int(m.group(1)), int(m.group(2))
+            return f"sheet {sheet}, cell {column_letter(c + 1)}{first_row + 1 + keep[r - 1]}"
+
+        raise InputError(re.sub(r"row (\d+), column (\d+) of the \S+ range", cell, exc.message), exc.where) from None
+
+
+def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """Ratings (+ optional Replication2) -> sheets ICC, kRR, kRR curve (with a chart)."""
+    from . import reliability as rel
+
+    adapter = _adapter(book)
+    x = _ratings_matrix(adapter, "Ratings")
+    names = {n.lower(): n for n in adapter.sheet_names()}
+    rep = None
+    if "replication2" in names:
+        try:
+            rep = _ratings_matrix(adapter, names["replication2"])
+        except InputError as exc:
+            if "has no ratings" not in exc.message and "no data rows" not in exc.message:
+                raise
+    table = rel.icc_table(x).reset_index()
+    boot = rel.krr_bootstrap(x, n_boot=n_boot, seed=seed)
+    summary = pd.DataFrame({"statistic": ["items", "raters (columns)", "ratings", "ICC(1) single rating", "ICC(1k) mean rating",
+                                          "kRR bootstrap (mean of item means)", "kRR CI low", "kRR CI high",
+                                          "Krippendorff alpha (interval)", "note"],
+                            "value": [x.shape[0], x.shape[1], int((~np.isnan(x)).sum()), table.loc[0, "ICC"],
+                                      table.loc[3, "ICC"], boot.estimate, boot.ci_low, boot.ci_high,
+                                      rel.krippendorff_alpha(x, "interval"), table.attrs.get("note") or ""]})
+    curve_note = ""
+    if rep is not None and rep.shape[0] != x.shape[0]:
+        curve_note = f"Replication2 has {rep.shape[0]} items, Ratings {x.shape[0]}: empirical curve left out"
+        rep = None
+    if rep is not None and (np.isnan(x).any() or np.isnan(rep).any()):
+        curve_note = "the empirical curve needs complete replications (a rating is missing): left out"
+        rep = None
+    curve = rel.krr_curve(x, replication=rep)
+    if curve_note:
+        summary.loc[len(summary)] = ["kRR curve", curve_note]
+    frames = {"ICC": table, "kRR": summary, "kRR curve": curve}
+    pre = _preamble("reliability", f"bootstrap replicates {n_boot}, seed {seed}, CI 95%", now)
+    tops = {name: adapter.write_table(name, pre, frame)[1] for name, frame in frames.items()}
+    if isinstance(adapter, _OpenpyxlBook):
+        _line_chart(adapter.book["kRR curve"], tops["kRR curve"], len(curve), list(curve.columns),
+                    "Reliability of the mean of k ratings", "k raters", "reliability")
+    return frames
+
+
+def _line_chart(ws, top: int, n: int, columns: list[str], title: str, x_title: str, y_title: str, anchor="H2"):
+    from openpyxl.chart import Reference, ScatterChart, Series
+
+    chart = ScatterChart()
+    chart.title, chart.style = title, 13
+    chart.x_axis.title, chart.y_axis.title = x_title, y_title
+    xs = Reference(ws, min_col=1, min_row=top + 1, max_row=top + n)
+    for j, name in enumerate(columns[1:], start=2):
+        series = Series(Reference(ws, min_col=j, min_row=top + 1, max_row=top + n), xs, title=name)
+        series.marker.symbol = "circle"
+        chart.series.append(series)
+    chart.width, chart.height = 18, 10
+    ws.add_chart(chart, anchor)
+
+
+def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
+    """Categories + Ratings (Object, Rater 1, Rater 2) -> sheets Svensson, MeanRanks, ROC (with a chart)."""
+    from . import ordinal
+
+    adapter = _adapter(book)
+    cats_rows, _, _ = adapter.read_rows("Categories")
+    categories = [str(r[0]).strip() for r in cats_rows[1:] if r and not is_blank(r[0])]
+    _, block, _ = _grid(adapter, "Ratings")
+    r1 = [None if is_blank(r[0]) else str(r[0]).strip() for r in block]
+    r2 = [None if len(r) < 2 or is_blank(r[1]) else str(r[1]).strip() for r in block]
+    result = ordinal.svensson(r1, r2, categories=categories or None)
+    frames = {"Svensson": result.to_frame(),
+              "MeanRanks": ordinal.mean_rank_table(r1, r2, categories or None),
+              "ROC": ordinal.roc_points(r1, r2, categories or None)}
+    pre = _preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
+                                         f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
+    tops = {name: adapter.write_table(name, pre, frame)[1] for name, frame in frames.items()}
+    if isinstance(adapter, _OpenpyxlBook):
+        roc = frames["ROC"]
+        from openpyxl.chart import Reference, ScatterChart, Series
+
+        ws = adapter.book["ROC"]
+        top = tops["ROC"]
+        chart = ScatterChart()
+        chart.title, chart.style = "ROC: cumulative category proportions", 13
+        chart.x_axis.title, chart.y_axis.title = "rater 1", "rater 2"
+        series = Series(Reference(ws, min_col=3, min_row=top + 1, max_row=top + len(roc)),
+                        Reference(ws, min_col=2, min_row=top + 1, max_row=top + len(roc)), title="raters")
+        series.marker.symbol = "circle"
+        chart.series.append(series)
+        ws.add_chart(chart, "F2")
+    return frames
+
+
+def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
+    """Classes + Annotations (+ Predictions, Settings) -> sheets Certainty and UA metrics."""
+    from . import ground_truth as gt
+
+    adapter = _adapter(book)
+    cls_rows, _, _ = adapter.read_rows("Classes")
+    classes = [str(r[0]).strip() for r in cls_rows[1:] if r and not is_blank(r[0])]
+    settings = {"reliability": 3.0, "samples": 1000, "seed": 0, "top k": 3}
+    names = {n.lower(): n for n in adapter.sheet_names()}
+    if "settings" in names:
+        rows, first_row, _ = adapter.read_rows(names["settings"])
+        for offset, row in enumerate(rows[1:], start=1):
+            if len(row) >= 2 and not is_blank(row[0]) and str(row[0]).strip().lower() in settings:
+                settings[str(row[0]).strip().lower()] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
+    items, block, first_row = _grid(adapter, "Annotations")
+    cases, kept = [], []
+    for i, row in enumerate(block):
+        case = [gt.parse_ranking(str(cell), classes, where=f"sheet Annotations, row {first_row + 1 + i}")
+                for cell in row if not is_blank(cell)]
+        if case:
+            cases.append(case)
+            kept.append(i)
+    if not cases:
+        raise InputError("sheet Annotations has no annotations")
+    gamma, M, seed, k = settings["reliability"], int(settings["samples"]), int(settings["seed"]), int(settings["top k"])
+    plaus = gt.irn(cases, len(classes))
+    cert, labels = gt.certainty_from_concentration(gamma * plaus, M, seed)
+    certainty = pd.DataFrame({"item": [items[i] for i in kept], "annotators": [len(c) for c in cases],
+                              "IRN top-1": [classes[j] for j in plaus.argmax(axis=1)],
+                              "certainty": cert, "most certain label": [classes[j] for j in labels]})
+    frames = {"Certainty": certainty}
+    summary_rows = [("items", len(cases)), ("mean annotation certainty", float(cert.mean())),
+                    ("share of items with certainty < 0.5", float(np.mean(cert < 0.5))),
+                    ("share of items with certainty < 0.9", float(np.mean(cert < 0.9)))]
+    if "predictions" in names:
+        _, pblock, prow = _grid(adapter, names["predictions"])
+        lookup = {c.lower(): j for j, c in enumerate(classes)}
+        preds = []
+        for i in kept:
+            row = [c for c in (pblock[i] if i < len(pblock) else []) if not is_blank(c)]
+            unknown = [c for c in row if str(c).strip().lower() not in lookup]
+            if unknown:
+                raise InputError(f"sheet Predictions, row {prow + 1 + i}: unknown class '{unknown[0]}'")
+            preds.append([lookup[str(c).strip().lower()] for c in row])
+        if all(len(p) >= k for p in preds):
+            draws = gt.sample_dirichlet(gamma * plaus, M, seed)
+            top = np.array([p[:k] for p in preds])
+            for kk in sorted({1, k}):
+                ua = gt.ua_topk_accuracy(draws, top[:, :kk], kk)
+                summary_rows += [(f"UA top-{kk} accuracy", ua.value), (f"  SD over plausibility samples", ua.sd_over_samples),
+                                 (f"top-{kk} accuracy against the IRN labels", gt.point_topk_accuracy(plaus, top[:, :kk], kk))]
+        else:
+            summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
+    frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
+    pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}", now)
+    for name, frame in frames.items():
+        adapter.write_table(name, pre, frame)
+    return frames
+
+
+REPORTS = {"calibration": calibrate_panel, "reliability": reliability_report, "ordinal": ordinal_report,
+           "ground_truth": ground_truth_report}

@@ -5,10 +5,9 @@ openpyxl; the numerical core never does.
 """
 from .openpyxl_io import (
     MAX_INPUT_BYTES,
-    read_sheet_rows,
     safe_cell_value,
     write_frames,
     write_workbook_atomically,
 )
 
-__all__ = ["MAX_INPUT_BYTES", "read_sheet_rows", "safe_cell_value", "write_frames", "write_workbook_atomically"]
+__all__ = ["MAX_INPUT_BYTES", "safe_cell_value", "write_frames", "write_workbook_atomically"]

@@ -56,42 +56,6 @@ def _open_workbook(path: str | os.PathLike, *, data_only: bool = True, read_only
         raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
 
 
-def _find_sheet(book, sheet: str):
-    for name in book.sheetnames:
-        if name.strip().lower() == sheet.strip().lower():
-            return book[name]
-    raise InputError(f"no sheet named '{sheet}' (sheets: {', '.join(book.sheetnames)})")
-
-
-def read_sheet_rows(path: str | os.PathLike, sheet: str) -> tuple[list[list[Any]], int, int, str]:
-    """Cell values of a sheet's evaluations block.
-
-    If the sheet holds an Excel Table (ListObject), its range is used;
-    otherwise the used range.  Merged cells give their value to the top-left
-    cell only (the others read as blank, which the table reader reports by
-    row if it matters).  Hidden rows are read like any other: hiding is not
-    deleting.  Returns ``(rows, first_row, first_column, sheet_title)``.
-    """
-    from openpyxl.utils.cell import range_boundaries
-
-    book = _open_workbook(path)
-    try:
-        ws = _find_sheet(book, sheet)
-        if ws.tables:
-            table = next(iter(ws.tables.values()))
-            min_col, min_row, max_col, max_row = range_boundaries(table.ref)
-        else:
-            min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
-            # leading blank columns/rows are skipped by the table reader; start at the used range
-            min_row = ws.min_row
-            min_col = ws.min_column
-        rows = [list(r) for r in ws.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col,
-                                               values_only=True)]
-        return rows, min_row, min_col, ws.title
-    finally:
-        book.close()
-
-
 def safe_cell_value(value: Any) -> Any:
     """A value ready for a cell: numpy scalars unboxed, NaN blank, formula-looking text kept as text."""
     if value is None:

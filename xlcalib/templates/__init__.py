@@ -1,0 +1,379 @@
+"""Template workbooks per exercise, built with openpyxl (deterministic: fixed timestamps, stable zip order).
+
+Kinds: ``panel_calibration``, ``reliability``, ``ordinal_agreement``,
+``ground_truth``.  ``build(kind, path, **size)`` writes one; ``build_all(dir)``
+rebuilds the committed ones in ``workbook_templates/``.  With ``macro=True``
+the workbook is an ``.xlsm`` based on xlwings' standalone quickstart (which
+carries the xlwings VBA module) plus a same-named ``.py`` whose ``main()``
+runs the matching macro entry point — the standard xlwings *Run main* pattern.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import zipfile
+from pathlib import Path
+
+from ..calibration import DEFAULT_LEVELS
+
+KINDS = ("panel_calibration", "reliability", "ordinal_agreement", "ground_truth")
+FIXED_TIME = _dt.datetime(2024, 1, 1, 0, 0, 0)
+_MACRO_ENTRY = {"panel_calibration": "calibrate_panel", "reliability": "reliability_report",
+                "ordinal_agreement": "ordinal_report", "ground_truth": "ground_truth_report"}
+
+
+def _styles():
+    from openpyxl.styles import Alignment, Font, PatternFill, Protection
+
+    return {"title": Font(bold=True, size=14), "bold": Font(bold=True), "wrap": Alignment(wrap_text=True, vertical="top"),
+            "input": PatternFill("solid", fgColor="FFF2CC"), "unlocked": Protection(locked=False)}
+
+
+def _instructions(wb, title: str, lines: list[str]):
+    st = _styles()
+    ws = wb.active
+    ws.title = "Instructions"
+    ws["A1"] = title
+    ws["A1"].font = st["title"]
+    for i, line in enumerate(lines, start=3):
+        ws.cell(row=i, column=1, value=line).alignment = st["wrap"]
+    ws.column_dimensions["A"].width = 110
+    return ws
+
+
+def _input_cell(cell, value=None):
+    st = _styles()
+    if value is not None:
+        cell.value = value
+    cell.fill = st["input"]
+    cell.protection = st["unlocked"]
+    return cell
+
+
+def _protect(ws):
+    ws.protection.sheet = True  # no password: it guards formulas against slips, not against people
+    ws.protection.formatCells = False
+    ws.protection.formatColumns = False
+
+
+def _list_validation(ws, formula: str, ref: str, prompt: str):
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    dv = DataValidation(type="list", formula1=formula, allow_blank=True, showErrorMessage=True,
+                        errorTitle="Not in the list", error=prompt)
+    ws.add_data_validation(dv)
+    dv.add(ref)
+
+
+def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4):
+    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table)."""
+    from openpyxl import Workbook
+    from openpyxl.worksheet.datavalidation import DataValidation
+    from openpyxl.worksheet.table import Table, TableStyleInfo
+
+    st = _styles()
+    wb = Workbook()
+    n_rows = max(objects * reads, 1)
+    _instructions(wb, "Panel calibration with confidence (xlcalib)", [
+        "What to do: list the assessors (sheet Assessors) and objects (sheet Objects), then enter one row per "
+        "evaluation in the Evaluations table: who scored what, the score, and how sure they were (Level: High, "
+        "Medium or Low; or replace the Level column header with SD and type standard deviations).",
+        "Yellow cells are for input; other cells are protected formulas (Review > Unprotect Sheet if you must).",
+        "What the method does: assessors differ in stringency. xlcalib fits score = value of the object + bias of the "
+        "assessor + noise, weighting each evaluation by its confidence (1/SD^2), so a harsh assessor's objects are not "
+        "penalised. Biases can only be compared between assessors who share objects (directly or through others).",
+        "Results (Run main, or: xlcalib calibrate THIS_FILE.xlsx): sheets Values (calibrated value and robustness bound "
+        "per object), Biases, Residuals (unusual evaluations highlighted) and Diagnostics, with charts.",
+        "Progress: see the counts on the Assessors and Objects sheets and the totals below.",
+    ])
+    ws = wb.active
+    ws["A10"], ws["B10"] = "Evaluations entered", "=COUNT(Evaluations[Score])"
+    ws["A11"], ws["B11"] = "Evaluations planned", n_rows
+    ws["A12"], ws["B12"] = "Progress", "=IF(B11=0,0,B10/B11)"
+    ws["B12"].number_format = "0%"
+
+    settings = wb.create_sheet("Settings")
+    settings.append(["Setting", "Value", "Meaning"])
+    rows = [("Score scale minimum", scale[0], "lowest allowed score"), ("Score scale maximum", scale[1], "highest allowed score"),
+            ("Anomaly threshold", 3, "flag evaluations with |standardised residual| above this"),
+            ("Gauge", "weighted", "weighted: sum of C'a*ba = 0 (recommended); simple: sum of ba = 0")]
+    for r, (name, value, meaning) in enumerate(rows, start=2):
+        settings.cell(row=r, column=1, value=name)
+        _input_cell(settings.cell(row=r, column=2), value)
+        settings.cell(row=r, column=3, value=meaning)
+    _list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
+    for c in "ABC":
+        settings[f"{c}1"].font = st["bold"]
+    settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 70
+    _protect(settings)
+
+    levels = wb.create_sheet("Levels")
+    levels.append(["Level", "SD", "Meaning"])
+    meaning = {"High": "expected within about half a scale step", "Medium": "within about one step",
+               "Low": "within about two steps"}
+    for r, (name, sd) in enumerate(DEFAULT_LEVELS.items(), start=2):
+        _input_cell(levels.cell(row=r, column=1), name)
+        _input_cell(levels.cell(row=r, column=2), sd)
+        levels.cell(row=r, column=3, value=meaning.get(name, ""))
+    levels.column_dimensions["C"].width = 45
+    _protect(levels)
+
+    for title, count, prefix, col in (("Assessors", assessors, "Assessor", "A"), ("Objects", objects, "Object", "B")):
+        sheet = wb.create_sheet(title)
+        sheet.append([prefix, "Evaluations entered"])
+        for r in range(2, count + 2):
+            _input_cell(sheet.cell(row=r, column=1), f"{prefix} {r - 1}")
+            # exact comparison, not COUNTIF: its criteria treat names like "=x" or "a*" as patterns
+            sheet.cell(row=r, column=2, value=f'=IF(A{r}="","",SUMPRODUCT(--(Evaluations[{prefix}]=A{r})))')
+        sheet.column_dimensions["A"].width, sheet.column_dimensions["B"].width = 24, 20
+        _protect(sheet)
+
+    ev = wb.create_sheet("Evaluations")
+    ev.append(["Assessor", "Object", "Score", "Level"])
+    for r in range(2, n_rows + 2):
+        for c in range(1, 5):
+            _input_cell(ev.cell(row=r, column=c))
+    table = Table(displayName="Evaluations", ref=f"A1:D{n_rows + 1}")
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
+    ev.add_table(table)
+    last = n_rows + 1
+    _list_validation(ev, f"Assessors!$A$2:$A${assessors + 1}", f"A2:A{last}", "Pick an assessor from the Assessors sheet")
+    _list_validation(ev, f"Objects!$A$2:$A${objects + 1}", f"B2:B{last}", "Pick an object from the Objects sheet")
+    score = DataValidation(type="decimal", operator="between", formula1="Settings!$B$2", formula2="Settings!$B$3",
+                           allow_blank=True, showErrorMessage=True, errorTitle="Score out of range",
+                           error="The score must be a number within the scale on the Settings sheet")
+    ev.add_data_validation(score)
+    score.add(f"C2:C{last}")
+    _list_validation(ev, f"Levels!$A$2:$A${len(DEFAULT_LEVELS) + 1}", f"D2:D{last}", "Pick a level from the Levels sheet")
+    for c in "ABCD":
+        ev.column_dimensions[c].width = 18
+    ev.freeze_panes = "A2"
+    return wb
+
+
+def reliability(items: int = 50, raters: int = 5, replication: bool = True, scale=(0, 10)):
+    """Ratings grid (items x raters) and an optional second replication for empirical k-rater reliability."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    _instructions(wb, "Reliability of ratings and of their average (xlcalib)", [
+        "Enter one row per item and one column per rater on the Ratings sheet (blank = not rated). Raters may differ "
+        "between items: the one-way ICC forms handle that; the two-way forms use items rated by every rater.",
+        "If the whole exercise was repeated with new raters, enter the repeat on Replication2 (same items, same order) "
+        "to measure the reliability of the averages empirically.",
+        "Results (Run main, or: xlcalib report reliability THIS_FILE.xlsx): sheets ICC (six forms with confidence "
+        "intervals), kRR (bootstrap k-rater reliability, Krippendorff's alpha) and kRR curve with a chart.",
+        f"Ratings are expected on the scale {scale[0]}..{scale[1]}.",
+    ])
+    ws = wb.active
+    ws["A9"], ws["B9"] = "Ratings entered", "=COUNT(Ratings!B2:ZZ100000)"
+    ws["A10"], ws["B10"] = "Items with at least 2 ratings", f'=SUMPRODUCT(--(COUNTIF(OFFSET(Ratings!B2,ROW(Ratings!B2:B{items + 1})-2,0,1,{raters}),"<>")>=2))'
+    sheets = ["Ratings"] + (["Replication2"] if replication else [])
+    for name in sheets:
+        sheet = wb.create_sheet(name)
+        sheet.append(["Item"] + [f"Rater {j}" for j in range(1, raters + 1)])
+        for r in range(2, items + 2):
+            _input_cell(sheet.cell(row=r, column=1), f"Item {r - 1}")
+            for c in range(2, raters + 2):
+                _input_cell(sheet.cell(row=r, column=c))
+        sheet.freeze_panes = "B2"
+    return wb
+
+
+def ordinal_agreement(objects: int = 60, categories=("F1", "F2", "F3", "F4")):
+    """Two raters' ordinal categories per object plus the category order."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    _instructions(wb, "Ordinal agreement between two raters (xlcalib, Svensson's method)", [
+        "List the categories in order on the Categories sheet (lowest first; unused categories still count).",
+        "Enter each object's category from rater 1 and rater 2 on the Ratings sheet. Objects missing either rating "
+        "are left out and counted.",
+        "Results (Run main, or: xlcalib report ordinal THIS_FILE.xlsx): sheet Svensson (percentage agreement, relative "
+        "position RP, relative concentration RC - systematic differences - and relative rank variance RV - random "
+        "differences - with jackknife standard errors, kappa and the largest kappa the marginals permit), MeanRanks, "
+        "and ROC with a chart.",
+    ])
+    ws = wb.active
+    ws["A9"], ws["B9"] = "Pairs entered", '=SUMPRODUCT((Ratings!B2:B100000<>"")*(Ratings!C2:C100000<>""))'
+    cats = wb.create_sheet("Categories")
+    cats.append(["Category (lowest first)"])
+    for r, c in enumerate(categories, start=2):
+        _input_cell(cats.cell(row=r, column=1), c)
+    cats.column_dimensions["A"].width = 26
+    sheet = wb.create_sheet("Ratings")
+    sheet.append(["Object", "Rater 1", "Rater 2"])
+    for r in range(2, objects + 2):
+        _input_cell(sheet.cell(row=r, column=1), f"Object {r - 1}")
+        _input_cell(sheet.cell(row=r, column=2))
+        _input_cell(sheet.cell(row=r, column=3))
+    _list_validation(sheet, f"Categories!$A$2:$A${len(categories) + 1}", f"B2:C{objects + 1}", "Pick a category from the Categories sheet")
+    sheet.freeze_panes = "A2"
+    return wb
+
+
+def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nevus", "Hemangioma", "Eczema"), ranks: int = 3):
+    """Per-item annotations (labels or partial rankings), the class list, and model predictions."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    _instructions(wb, "Evaluation under uncertain ground truth (xlcalib)", [
+        "List every class once on the Classes sheet.",
+        "On Annotations, one row per item and one column per annotator; write each annotation as a ranking, best "
+        "first: 'Melanoma > Nevus = Hemangioma' ('>' separates levels, '=' ties). A single label is fine too.",
+        "On Predictions, each item's predicted classes, best first (one per column).",
+        "On Settings, the reliability (trust in the annotators; higher = more certain) and Monte Carlo samples.",
+        "Results (Run main, or: xlcalib report ground_truth THIS_FILE.xlsx): sheet Certainty (annotation certainty "
+        "per item) and UA metrics (uncertainty-adjusted top-k accuracy with its spread, next to the usual accuracy "
+        "against the aggregated labels, which over-states performance when annotators disagree).",
+    ])
+    ws = wb.active
+    ws["A10"], ws["B10"] = "Annotations entered", '=COUNTA(Annotations!B2:Z100000)'
+    cl = wb.create_sheet("Classes")
+    cl.append(["Class"])
+    for r, c in enumerate(classes, start=2):
+        _input_cell(cl.cell(row=r, column=1), c)
+    cl.column_dimensions["A"].width = 30
+    settings = wb.create_sheet("Settings")
+    settings.append(["Setting", "Value"])
+    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks))), start=2):
+        settings.cell(row=r, column=1, value=name)
+        _input_cell(settings.cell(row=r, column=2), value)
+    ann = wb.create_sheet("Annotations")
+    ann.append(["Item"] + [f"Annotator {j}" for j in range(1, annotators + 1)])
+    pred = wb.create_sheet("Predictions")
+    pred.append(["Item"] + [f"Rank {j}" for j in range(1, ranks + 1)])
+    for r in range(2, items + 2):
+        for sheet, width in ((ann, annotators), (pred, ranks)):
+            _input_cell(sheet.cell(row=r, column=1), f"Item {r - 1}")
+            for c in range(2, width + 2):
+                _input_cell(sheet.cell(row=r, column=c))
+    _list_validation(pred, f"Classes!$A$2:$A${len(classes) + 1}", f"B2:{chr(65 + ranks)}{items + 1}", "Pick a class from the Classes sheet")
+    for sheet in (ann, pred):
+        sheet.column_dimensions["A"].width = 12
+        for c in range(2, 10):
+            sheet.column_dimensions[chr(64 + c)].width = 32
+    return wb
+
+
+BUILDERS = {"panel_calibration": panel_calibration, "reliability": reliability,
+            "ordinal_agreement": ordinal_agreement, "ground_truth": ground_truth}
+
+
+def _deterministic_bytes(wb) -> bytes:
+    """Save, then rewrite the zip with fixed entry times, sorted entries and fixed document timestamps."""
+    wb.properties.created = FIXED_TIME
+    wb.properties.modified = FIXED_TIME
+    wb.properties.creator = "xlcalib"
+    wb.properties.lastModifiedBy = "xlcalib"
+    raw = io.BytesIO()
+    wb.save(raw)
+    src = zipfile.ZipFile(io.BytesIO(raw.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        names = src.namelist()
+        order = sorted(names, key=lambda n: (n != "[Content_Types].xml", n))
+        for name in order:
+            data = src.read(name)
+            if name == "docProps/core.xml":
+                import re
+
+                stamp = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)", rb"\g<1>" + stamp.encode() + rb"\g<2>", data)
+            info = zipfile.ZipInfo(name, date_time=FIXED_TIME.timetuple()[:6])
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o600 << 16
+            dst.writestr(info, data)
+    return out.getvalue()
+
+
+def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
+    """Write a fresh exercise workbook (and, with ``macro``, the .xlsm + .py pair). Returns the files written."""
+    import os
+    import tempfile
+
+    if kind not in BUILDERS:
+        raise ValueError(f"unknown template kind {kind!r}; choose from {', '.join(KINDS)}")
+    wb = BUILDERS[kind](**size)
+    path = Path(path)
+    written = []
+    if macro:
+        path = path.with_suffix(".xlsm")
+        wb = _into_macro_book(wb)
+    data = _deterministic_bytes(wb)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    with os.fdopen(handle, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    written.append(path)
+    if macro:
+        py = path.with_suffix(".py")
+        py.write_text(_macro_module(kind), encoding="utf-8")
+        written.append(py)
+    return written
+
+
+def _macro_module(kind: str) -> str:
+    entry = _MACRO_ENTRY[kind]
+    return f'''"""Run main for this workbook (xlwings: the .xlsm's button / ribbon calls main() in the same-named .py)."""
+import xlwings as xw
+
+from xlcalib.macros import {entry}
+
+
+def main():
+    {entry}(xw.Book.caller())
+
+
+if __name__ == "__main__":
+    # lets you run it from Python with the workbook open in Excel
+    xw.Book("{kind}.xlsm").set_mock_caller()
+    main()
+'''
+
+
+def _into_macro_book(wb):
+    """Copy our sheets into xlwings' standalone quickstart workbook, which carries the xlwings VBA module."""
+    import openpyxl
+    import xlwings
+
+    base = Path(xlwings.__file__).parent / "quickstart_standalone.xlsm"
+    book = openpyxl.load_workbook(base, keep_vba=True)
+    for ws in list(book.worksheets):
+        if ws.title not in ("xlwings.conf", "_xlwings.conf"):
+            book.remove(ws)
+    # rebuild our sheets inside the macro book by copying values, styles, validation, tables and protection
+    from copy import copy
+
+    for src in wb.worksheets:
+        dst = book.create_sheet(src.title)
+        for row in src.iter_rows():
+            for cell in row:
+                new = dst.cell(row=cell.row, column=cell.column, value=cell.value)
+                if cell.has_style:
+                    new.font, new.fill, new.alignment = copy(cell.font), copy(cell.fill), copy(cell.alignment)
+                    new.protection, new.number_format = copy(cell.protection), cell.number_format
+        for key, dim in src.column_dimensions.items():
+            dst.column_dimensions[key].width = dim.width
+        for dv in src.data_validations.dataValidation:
+            dst.add_data_validation(copy(dv))
+        for table in src.tables.values():
+            from openpyxl.worksheet.table import Table, TableStyleInfo
+
+            fresh = Table(displayName=table.displayName, ref=table.ref)
+            fresh.tableStyleInfo = TableStyleInfo(name=table.tableStyleInfo.name, showRowStripes=True)
+            dst.add_table(fresh)
+        dst.protection = copy(src.protection)
+        dst.freeze_panes = src.freeze_panes
+    book.move_sheet(book["Instructions"], offset=-book.index(book["Instructions"]))
+    book.active = 0
+    return book
+
+
+def build_all(folder) -> list[Path]:
+    """Rebuild the committed templates (default sizes) into *folder*."""
+    out = []
+    for kind in KINDS:
+        out += build(kind, Path(folder) / f"{kind}.xlsx")
+    return out
