@@ -1,5 +1,7 @@
 """Evaluation under uncertain ground truth (``uncertain_ground_truth.txt``).
 
+Plackett–Luce aggregation of partial rankings (exact likelihood, Gibbs sampler) is in :mod:`.plackett_luce`.
+
 Dirichlet plausibilities and annotation certainty, uncertainty-adjusted
 metrics, partial rankings (IRN, PrIRN, meanAO), continuous scores against a
 threshold, and the dermatology example data.
@@ -21,12 +23,13 @@ from .metrics import (
     ua_set_accuracy,
     ua_topk_accuracy,
 )
+from .plackett_luce import pl_certainty, pl_gibbs, pl_log_likelihood, pl_partial_ranking_log_likelihood
 from .rankings import irn, mean_average_overlap, parse_ranking, prirn_concentration, unnormalized_irn
 from .threshold import threshold_certainty
 
 __all__ = [
     "annotation_certainty", "certainty_from_concentration", "certainty_from_samples", "dermatology",
     "dermatology_certainty", "dirichlet_concentration", "irn", "mean_average_overlap", "parse_ranking",
-    "point_topk_accuracy", "prirn_concentration", "sample_dirichlet", "threshold_certainty", "UAResult",
+    "pl_certainty", "pl_gibbs", "pl_log_likelihood", "pl_partial_ranking_log_likelihood", "point_topk_accuracy", "prirn_concentration", "sample_dirichlet", "threshold_certainty", "UAResult",
     "ua_average_overlap", "ua_overlap", "ua_set_accuracy", "ua_topk_accuracy", "unnormalized_irn",
 ]
