@@ -147,7 +147,7 @@ def test_prirn_uncertainty_adjusted_accuracy_below_point_estimate_on_dermatology
 def test_dermatology_example_shapes_and_monotone():
     r = xlcalib.ground_truth.dermatology_certainty(reliabilities=(1, 10), samples=200)
     assert len(r["cases"]) == 1947
-    s = r["summary"].set_index("reliability")
+    s = r["summary"][r["summary"]["model"] == "PrIRN"].set_index("reliability")
     assert s.loc[10, "mean_certainty"] > s.loc[1, "mean_certainty"]
     assert (r["risk"]["mean_certainty"].to_numpy() >= s["mean_certainty"].to_numpy() - 0.01).all()
 
@@ -168,3 +168,12 @@ def test_bad_counts():
         annotation_certainty([[1, -1]])
     with pytest.raises(InputError, match="reliability must be positive"):
         annotation_certainty([[1, 1]], reliability=0)
+
+
+def test_dermatology_example_with_plackett_luce_subset():
+    r = xlcalib.ground_truth.dermatology_certainty(reliabilities=(3,), samples=200, pl_reliabilities=(1, 4), n_cases=25)
+    s = r["summary"].set_index(["model", "reliability"])["mean_certainty"]
+    assert ("PL", 1) in s.index and s[("PL", 4)] > s[("PL", 1)]
+    pl = r["cases"]["pl_certainty_gamma_4"]
+    prirn = r["cases"]["certainty_gamma_3"]
+    assert len(pl) == 25 and np.corrcoef(pl, prirn)[0, 1] > 0.3  # the seed reports the two agree (r = 0.9)
