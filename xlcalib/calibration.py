@@ -42,6 +42,7 @@ and the RMS figure adds the worst gauge shift (triangle inequality).
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,33 @@ EXACT_TRACE_LIMIT = 2500
 TRACE_PROBES = 200
 
 _KINDS = ("sd", "confidence", "level")
+
+
+@contextlib.contextmanager
+def _plain_pages():
+    """Temporarily stop numpy advising transparent huge pages for new arrays.
+
+    Why: on kernels with THP defrag set to "madvise" (common on VMs), every
+    fresh hugepage-advised array pays synchronous memory compaction on first
+    touch — about 0.6 s per 200 MB measured here — and the dense A x A reduced
+    system allocates such arrays.  Numerical results are unaffected; the
+    previous setting is restored on exit.
+    """
+    try:
+        from numpy._core import multiarray
+    except ImportError:  # numpy < 2
+        from numpy.core import multiarray
+    getter = getattr(multiarray, "_get_madvise_hugepage", None)
+    setter = getattr(multiarray, "_set_madvise_hugepage", None)
+    if getter is None or setter is None:
+        yield
+        return
+    previous = getter()
+    setter(False)
+    try:
+        yield
+    finally:
+        setter(previous)
 
 
 # ----------------------------------------------------------------------------
@@ -354,8 +382,8 @@ class _Design:
                 a_tab, c_tab = a_sorted[idx], c_sorted[idx] / np.sqrt(self.C_o[objs])[:, None]
                 keys.append((a_tab[:, :, None] * A + a_tab[:, None, :]).ravel())
                 weights.append((c_tab[:, :, None] * c_tab[:, None, :]).ravel())
-            W = np.bincount(np.concatenate(keys), weights=np.concatenate(weights), minlength=A * A)
-            M = -W.reshape(A, A)
+            M = np.bincount(np.concatenate(keys), weights=np.concatenate(weights), minlength=A * A).reshape(A, A)
+            np.negative(M, out=M)  # in place: no second A x A array
             M[np.diag_indices_from(M)] += self.C_a
             return M
         scaled = self.Cm.multiply(1.0 / self.C_o[np.newaxis, :]).tocsr()
@@ -378,9 +406,13 @@ class _ReducedSolver:
         Ca, C = design.C_a, design.C_a.sum()
         self.C = C
         if self.dense:
-            M = design.reduced_laplacian(dense=True)
-            M += np.outer(Ca, Ca) / C
-            self.factor = sla.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+            with _plain_pages():
+                M = design.reduced_laplacian(dense=True)
+                for start in range(0, A, 512):  # rank-one term in row chunks: no A x A temporary
+                    M[start:start + 512] += np.outer(Ca[start:start + 512] / C, Ca)
+                # M is symmetric, so its transpose is the same matrix in Fortran order: LAPACK factors it in place,
+                # and later solves need no C-to-Fortran copy of the A x A factor (a copy per solve otherwise).
+                self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
         else:
             M = design.reduced_laplacian(dense=False)
             self.op = spla.LinearOperator((A, A), matvec=lambda x: M @ x + Ca * (Ca @ x) / C, dtype=float)
@@ -388,6 +420,9 @@ class _ReducedSolver:
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         if self.dense:
+            if rhs.ndim == 1:  # BLAS trsv twice: faster than LAPACK potrs for a single right-hand side
+                y = sla.blas.dtrsv(self.factor[0], rhs, lower=1)
+                return sla.blas.dtrsv(self.factor[0], y, lower=1, trans=1)
             return sla.cho_solve(self.factor, rhs, check_finite=False)
         if rhs.ndim == 1:
             x, info = spla.cg(self.op, rhs, M=self.precond, rtol=1e-13, atol=0.0, maxiter=20000)
@@ -415,10 +450,32 @@ def _mu2(solver: _ReducedSolver) -> float:
         T = M / np.outer(s, s)
         eig = np.linalg.eigvalsh(T)
         return float(eig[1])
-    op = spla.LinearOperator((A, A), matvec=solver.t_inverse, dtype=float)
     rng = np.random.default_rng(12345)
-    top = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A), tol=1e-9, return_eigenvectors=False)
-    return float(1.0 / top[0])
+    if not solver.dense:
+        op = spla.LinearOperator((A, A), matvec=solver.t_inverse, dtype=float)
+        top = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A), tol=1e-9, return_eigenvectors=False)
+        return float(1.0 / top[0])
+    # Lanczos on T^-1 with a float32 copy of the Cholesky factor (the solves are memory-bound: half the bytes),
+    # then one float64 Rayleigh quotient v'Tv/v'v, whose error is quadratic in the eigenvector's.
+    s_half = np.sqrt(solver.design.C_a)
+    with _plain_pages():
+        factor32 = (solver.factor[0].astype(np.float32, order="F"), solver.factor[1])
+        s32 = s_half.astype(np.float32)
+
+        def t_inverse32(x):
+            # two BLAS triangular solves: for one right-hand side they beat LAPACK potrs by ~2x here
+            y = sla.blas.strsv(factor32[0], s32 * x.ravel(), lower=1)
+            return s32 * sla.blas.strsv(factor32[0], y, lower=1, trans=1)
+
+        op = spla.LinearOperator((A, A), dtype=np.float32, matvec=t_inverse32)
+        _, vec = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A).astype(np.float32), tol=1e-6)
+    v = vec[:, 0].astype(float)
+    u = s_half / np.linalg.norm(s_half)
+    v -= u * (u @ v)  # the Fiedler vector is orthogonal to the null direction of I - S ...
+    x = v / s_half  # ... so the rank-one regulariser drops out and v'Tv = x'Mx with M the sparse reduced Laplacian
+    design = solver.design
+    Mx = design.C_a * x - design.Cm @ ((design.Cm.T @ x) / design.C_o)
+    return float(x @ Mx / (v @ v))
 
 
 def _sum_inverse_reduced(solver: _ReducedSolver) -> tuple[float, str]:
