@@ -151,6 +151,16 @@ def _ranked(predictions, names, width=None, name="predictions"):
     return out
 
 
+def _top_predictions(predictions, names, n_items: int, depth: int, what: str) -> np.ndarray:
+    """The first ``depth`` predicted class ids per item, checked against the annotations' item count."""
+    ranked = _ranked(predictions, names)
+    if len(ranked) != n_items:
+        raise InputError(f"predictions has {len(ranked)} rows but annotations has {n_items}")
+    if min(len(r) for r in ranked) < depth:
+        raise InputError(f"every row of predictions needs at least {depth} classes for {what}")
+    return np.array([r[:depth] for r in ranked])
+
+
 def _samples_for(annotations, classes, reliability, samples, seed):
     names = _classes(classes)
     cases = _annotations(annotations, names)
@@ -176,12 +186,7 @@ def _ua_table(label, result, point=None):
 def gt_ua_accuracy(annotations, classes, predictions, k=None, reliability=None, samples=None, seed=None, header=True):
     names, plaus, draws = _samples_for(annotations, classes, reliability, samples, seed)
     k = _int(k, "k", 1)
-    ranked = _ranked(predictions, names)
-    if len(ranked) != len(plaus):
-        raise InputError(f"predictions has {len(ranked)} rows but annotations has {len(plaus)}")
-    if min(len(r) for r in ranked) < k:
-        raise InputError(f"every row of predictions needs at least {k} classes for top-{k}")
-    preds = np.array([r[:k] for r in ranked])
+    preds = _top_predictions(predictions, names, len(plaus), k, f"top-{k}")
     return _ua_table(f"UA top-{k} accuracy", gt.ua_topk_accuracy(draws, preds, k), gt.point_topk_accuracy(plaus, preds, k))
 
 
@@ -206,12 +211,8 @@ def gt_ua_set_accuracy(annotations, classes, prediction_sets, reliability=None, 
 def gt_ua_overlap(annotations, classes, predictions, L=None, reliability=None, samples=None, seed=None, header=True):
     names, plaus, draws = _samples_for(annotations, classes, reliability, samples, seed)
     L = _int(L, "L", 3)
-    ranked = _ranked(predictions, names)
-    if len(ranked) != len(plaus):
-        raise InputError(f"predictions has {len(ranked)} rows but annotations has {len(plaus)}")
-    if min(len(r) for r in ranked) < L:
-        raise InputError(f"every row of predictions needs at least {L} classes for average overlap@{L}")
-    return _ua_table(f"UA average overlap@{L}", gt.ua_average_overlap(draws, np.array([r[:L] for r in ranked]), L))
+    preds = _top_predictions(predictions, names, len(plaus), L, f"average overlap@{L}")
+    return _ua_table(f"UA average overlap@{L}", gt.ua_average_overlap(draws, preds, L))
 
 
 @udf("GT_THRESHOLD_CERTAINTY", category=CATEGORY,

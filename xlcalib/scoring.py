@@ -143,23 +143,28 @@ def evaluation_metrics(human, system, exclude_zero: bool = True) -> pd.Series:
     h, m = _pairs(human, system, exclude_zero)
     if h.size == 0:
         raise InputError("no responses with numeric human and system scores" + (" (zero human scores excluded)" if exclude_zero else ""))
-    hr, mr = np.rint(h), np.rint(m)
-    rounded = bool(np.any(hr != h) or np.any(mr != m))
-    mse = float(np.mean((h - m) ** 2))
     ss_tot = np.sum((h - h.mean()) ** 2)
     out = pd.Series({
-        "N": int(h.size),
-        "exact_agreement": float(np.mean(hr == mr) * 100),
-        "adjacent_agreement": float(np.mean(np.abs(hr - mr) <= 1) * 100),
-        "kappa": cohen_kappa(hr, mr),
-        "qwk": quadratic_weighted_kappa(h, m),
-        "r": _pearson(h, m),
-        "smd": standardized_mean_difference(h, m, "unpooled") if h.size > 1 else None,
-        "mse": mse,
+        **_agreement(h, m, smd_method="unpooled"),
+        "mse": float(np.mean((h - m) ** 2)),
         "r2": float(1 - np.sum((h - m) ** 2) / ss_tot) if h.size > 1 and ss_tot > 0 else None,
     }, dtype=object)
-    out.attrs["rounded"] = rounded
+    out.attrs["rounded"] = bool(np.any(np.rint(h) != h) or np.any(np.rint(m) != m))
     return out
+
+
+def _agreement(a: np.ndarray, b: np.ndarray, smd_method: str) -> dict:
+    """The metrics shared by system-human and human-human evaluation (agreement on rounded scores)."""
+    ar, br = np.rint(a), np.rint(b)
+    return {
+        "N": int(a.size),
+        "exact_agreement": float(np.mean(ar == br) * 100),
+        "adjacent_agreement": float(np.mean(np.abs(ar - br) <= 1) * 100),
+        "kappa": cohen_kappa(ar, br),
+        "qwk": quadratic_weighted_kappa(a, b),
+        "r": _pearson(a, b),
+        "smd": standardized_mean_difference(a, b, smd_method) if a.size > 1 else None,
+    }
 
 
 def _human_matrix(human_matrix, exclude_zero: bool = False) -> np.ndarray:
@@ -316,13 +321,4 @@ def human_human_agreement(h1, h2, exclude_zero: bool = True) -> pd.Series:
     a, b = _pairs(h1, h2, exclude_zero, names=("human 1", "human 2"))
     if a.size == 0:
         raise InputError("no responses with two numeric human scores")
-    ar, br = np.rint(a), np.rint(b)
-    return pd.Series({
-        "N": int(a.size),
-        "exact_agreement": float(np.mean(ar == br) * 100),
-        "adjacent_agreement": float(np.mean(np.abs(ar - br) <= 1) * 100),
-        "kappa": cohen_kappa(ar, br),
-        "qwk": quadratic_weighted_kappa(a, b),
-        "r": _pearson(a, b),
-        "smd": standardized_mean_difference(a, b, "pooled") if a.size > 1 else None,
-    }, dtype=object)
+    return pd.Series(_agreement(a, b, smd_method="pooled"), dtype=object)

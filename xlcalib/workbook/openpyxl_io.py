@@ -22,7 +22,7 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -134,7 +134,3 @@ def write_workbook_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.
             os.unlink(tmp)
         raise
     return path
-
-
-def iter_nonblank(values: Iterable[Any]) -> list[Any]:
-    return [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
