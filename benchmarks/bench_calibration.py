@@ -8,12 +8,12 @@ import json
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 
 import xlcalib
+from _timing import median_time
 
 
 def panel(n_assessors: int, n_objects: int, seed: int = 0) -> pd.DataFrame:
@@ -34,13 +34,6 @@ def panel(n_assessors: int, n_objects: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame({"assessor": ai, "object": oi, "score": score, "sd": sd})
 
 
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _large_case_in_subprocess(kind: str) -> dict:
@@ -80,8 +73,8 @@ def run() -> list[dict]:
                      "ours_s": secs, "peer": "-", "peer_s": None, "ratio": None,
                      "note": f"peak RSS {peak:.0f} MB (whole process incl. data); targets <= 3 s, <= 2 GB"})
     small = panel(60, 1200, seed=2)  # ~3,000 evaluations
-    ours = _median_time(lambda: xlcalib.calibrate(small), 7)
-    peer = _median_time(lambda: wls_dummies(small), 3)
+    ours = median_time(lambda: xlcalib.calibrate(small), 7)
+    peer = median_time(lambda: wls_dummies(small), 3)
     fit = wls_dummies(small)
     r = xlcalib.calibrate(small)
     n_obj = small["object"].nunique()

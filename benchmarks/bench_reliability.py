@@ -1,23 +1,15 @@
 """Reliability benchmarks: ICC table vs pingouin, bootstrap kRR, Krippendorff alpha vs the krippendorff package."""
 from __future__ import annotations
 
-import statistics
-import time
 import warnings
 
 import numpy as np
 import pandas as pd
 
 import xlcalib
+from _timing import median_time
 
 
-def _median(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def run() -> list[dict]:
@@ -25,13 +17,13 @@ def run() -> list[dict]:
     rng = np.random.default_rng(0)
     n, k = 100_000, 13
     x = rng.normal(size=(n, 1)) + rng.normal(size=(n, k))
-    ours = _median(lambda: xlcalib.icc_table(x), 5)
+    ours = median_time(lambda: xlcalib.icc_table(x), 5)
     long = pd.DataFrame({"item": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "score": x.ravel()})
     import pingouin as pg
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        peer = _median(lambda: pg.intraclass_corr(long, targets="item", raters="rater", ratings="score"), 3)
+        peer = median_time(lambda: pg.intraclass_corr(long, targets="item", raters="rater", ratings="score"), 3)
         ref = pg.intraclass_corr(long, targets="item", raters="rater", ratings="score")
     diff = np.max(np.abs(ref["ICC"].to_numpy() - xlcalib.icc_table(x)["ICC"].to_numpy()))
     rows.append({"case": "ICC table, 100,000 items x 13 raters", "ours_s": ours, "peer": "pingouin.intraclass_corr",
@@ -39,7 +31,7 @@ def run() -> list[dict]:
 
     ws = xlcalib.datasets.wordsim353()
     xlcalib.krr_bootstrap(ws, n_boot=10)
-    ours = _median(lambda: xlcalib.krr_bootstrap(ws, n_boot=1000, seed=0), 5)
+    ours = median_time(lambda: xlcalib.krr_bootstrap(ws, n_boot=1000, seed=0), 5)
     rows.append({"case": "bootstrap kRR, 1,000 replicates, 353 x 13 (WordSim)", "ours_s": ours, "peer": "-",
                  "peer_s": None, "ratio": None, "note": "target <= 1 s"})
 
@@ -47,8 +39,8 @@ def run() -> list[dict]:
     y[rng.random(y.shape) < 0.3] = np.nan
     import krippendorff
 
-    ours = _median(lambda: xlcalib.krippendorff_alpha(y, "interval"), 5)
-    peer = _median(lambda: krippendorff.alpha(reliability_data=y.T, level_of_measurement="interval"), 3)
+    ours = median_time(lambda: xlcalib.krippendorff_alpha(y, "interval"), 5)
+    peer = median_time(lambda: krippendorff.alpha(reliability_data=y.T, level_of_measurement="interval"), 3)
     diff = abs(xlcalib.krippendorff_alpha(y, "interval") - krippendorff.alpha(reliability_data=y.T, level_of_measurement="interval"))
     rows.append({"case": "Krippendorff alpha (interval), 10,000 x 20, 30% missing", "ours_s": ours,
                  "peer": "krippendorff.alpha", "peer_s": peer, "ratio": peer / ours,

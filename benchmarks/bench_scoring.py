@@ -1,12 +1,11 @@
 """evaluation_metrics on a million responses vs the naive scikit-learn/scipy path."""
 from __future__ import annotations
 
-import statistics
-import time
 
 import numpy as np
 
 import xlcalib
+from _timing import median_time
 
 
 def naive(h, m):
@@ -22,13 +21,6 @@ def naive(h, m):
     }
 
 
-def _median(fn, k):
-    out = []
-    for _ in range(k):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
 
 
 def run() -> list[dict]:
@@ -36,8 +28,8 @@ def run() -> list[dict]:
     n = 1_000_000
     h = rng.integers(1, 7, n).astype(float)
     m = np.clip(h + rng.normal(0, 0.7, n), 1, 6)
-    ours = _median(lambda: xlcalib.evaluation_metrics(h, m), 5)
-    peer = _median(lambda: naive(h, m), 3)
+    ours = median_time(lambda: xlcalib.evaluation_metrics(h, m), 5)
+    peer = median_time(lambda: naive(h, m), 3)
     e, p = xlcalib.evaluation_metrics(h, m), naive(h, m)
     diff = max(abs(e["kappa"] - p["kappa"]), abs(e["r"] - p["r"]), abs(e["r2"] - p["r2"]))
     return [{"case": "evaluation_metrics, 1,000,000 responses", "ours_s": ours, "peer": "sklearn/scipy naive path",

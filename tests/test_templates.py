@@ -13,7 +13,7 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.macros import calibrate_panel, ground_truth_report, ordinal_report, reliability_report
+from xlcalib.macros import ground_truth_report, ordinal_report, reliability_report
 from xlcalib.templates import KINDS, build
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import udf_registry
 import xlcalib
 from udf_registry.registry import ERROR_PREFIX, REGISTRY
 

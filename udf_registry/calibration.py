@@ -5,7 +5,6 @@ import hashlib
 import pickle
 from collections import OrderedDict
 
-import numpy as np
 import pandas as pd
 
 import xlcalib

@@ -1,7 +1,6 @@
 """Reliability family: REL_ICC, REL_ICC_TABLE, REL_SPEARMAN_BROWN, REL_RATERS_NEEDED, REL_KALPHA, REL_KRR_*."""
 from __future__ import annotations
 
-import pandas as pd
 
 import xlcalib
 from xlcalib.inputs import as_rows, is_blank, number_grid, parse_choice, parse_number

@@ -1,12 +1,11 @@
 """Scoring-evaluation family (RSMTool metrics): EVAL_TABLE, EVAL_EXACT ... EVAL_DSM."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 import xlcalib
 from xlcalib.errors import InputError
-from xlcalib.inputs import as_rows, is_blank, label_vector, number_grid, number_vector, parse_flag, same_length
+from xlcalib.inputs import label_vector, number_grid, number_vector, parse_flag, same_length
 
 from .registry import Arg, udf
 

@@ -501,7 +501,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
             top = np.array([p[:k] for p in preds])
             for kk in sorted({1, k}):
                 ua = gt.ua_topk_accuracy(draws, top[:, :kk], kk)
-                summary_rows += [(f"UA top-{kk} accuracy", ua.value), (f"  SD over plausibility samples", ua.sd_over_samples),
+                summary_rows += [(f"UA top-{kk} accuracy", ua.value), ("  SD over plausibility samples", ua.sd_over_samples),
                                  (f"top-{kk} accuracy against the IRN labels", gt.point_topk_accuracy(plaus, top[:, :kk], kk))]
         else:
             summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
