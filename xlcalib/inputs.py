@@ -177,13 +177,14 @@ def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
         text = value.strip().replace("\u00a0", "")
         if _PLAIN_NUMBER.match(text):
             return float(text)
+        if _THOUSANDS.match(text):
+            raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
+                             "Enter it as a number so it is not misread")
         if _DECIMAL_COMMA.match(text):
             raise InputError(
                 f"{where} is the text '{text}' with a decimal comma; enter it as a number "
                 f"(e.g. {text.replace(',', '.')}) so it is not misread"
             )
-        if _THOUSANDS.match(text):
-            raise InputError(f"{where} is the text '{text}' with a thousands separator; enter it as a number")
         shown = text if len(text) <= 30 else text[:27] + "..."
         raise InputError(f"{where} is text ('{shown}'); a number is required")
     raise InputError(f"{where} holds a value of type {type(value).__name__}; a number is required")
