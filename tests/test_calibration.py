@@ -398,3 +398,17 @@ def test_input_is_not_modified():
     before = frame.copy(deep=True)
     xlcalib.calibrate(frame, gauge="simple")
     pd.testing.assert_frame_equal(frame, before)
+
+
+def test_sparse_iterative_path_equals_dense(monkeypatch):
+    """Panels above DENSE_ASSESSOR_LIMIT use CG, eigsh on an operator and Hutchinson traces; same answers."""
+    frame, *_ = random_design(21, n_assessors=30, n_objects=90, reads=3)
+    conf = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
+    dense = xlcalib.calibrate(conf)
+    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    monkeypatch.setattr(cal, "EXACT_TRACE_LIMIT", 5)
+    sparse = xlcalib.calibrate(conf)
+    np.testing.assert_allclose(sparse.values["value"], dense.values["value"], atol=1e-9)
+    np.testing.assert_allclose(sparse.biases["bias"], dense.biases["bias"], atol=1e-9)
+    assert sparse.stats["mu2"] == pytest.approx(dense.stats["mu2"], rel=1e-7)
+    assert sparse.stats["rms_bound"] == pytest.approx(dense.stats["rms_bound"], rel=0.05)  # stochastic trace

@@ -14,8 +14,9 @@ from xlcalib.macros import calibrate_panel
 
 
 class _Range:
-    def __init__(self, sheet, cell="A1"):
-        self.sheet, self.cell = sheet, cell
+    def __init__(self, sheet, cell="A1", end=None):
+        self.sheet, self.cell, self.end = sheet, cell, end
+        self.left = self.top = 0.0
 
     def options(self, ndim=None):
         return self
@@ -32,16 +33,37 @@ class _Range:
     row = column = 1
 
 
+class _Chart:
+    chart_type = name = source = None
+
+    def __init__(self, owner=None):
+        self.owner = owner
+
+    def delete(self):
+        self.owner.remove(self)
+
+    def set_source_data(self, rng):
+        self.source = (rng.cell, rng.end)
+
+
+class _Charts(list):
+    def add(self, left=0, top=0, width=355, height=211):
+        chart = _Chart(self)
+        self.append(chart)
+        return chart
+
+
 class _Sheet:
     def __init__(self, name, cells=None):
         self.name, self.cells = name, cells or []
+        self.charts = _Charts()
 
     @property
     def used_range(self):
         return _Range(self)
 
-    def range(self, cell):
-        return _Range(self, cell)
+    def range(self, cell, end=None):
+        return _Range(self, cell, end)
 
     def clear(self):
         self.cells = []
@@ -64,7 +86,7 @@ class Book:
         self.sheets = _Sheets(sheets)
 
 
-for cls in (_Range, _Sheet, _Sheets, Book):
+for cls in (_Range, _Sheet, _Sheets, _Chart, _Charts, Book):
     cls.__module__ = "xlwings.main"
 
 
@@ -82,5 +104,7 @@ def test_calibrate_panel_through_the_xlwings_adapter():
     table = pd.DataFrame(biases[header + 1:], columns=biases[header]).set_index("assessor")
     np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"])
     assert book.sheets["Evaluations"].cells == rows  # input untouched
-    calibrate_panel(book)  # re-run replaces its own sheets only
-    assert [s.name for s in book.sheets] == names
+    chart = book.sheets["Biases"].charts[0]
+    assert chart.chart_type == "bar_clustered" and chart.source == ((header + 1, 1), (header + 1 + len(core.biases), 2))
+    calibrate_panel(book)  # re-run replaces its own sheets (and charts) only
+    assert [s.name for s in book.sheets] == names and len(book.sheets["Biases"].charts) == 1

@@ -184,8 +184,20 @@ class _XlwingsBook:
         return ws, len(preamble) + 2
 
     def add_charts(self, result, raw_means, tops):
-        # Native charts through xlwings need Excel's chart API; the openpyxl backend (CLI) adds them.
-        return None
+        """Native Excel charts through xlwings' chart API (error bars need Excel's object model: CLI/openpyxl only)."""
+        for sheet, last_col, kind, title, anchor_col in (
+                ("Biases", 2, "bar_clustered", "Assessor bias (score units)", 8),
+                ("Values", 3, "column_clustered", "Calibrated value and robustness bound per object", 9)):
+            ws = self.book.sheets[sheet]
+            for old in list(ws.charts):  # a re-run replaces its charts too
+                old.delete()
+            n = len(result.biases if sheet == "Biases" else result.values)
+            top = tops[sheet]
+            chart = ws.charts.add(left=ws.range((2, anchor_col)).left, top=ws.range((2, anchor_col)).top,
+                                  width=480, height=280)
+            chart.chart_type = kind
+            chart.set_source_data(ws.range((top, 1), (top + n, last_col)))
+            chart.name = title
 
 
 def _adapter(book):
