@@ -10,7 +10,7 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.workbook.openpyxl_io import write_frames, write_workbook_atomically
+from xlcalib.workbook import save_atomically as write_workbook_atomically, write_frames
 
 
 def _book(path, rows, sheet="Evaluations"):
@@ -127,7 +127,7 @@ def test_not_a_workbook_encrypted_missing_sheet(tmp_path, capsys):
 
 
 def test_size_limit(tmp_path, monkeypatch, capsys):
-    from xlcalib.workbook import openpyxl_io
+    from xlcalib.workbook import openpyxl_backend as openpyxl_io
 
     src = _book(tmp_path / "p.xlsx", GOOD)
     monkeypatch.setattr(openpyxl_io, "MAX_INPUT_BYTES", 100)

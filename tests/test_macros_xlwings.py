@@ -1,110 +1,82 @@
-"""The xlwings Book adapter of the macros, exercised with a minimal in-memory stand-in of xlwings' Book API.
-
-Only the calls the adapter makes are modelled (sheets by name, add, used_range with options(ndim=2).value,
-row/column, clear, range("A1").options(ndim=2).value = rows); the stand-in classes carry
-``__module__ = "xlwings.main"`` so the adapter picks the xlwings backend, exactly as for a real Book.
-"""
+"""The macros through the xlwings backend (stand-in Book from test_workbook_xlwings): same numbers as the core,
+the same sheets as through openpyxl, inputs untouched, re-runs replace only their own sheets and charts."""
 from __future__ import annotations
 
 import numpy as np
+import openpyxl
 import pandas as pd
+import pytest
 
 import xlcalib
-from xlcalib.macros import calibrate_panel
+from xlcalib.macros import RESULT_SHEETS, calibrate_panel
+
+from .test_workbook_xlwings import Book, Formula, Sheet
 
 
-class _Range:
-    def __init__(self, sheet, cell="A1", end=None):
-        self.sheet, self.cell, self.end = sheet, cell, end
-        self.left = self.top = 0.0
-
-    def options(self, ndim=None):
-        return self
-
-    @property
-    def value(self):
-        return [list(r) for r in self.sheet.cells]
-
-    @value.setter
-    def value(self, rows):
-        assert self.cell == "A1"
-        self.sheet.cells = [list(r) for r in rows]
-
-    row = column = 1
+def _table(sheet_rows, first):
+    header = next(i for i, r in enumerate(sheet_rows) if r and r[0] == first)
+    return pd.DataFrame(sheet_rows[header + 1:], columns=sheet_rows[header]).set_index(first), header + 1
 
 
-class _Chart:
-    chart_type = name = source = None
-
-    def __init__(self, owner=None):
-        self.owner = owner
-
-    def delete(self):
-        self.owner.remove(self)
-
-    def set_source_data(self, rng):
-        self.source = (rng.cell, rng.end)
-
-
-class _Charts(list):
-    def add(self, left=0, top=0, width=355, height=211):
-        chart = _Chart(self)
-        self.append(chart)
-        return chart
-
-
-class _Sheet:
-    def __init__(self, name, cells=None):
-        self.name, self.cells = name, cells or []
-        self.charts = _Charts()
-
-    @property
-    def used_range(self):
-        return _Range(self)
-
-    def range(self, cell, end=None):
-        return _Range(self, cell, end)
-
-    def clear(self):
-        self.cells = []
-
-
-class _Sheets(list):
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            return next(s for s in self if s.name == key)
-        return list.__getitem__(self, key)
-
-    def add(self, name, after=None):
-        sheet = _Sheet(name)
-        self.append(sheet)
-        return sheet
-
-
-class Book:
-    def __init__(self, sheets):
-        self.sheets = _Sheets(sheets)
-
-
-for cls in (_Range, _Sheet, _Sheets, _Chart, _Charts, Book):
-    cls.__module__ = "xlwings.main"
-
-
-def test_calibrate_panel_through_the_xlwings_adapter():
+def _demo_book():
     evaluations, _, _ = xlcalib.demo.demo_panel()
+    evaluations.loc[evaluations["Assessor"] == "Assessor A", "Assessor"] = "=cmd|' /C calc'!A0"
+    evaluations.loc[5, "Score"] += 9.0  # one gross error: an anomalous evaluation to highlight
     rows = [list(evaluations.columns)] + evaluations.astype(object).values.tolist()
-    book = Book([_Sheet("Evaluations", rows), _Sheet("Levels", [["Level", "SD"], ["High", 0.5], ["Medium", 1.0], ["Low", 2.0]])])
+    book = Book([Sheet("Evaluations", rows),
+                 Sheet("Settings", [["Setting", "Value"], ["Gauge", "simple"], ["Anomaly threshold", 2.5]]),
+                 Sheet("Levels", [["Level", "SD"], ["High", 0.5], ["Medium", 1.0], ["Low", 2.0]])])
+    return book, evaluations
+
+
+def test_calibrate_panel_through_the_xlwings_backend():
+    book, evaluations = _demo_book()
+    before = {s.name: dict(s.cells) for s in book.sheets}
     result = calibrate_panel(book)
-    core = xlcalib.calibrate(evaluations.rename(columns=str.lower))
-    np.testing.assert_allclose(result.values["value"], core.values["value"])
+    core = xlcalib.calibrate(evaluations.rename(columns=str.lower), gauge="simple", anomaly_threshold=2.5)
+    np.testing.assert_allclose(result.values["value"], core.values["value"], atol=1e-12)
     names = [s.name for s in book.sheets]
-    assert names == ["Evaluations", "Levels", "Values", "Biases", "Residuals", "Diagnostics"]
-    biases = book.sheets["Biases"].cells
-    header = next(i for i, r in enumerate(biases) if r and r[0] == "assessor")
-    table = pd.DataFrame(biases[header + 1:], columns=biases[header]).set_index("assessor")
-    np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"])
-    assert book.sheets["Evaluations"].cells == rows  # input untouched
-    chart = book.sheets["Biases"].charts[0]
-    assert chart.chart_type == "bar_clustered" and chart.source == ((header + 1, 1), (header + 1 + len(core.biases), 2))
+    assert names == ["Evaluations", "Settings", "Levels", *RESULT_SHEETS]
+    table, header_row = _table(book.sheets["Biases"].rows(), "assessor")
+    np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"], atol=1e-12)
+    assert "=cmd|' /C calc'!A0" in table.index  # the hostile name stayed text
+    assert not any(isinstance(v, Formula) for s in book.sheets for v in s.cells.values())
+    assert {s.name: s.cells for s in book.sheets if s.name in before} == before  # inputs untouched
+    assert "gauge=simple" in book.sheets["Values"].cells[(2, 2)]
+    charts = {s.name: s.charts for s in book.sheets if s.charts}
+    assert sorted(charts) == ["Biases", "Values"] and len(charts["Values"]) == 2
+    bias_chart = charts["Biases"][0]
+    n = len(core.biases)
+    assert bias_chart.source == ((header_row, 2), (header_row + n, 2))
+    assert bias_chart.x_values == ((header_row + 1, 1), (header_row + n, 1))
+    # anomalous residual rows are highlighted
+    res, res_header = _table(book.sheets["Residuals"].rows(), "assessor")
+    flagged = np.flatnonzero(res["anomalous"].astype(bool).to_numpy())
+    assert len(flagged) == int(core.residuals["anomalous"].sum()) > 0
+    fmt = book.sheets["Residuals"].formats
+    assert all(fmt[(res_header + 1 + i, 1)].get("color") == (255, 199, 206) for i in flagged)
     calibrate_panel(book)  # re-run replaces its own sheets (and charts) only
-    assert [s.name for s in book.sheets] == names and len(book.sheets["Biases"].charts) == 1
+    assert [s.name for s in book.sheets] == names and len(book.sheets["Values"].charts) == 2
+
+
+@pytest.mark.parametrize("gauge", ["weighted", "simple"])
+def test_both_backends_write_the_same_cells(gauge):
+    import datetime
+
+    now = datetime.datetime(2024, 5, 1, 12, 0)
+    book, evaluations = _demo_book()
+    book.sheets["Settings"].cells[(2, 2)] = gauge
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    for sheet in book.sheets:
+        ws = wb.create_sheet(sheet.name)
+        for (r, c), v in sheet.cells.items():
+            ws.cell(row=r, column=c, value=v).data_type = "s" if isinstance(v, str) else "n"
+    calibrate_panel(book, now=now)
+    calibrate_panel(wb, now=now)
+    for name in RESULT_SHEETS:
+        ours = [list(r) for r in wb[name].iter_rows(values_only=True)]
+        theirs = book.sheets[name].rows()
+        width = max(len(r) for r in ours)
+        theirs = [list(r) + [None] * (width - len(r)) for r in theirs]
+        assert ours == theirs, name

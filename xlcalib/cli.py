@@ -1,4 +1,10 @@
-"""Command-line interface: ``xlcalib demo | calibrate``.
+"""Command-line interface: ``xlcalib demo | calibrate | template | templates | report``.
+
+The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
+table, runs :func:`xlcalib.calibrate` through the same macro code the
+workbook's *Run main* button uses (:mod:`xlcalib.macros`), and writes a result
+workbook (or CSV files / JSON).  The input file is never modified; every
+output is written to a temporary file and renamed into place.
 
 Exit codes: 0 success; 2 bad input (one line naming sheet/row/column);
 1 internal error (a bug: please report it with the traceback printed).
@@ -41,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     tpl.add_argument("--scale", type=float, nargs=2, metavar=("MIN", "MAX"), help="score scale")
     tpl.add_argument("--raters", type=int, help="reliability: raters; ground_truth: annotators")
     tpl.add_argument("--items", type=int, help="reliability / ground_truth: number of items")
+    tpl.add_argument("--uncertainty", choices=["level", "sd"], help="panel_calibration: a Level column (default) or an SD column")
     tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
 
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
@@ -58,7 +65,8 @@ def _template(args) -> int:
 
     size = {}
     if args.kind == "panel_calibration":
-        size = {k: v for k, v in (("assessors", args.assessors), ("objects", args.objects)) if v is not None}
+        size = {k: v for k, v in (("assessors", args.assessors), ("objects", args.objects),
+                                  ("uncertainty", args.uncertainty)) if v is not None}
         if args.scale:
             size["scale"] = tuple(args.scale)
     elif args.kind == "reliability":
@@ -69,9 +77,13 @@ def _template(args) -> int:
         size = {"objects": args.objects} if args.objects else {}
     else:
         size = {k: v for k, v in (("items", args.items), ("annotators", args.raters)) if v is not None}
-    for value in size.values():
+    for key, value in size.items():
         if isinstance(value, int) and value < 1:
-            raise InputError("sizes must be at least 1")
+            raise InputError(f"--{key} must be at least 1, not {value}")
+        if isinstance(value, int) and value > 100_000:
+            raise InputError(f"--{key} {value} is more than a workbook template should hold (limit 100000)")
+    if "scale" in size and not size["scale"][0] < size["scale"][1]:
+        raise InputError(f"--scale MIN MAX needs MIN < MAX, not {size['scale'][0]:g} {size['scale'][1]:g}")
     for path in build(args.kind, args.out, macro=args.macro, **size):
         print(f"wrote {path}")
     return 0
@@ -79,74 +91,73 @@ def _template(args) -> int:
 
 def _report(args) -> int:
     from .macros import REPORTS
-    from .workbook.openpyxl_io import _open_workbook, write_workbook_atomically
+    from .workbook import open_workbook, save_atomically
 
     path = Path(args.workbook)
     out = Path(args.out) if args.out else path.with_name(f"{path.stem}_report.xlsx")
     if out.resolve() == path.resolve():
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
-    book = _open_workbook(path, data_only=True)
+    if out.suffix.lower() != ".xlsx":
+        raise InputError(f"write the report to an .xlsx file, not {out.name}")
+    book = open_workbook(path, data_only=True)
     REPORTS[args.kind](book)
-    if out.suffix.lower() == ".xlsm":
-        raise InputError("write the report to an .xlsx file")
-    write_workbook_atomically(book, out)
+    save_atomically(book, out)
     print(f"report written to {out}")
     return 0
 
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx"):
-    """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path)."""
-    import openpyxl
+    """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
-    from .macros import compute_calibration, write_calibration
-    from .workbook.openpyxl_io import _open_workbook, write_workbook_atomically
+    ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
+    Diagnostics and charts), ``"csv"`` (one ``<stem>_<Sheet>.csv`` per sheet in
+    the folder *out*, default next to the input) or ``"json"`` (one file with
+    the four tables and the stats).
+    """
+    from .macros import CalibrationSettings, compute_calibration, write_calibration
+    from .workbook import new_workbook, open_workbook, save_atomically, write_bytes_atomically
 
     path = Path(path)
-    from .macros import CalibrationSettings
-
     overrides = {"gauge": gauge} if gauge else {}  # an explicit command-line gauge beats the Settings sheet
-    book = _open_workbook(path)
+    book = open_workbook(path)
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
     finally:
         book.close()
-    out = Path(out) if out else path.with_name(f"{path.stem}_calibrated.{fmt}")
+    default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
+    out = Path(out) if out else default
     if out.resolve() == path.resolve():
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if fmt == "xlsx":
-        result_book = openpyxl.Workbook()
-        result_book.remove(result_book.active)
+        result_book = new_workbook()
         write_calibration(result_book, result, frames, settings)
-        write_workbook_atomically(result_book, out)
+        save_atomically(result_book, out)
     elif fmt == "csv":
-        out.mkdir(parents=True, exist_ok=True) if out.suffix == "" else out.parent.mkdir(parents=True, exist_ok=True)
-        folder = out if out.suffix == "" else out.parent
-        stem = path.stem if out.suffix == "" else out.stem
+        if out.suffix:
+            raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
         for name, frame in frames.items():
-            frame.to_csv(folder / f"{stem}_{name}.csv", index=False)
-        out = folder
+            write_bytes_atomically(frame.to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
     else:
         payload = {name: json.loads(frame.to_json(orient="records")) for name, frame in frames.items()}
-        payload["stats"] = {k: (v if not isinstance(v, (np.floating, np.integer)) else v.item())
+        payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else v)
                             for k, v in result.stats.items()}
-        out.write_text(json.dumps(payload, indent=1, default=str))
+        payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
+                               "anomaly_threshold": settings.anomaly_threshold, "levels": settings.levels}
+        write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
     return result, out
 
 
 def _demo(out_dir: str) -> int:
-    import openpyxl
-
     from .demo import demo_panel
-    from .workbook.openpyxl_io import write_frames, write_workbook_atomically
+    from .workbook import new_workbook, save_atomically, write_frames
 
     out = Path(out_dir)
     evaluations, true_values, true_biases = demo_panel()
-    book = openpyxl.Workbook()
-    book.remove(book.active)
+    book = new_workbook()
     write_frames(book, {"Evaluations": evaluations,
                         "Truth": pd.DataFrame({"object": true_values.index, "true_value": true_values.to_numpy()})})
-    exercise = write_workbook_atomically(book, out / "demo_exercise.xlsx")
+    exercise = save_atomically(book, out / "demo_exercise.xlsx")
     result, result_path = calibrate_file(exercise, out / "demo_exercise_calibrated.xlsx")
 
     raw = evaluations.groupby("Object")["Score"].mean().reindex(true_values.index)

@@ -65,8 +65,15 @@ def _list_validation(ws, formula: str, ref: str, prompt: str):
     dv.add(ref)
 
 
-def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4):
-    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table)."""
+def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level"):
+    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table).
+
+    ``uncertainty="level"`` gives the Evaluations table a Level column
+    validated against the Levels sheet; ``"sd"`` an SD column validated as a
+    number > 0.  The table has ``objects * reads`` pre-formatted rows.
+    """
+    if uncertainty not in ("level", "sd"):
+        raise ValueError(f"uncertainty must be 'level' or 'sd', not {uncertainty!r}")
     from openpyxl import Workbook
     from openpyxl.worksheet.datavalidation import DataValidation
     from openpyxl.worksheet.table import Table, TableStyleInfo
@@ -76,8 +83,9 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     n_rows = max(objects * reads, 1)
     _instructions(wb, "Panel calibration with confidence (xlcalib)", [
         "What to do: list the assessors (sheet Assessors) and objects (sheet Objects), then enter one row per "
-        "evaluation in the Evaluations table: who scored what, the score, and how sure they were (Level: High, "
-        "Medium or Low; or replace the Level column header with SD and type standard deviations).",
+        "evaluation in the Evaluations table: who scored what, the score, and how sure they were "
+        + ("(Level: High, Medium or Low, as defined on the Levels sheet)." if uncertainty == "level" else
+           "(SD: the standard deviation of the score, in score units, greater than 0)."),
         "Yellow cells are for input; other cells are protected formulas (Review > Unprotect Sheet if you must).",
         "What the method does: assessors differ in stringency. xlcalib fits score = value of the object + bias of the "
         "assessor + noise, weighting each evaluation by its confidence (1/SD^2), so a harsh assessor's objects are not "
@@ -129,7 +137,7 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
         _protect(sheet)
 
     ev = wb.create_sheet("Evaluations")
-    ev.append(["Assessor", "Object", "Score", "Level"])
+    ev.append(["Assessor", "Object", "Score", "Level" if uncertainty == "level" else "SD"])
     for r in range(2, n_rows + 2):
         for c in range(1, 5):
             _input_cell(ev.cell(row=r, column=c))
@@ -144,7 +152,14 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
                            error="The score must be a number within the scale on the Settings sheet")
     ev.add_data_validation(score)
     score.add(f"C2:C{last}")
-    _list_validation(ev, f"Levels!$A$2:$A${len(DEFAULT_LEVELS) + 1}", f"D2:D{last}", "Pick a level from the Levels sheet")
+    if uncertainty == "level":
+        _list_validation(ev, f"Levels!$A$2:$A${len(DEFAULT_LEVELS) + 1}", f"D2:D{last}", "Pick a level from the Levels sheet")
+    else:
+        sd = DataValidation(type="decimal", operator="greaterThan", formula1="0", allow_blank=True,
+                            showErrorMessage=True, errorTitle="SD must be positive",
+                            error="The SD is a standard deviation in score units: a number greater than 0")
+        ev.add_data_validation(sd)
+        sd.add(f"D2:D{last}")
     for c in "ABCD":
         ev.column_dimensions[c].width = 18
     ev.freeze_panes = "A2"
@@ -289,8 +304,7 @@ def _deterministic_bytes(wb) -> bytes:
 
 def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
     """Write a fresh exercise workbook (and, with ``macro``, the .xlsm + .py pair). Returns the files written."""
-    import os
-    import tempfile
+    from ..workbook import write_bytes_atomically
 
     if kind not in BUILDERS:
         raise ValueError(f"unknown template kind {kind!r}; choose from {', '.join(KINDS)}")
@@ -300,23 +314,19 @@ def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
     if macro:
         path = path.with_suffix(".xlsm")
         wb = _into_macro_book(wb)
-    data = _deterministic_bytes(wb)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    with os.fdopen(handle, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    write_bytes_atomically(_deterministic_bytes(wb), path)
     written.append(path)
     if macro:
         py = path.with_suffix(".py")
-        py.write_text(_macro_module(kind), encoding="utf-8")
+        write_bytes_atomically(_macro_module(kind, path.name).encode("utf-8"), py)
         written.append(py)
     return written
 
 
-def _macro_module(kind: str) -> str:
+def _macro_module(kind: str, workbook_name: str) -> str:
+    """The same-named .py of xlwings' standalone quickstart, with main() calling our macro entry point."""
     entry = _MACRO_ENTRY[kind]
-    return f'''"""Run main for this workbook (xlwings: the .xlsm's button / ribbon calls main() in the same-named .py)."""
+    return f'''"""Run main for {workbook_name} (xlwings: the workbook's RunPython / the ribbon's Run main calls main() here)."""
 import xlwings as xw
 
 from xlcalib.macros import {entry}
@@ -328,7 +338,7 @@ def main():
 
 if __name__ == "__main__":
     # lets you run it from Python with the workbook open in Excel
-    xw.Book("{kind}.xlsm").set_mock_caller()
+    xw.Book("{workbook_name}").set_mock_caller()
     main()
 '''
 
@@ -340,14 +350,21 @@ def _into_macro_book(wb):
 
     base = Path(xlwings.__file__).parent / "quickstart_standalone.xlsm"
     book = openpyxl.load_workbook(base, keep_vba=True)
-    for ws in list(book.worksheets):
+    # The VBA project has document modules for the quickstart's sheets (code names Sheet1, Sheet2): keep the
+    # first worksheet (renamed; it becomes our first sheet) and the _xlwings.conf sheet so no module is orphaned.
+    keep = book.worksheets[0]
+    for ws in list(book.worksheets[1:]):
         if ws.title not in ("xlwings.conf", "_xlwings.conf"):
             book.remove(ws)
     # rebuild our sheets inside the macro book by copying values, styles, validation, tables and protection
     from copy import copy
 
-    for src in wb.worksheets:
-        dst = book.create_sheet(src.title)
+    for index, src in enumerate(wb.worksheets):
+        if index == 0:
+            dst = keep
+            dst.title = src.title
+        else:
+            dst = book.create_sheet(src.title)
         for row in src.iter_rows():
             for cell in row:
                 new = dst.cell(row=cell.row, column=cell.column, value=cell.value)
@@ -366,7 +383,8 @@ def _into_macro_book(wb):
             dst.add_table(fresh)
         dst.protection = copy(src.protection)
         dst.freeze_panes = src.freeze_panes
-    book.move_sheet(book["Instructions"], offset=-book.index(book["Instructions"]))
+    for conf in [ws for ws in book.worksheets if ws.title in ("xlwings.conf", "_xlwings.conf")]:
+        book.move_sheet(conf, offset=len(book.worksheets) - 1 - book.index(conf))  # settings tab last
     book.active = 0
     return book
 

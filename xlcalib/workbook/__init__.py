@@ -1,13 +1,23 @@
-"""Workbook adapters: read input tables from and write result sheets to spreadsheet files.
+"""Workbook adapters: one small interface (read a table, write a result sheet, add a native chart,
+delete/replace sheets, style cells) with two backends — openpyxl (files; the CLI; tested fully) and
+xlwings (a live Excel Book; thin).  See :mod:`xlcalib.workbook.base`.
 
-Only this package (and the CLI, macros and template builders) imports
-openpyxl; the numerical core never does.
+Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
+never does, and nothing here imports xlwings (the caller brings the Book).
 """
-from .openpyxl_io import (
+from .base import FORMULA_STARTS, Block, ChartSpec, WorkbookBackend, cell_value, is_formula_text, open_book
+from .openpyxl_backend import (
     MAX_INPUT_BYTES,
-    safe_cell_value,
+    OpenpyxlBook,
+    new_workbook,
+    open_workbook,
+    save_atomically,
+    write_bytes_atomically,
     write_frames,
-    write_workbook_atomically,
 )
 
-__all__ = ["MAX_INPUT_BYTES", "safe_cell_value", "write_frames", "write_workbook_atomically"]
+__all__ = [
+    "FORMULA_STARTS", "Block", "ChartSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
+    "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
+    "write_bytes_atomically", "write_frames",
+]

@@ -1,0 +1,188 @@
+"""The small workbook interface the macros, the CLI and the reports are written against.
+
+Two backends implement it: :class:`~xlcalib.workbook.openpyxl_backend.OpenpyxlBook`
+(files; used by the CLI and tested fully) and
+:class:`~xlcalib.workbook.xlwings_backend.XlwingsBook` (a live Excel workbook
+through xlwings; a few lines per operation).  :func:`open_book` picks the
+backend from the object it is given.
+
+Operations (all sheet names are matched case-insensitively on reading):
+
+* ``sheet_names()``
+* ``read_block(sheet)`` -> :class:`Block`: the sheet's Excel Table (the first
+  one) or, without a table, its used range, as rows of raw cell values plus
+  where the block sits (so messages can name real cells) and any merged cell
+  ranges that overlap it;
+* ``write_frame(sheet, frame, preamble=(), highlight=None)`` -> header row:
+  (re)creates a *result* sheet holding an optional italic preamble (run time,
+  settings), a bold header and the rows; rows whose ``highlight`` column is
+  true are filled light red.  An existing sheet of that name is replaced
+  (contents, formats and charts), never merged into;
+* ``delete_sheet(name)``;
+* ``add_chart(sheet, ChartSpec)``: a native chart (not a picture);
+* ``style_cells(sheet, ref, bold=, italic=, fill=, number_format=)``.
+
+Cell safety is shared: :func:`cell_value` turns numpy scalars into Python
+ones and NaN into a blank, and text beginning with ``=``, ``+``, ``-`` or
+``@`` is always written as text, never as a formula (each backend enforces
+it in its own way).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+#: Text starting with one of these would be read by a spreadsheet as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@")
+#: Fill colour of highlighted result rows (e.g. anomalous evaluations): Excel's "light red".
+HIGHLIGHT_FILL = "FFC7CE"
+
+
+def cell_value(value: Any) -> Any:
+    """A value ready for a cell: numpy scalars unboxed, NaN/NaT blank, containers as text."""
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if isinstance(value, (int, _dt.date, _dt.datetime, _dt.time)):
+        return value
+    return str(value)
+
+
+def is_formula_text(value: Any) -> bool:
+    """True for text a spreadsheet would take as a formula (``=1+1``, ``+A1``, ``-x``, ``@f``)."""
+    return isinstance(value, str) and value.startswith(FORMULA_STARTS)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Raw cells of a table read from a sheet, and where they sit."""
+
+    rows: list[list[Any]]
+    first_row: int = 1
+    first_column: int = 1
+    #: merged cell ranges ("A2:A3") overlapping the block; their non-anchor cells read as blank
+    merged: tuple[str, ...] = ()
+    sheet: str = ""
+
+    def merged_range_of(self, cell: str) -> str | None:
+        """The merged range containing *cell* ("A3"), if any."""
+        col, row = _split_ref(cell)
+        for ref in self.merged:
+            (c1, r1), (c2, r2) = (_split_ref(p) for p in ref.split(":"))
+            if c1 <= col <= c2 and r1 <= row <= r2:
+                return ref
+        return None
+
+
+def _split_ref(cell: str) -> tuple[int, int]:
+    letters = "".join(ch for ch in cell if ch.isalpha()).upper()
+    digits = "".join(ch for ch in cell if ch.isdigit())
+    col = 0
+    for ch in letters:
+        col = col * 26 + ord(ch) - 64
+    return col, int(digits)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """A native chart of columns of a result sheet (1-based sheet columns, header row then data rows).
+
+    ``kind``: ``"bar"`` (horizontal bars), ``"column"`` (vertical bars) or
+    ``"scatter"`` (markers only).  ``x_column`` holds the categories (bar,
+    column) or the x values (scatter); ``y_columns`` one series each, named
+    by the header cell.  ``error_column`` adds symmetric custom error bars
+    (± the column's values) to the first series.
+    """
+
+    kind: str
+    title: str
+    header_row: int
+    n_rows: int
+    x_column: int
+    y_columns: tuple[int, ...]
+    x_title: str = ""
+    y_title: str = ""
+    error_column: int | None = None
+    anchor: str = "H2"
+    width_cm: float = 18.0
+    height_cm: float = 10.0
+
+    def __post_init__(self):
+        if self.kind not in ("bar", "column", "scatter"):
+            raise ValueError(f"unknown chart kind {self.kind!r}")
+
+
+class WorkbookBackend(ABC):
+    """The interface; see the module docstring."""
+
+    book: Any
+
+    @abstractmethod
+    def sheet_names(self) -> list[str]: ...
+
+    def find_sheet(self, name: str, required: bool = True) -> str | None:
+        """The actual name of a sheet, matched case-insensitively; InputError (or None) when absent."""
+        for actual in self.sheet_names():
+            if actual.lower() == name.lower():
+                return actual
+        if required:
+            raise InputError(f"no sheet named '{name}' (sheets: {', '.join(self.sheet_names())})", {"sheet": name})
+        return None
+
+    @abstractmethod
+    def read_block(self, sheet: str) -> Block: ...
+
+    @abstractmethod
+    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int: ...
+
+    @abstractmethod
+    def delete_sheet(self, name: str) -> None: ...
+
+    @abstractmethod
+    def add_chart(self, sheet: str, spec: ChartSpec) -> None: ...
+
+    @abstractmethod
+    def style_cells(self, sheet: str, ref: str, *, bold: bool | None = None, italic: bool | None = None,
+                    fill: str | None = None, number_format: str | None = None) -> None: ...
+
+
+def frame_rows(frame: pd.DataFrame, preamble=()) -> tuple[list[list[Any]], int]:
+    """The cell rows a result sheet holds (preamble, blank row, header, data) and the header's 1-based row."""
+    rows = [[cell_value(v) for v in r] for r in preamble]
+    if rows:
+        rows.append([])
+    header_row = len(rows) + 1
+    rows.append([cell_value(c) for c in frame.columns])
+    rows += [[cell_value(v) for v in r] for r in frame.to_numpy(dtype=object)]
+    return rows, header_row
+
+
+def open_book(book) -> WorkbookBackend:
+    """The backend for *book*: an openpyxl ``Workbook``, an xlwings ``Book``, or a backend already."""
+    if isinstance(book, WorkbookBackend):
+        return book
+    module = type(book).__module__
+    if module.startswith("openpyxl"):
+        from .openpyxl_backend import OpenpyxlBook
+
+        return OpenpyxlBook(book)
+    if module.startswith("xlwings"):
+        from .xlwings_backend import XlwingsBook
+
+        return XlwingsBook(book)
+    raise TypeError(f"unsupported workbook type {type(book).__module__}.{type(book).__name__}: "
+                    "pass an openpyxl Workbook or an xlwings Book")

@@ -1,0 +1,125 @@
+"""xlwings backend: the workbook interface over a live Excel ``Book`` (the *Run main* button).
+
+A thin adapter, a few lines per operation, over xlwings' public API
+(``book.sheets``, ``Range.value``, ``Range.font``, ``sheet.charts``).  xlwings
+itself is never imported here: the caller already holds a ``Book``.
+
+Platform notes (documented departures from the openpyxl backend):
+
+* Formula-looking text: Excel parses a string assigned to ``Range.value`` as
+  if typed, so ``=SUM(A1)`` would become a formula and ``007`` a number.  Text
+  that starts with ``= + - @``, a digit or ``.`` is therefore written with
+  Excel's text prefix ``'`` (not part of the value; the cell reads back as the
+  original text).
+* Error bars on charts are not part of xlwings' chart API; they are added
+  through Excel's object model (``chart.api``) where available (Windows) and
+  otherwise left out — the bound column is always on the sheet next to the
+  chart.
+* Merged ranges are not reported (reading them cell by cell over COM is slow);
+  a merged non-anchor cell still reads as blank and is reported by cell.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, frame_rows, is_formula_text
+
+_CM = 28.3465  # points per centimetre
+_CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter"}
+_EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d]")
+
+
+def excel_text(value):
+    """Text Excel would turn into a formula or a number gets the text prefix ``'``; other values pass."""
+    if isinstance(value, str) and (is_formula_text(value) or _EXCEL_WOULD_PARSE.match(value)):
+        return "'" + value
+    return value
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    return tuple(int(hex_colour[i:i + 2], 16) for i in (0, 2, 4))
+
+
+class XlwingsBook(WorkbookBackend):
+    """The interface over an xlwings ``Book``."""
+
+    def __init__(self, book):
+        self.book = book
+
+    def sheet_names(self) -> list[str]:
+        return [s.name for s in self.book.sheets]
+
+    def read_block(self, sheet: str) -> Block:
+        name = self.find_sheet(sheet)
+        ws = self.book.sheets[name]
+        tables = list(getattr(ws, "tables", None) or [])
+        rng = tables[0].range if tables else ws.used_range
+        values = rng.options(ndim=2).value
+        return Block([list(r) for r in values], rng.row, rng.column, (), name)
+
+    def delete_sheet(self, name: str) -> None:
+        actual = self.find_sheet(name, required=False)
+        if actual is not None:
+            self.book.sheets[actual].delete()
+
+    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
+        actual = self.find_sheet(sheet, required=False)
+        if actual is None:
+            ws = self.book.sheets.add(sheet, after=self.book.sheets[len(self.book.sheets) - 1])
+        else:  # replace in place (keeps the tab's position): contents, formats and charts go
+            ws = self.book.sheets[actual]
+            for chart in list(ws.charts):
+                chart.delete()
+            ws.clear()
+        rows, header_row = frame_rows(frame, preamble)
+        width = max(len(r) for r in rows)
+        ws.range("A1").options(ndim=2).value = [[excel_text(v) for v in r] + [None] * (width - len(r)) for r in rows]
+        if header_row > 1:
+            ws.range((1, 1), (header_row - 1, width)).font.italic = True
+        ws.range((header_row, 1), (header_row, width)).font.bold = True
+        if highlight in frame.columns:
+            flags = frame[highlight].to_numpy(dtype=bool)
+            for offset in flags.nonzero()[0]:
+                r = header_row + 1 + int(offset)
+                ws.range((r, 1), (r, width)).color = _rgb(HIGHLIGHT_FILL)
+        return header_row
+
+    def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
+        rng = self.book.sheets[self.find_sheet(sheet)].range(ref)
+        if bold is not None:
+            rng.font.bold = bold
+        if italic is not None:
+            rng.font.italic = italic
+        if fill is not None:
+            rng.color = _rgb(fill)
+        if number_format is not None:
+            rng.number_format = number_format
+
+    def add_chart(self, sheet: str, spec: ChartSpec) -> None:
+        ws = self.book.sheets[self.find_sheet(sheet)]
+        first, last = spec.header_row + 1, spec.header_row + spec.n_rows
+        at = ws.range(spec.anchor)
+        chart = ws.charts.add(left=at.left, top=at.top, width=spec.width_cm * _CM, height=spec.height_cm * _CM)
+        chart.chart_type = _CHART_TYPES[spec.kind]
+        # series from the (contiguous) value columns with their header; categories / x values set separately
+        chart.set_source_data(ws.range((spec.header_row, min(spec.y_columns)), (last, max(spec.y_columns))))
+        chart.set_x_axis_values(ws.range((first, spec.x_column), (last, spec.x_column)))
+        chart.title = spec.title
+        if spec.x_title:
+            chart.category_axis.title = spec.x_title
+        if spec.y_title:
+            chart.value_axis.title = spec.y_title
+        if spec.error_column is not None:
+            _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
+
+
+def _error_bars(chart, rng) -> bool:
+    """± custom error bars on the first series through Excel's object model (Windows); False where unavailable."""
+    try:
+        api = chart.api[1] if isinstance(chart.api, tuple) else chart.api
+        api.FullSeriesCollection(1).ErrorBar(Direction=1, Include=1, Type=-4114, Amount=rng.api, MinusValues=rng.api)
+        return True
+    except Exception:  # macOS / xlwings Server / older Excel: the chart stays without error bars
+        return False
