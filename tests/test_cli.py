@@ -29,9 +29,17 @@ GOOD = [["Assessor", "Object", "Score", "SD", "Comment"],
 
 
 def test_demo_runs_and_reports_improvement(tmp_path, capsys):
+    from xlcalib.demo import run_demo
+
     assert main(["demo", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "closer to the truth" in out
+    assert "closer to the truth" in out and "202 evaluations of 60 objects by 12 assessors" in out
+    d = run_demo(tmp_path / "again")
+    assert d["rms_calibrated"] < 0.7 * d["rms_raw"]  # calibration removes most of the harsh/lenient distortion
+    # the exercise workbook is the filled-in template, and deterministic
+    exercise = openpyxl.load_workbook(tmp_path / "demo_exercise.xlsx")
+    assert exercise.sheetnames[:6] == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations"]
+    assert (tmp_path / "demo_exercise.xlsx").read_bytes() == (tmp_path / "again" / "demo_exercise.xlsx").read_bytes()
     assert (tmp_path / "demo_exercise.xlsx").exists() and (tmp_path / "demo_exercise_calibrated.xlsx").exists()
     result = openpyxl.load_workbook(tmp_path / "demo_exercise_calibrated.xlsx")
     assert {"Values", "Biases", "Residuals", "Diagnostics"} <= set(result.sheetnames)
@@ -106,7 +114,10 @@ def test_dates_and_trailing_blank_rows_and_hidden_rows(tmp_path, capsys):
     book.active.row_dimensions[3].hidden = True  # hidden rows are still data
     book.save(src)
     assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
-    assert json.loads((tmp_path / "r.json").read_text())["stats"]["n_evaluations"] == 7
+    payload = json.loads((tmp_path / "r.json").read_text())
+    assert payload["stats"]["n_evaluations"] == 7
+    warnings = [r["value"] for r in payload["Diagnostics"] if r["statistic"] == "warning"]
+    assert any("1 evaluation(s) sit in hidden rows of sheet Evaluations (rows 3) and were included" in w for w in warnings)
     bad = _book(tmp_path / "d.xlsx", [GOOD[0], ["A", "x", datetime.datetime(2024, 3, 5), 1, None]])
     assert main(["calibrate", str(bad)]) == 2
     assert "row 2, column Score (C2) holds a date" in capsys.readouterr().err

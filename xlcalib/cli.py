@@ -18,7 +18,6 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 
@@ -149,33 +148,19 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
 
 def _demo(out_dir: str) -> int:
-    from .demo import demo_panel
-    from .workbook import new_workbook, save_atomically, write_frames
+    from .demo import run_demo
 
-    out = Path(out_dir)
-    evaluations, true_values, true_biases = demo_panel()
-    book = new_workbook()
-    write_frames(book, {"Evaluations": evaluations,
-                        "Truth": pd.DataFrame({"object": true_values.index, "true_value": true_values.to_numpy()})})
-    exercise = save_atomically(book, out / "demo_exercise.xlsx")
-    result, result_path = calibrate_file(exercise, out / "demo_exercise_calibrated.xlsx")
-
-    raw = evaluations.groupby("Object")["Score"].mean().reindex(true_values.index)
-    calibrated = result.values["value"].reindex(true_values.index)
-    # compare after removing the common offset (the gauge): only relative values are identified
-    err_raw = raw - true_values
-    err_cal = calibrated - true_values
-    rms_raw = float(np.sqrt(np.mean((err_raw - err_raw.mean()) ** 2)))
-    rms_cal = float(np.sqrt(np.mean((err_cal - err_cal.mean()) ** 2)))
-    harsh = result.biases["bias"].sort_values()
-    print(f"xlcalib demo: {len(evaluations)} evaluations of {len(true_values)} objects by {len(true_biases)} assessors")
-    print(f"  exercise workbook : {exercise}")
-    print(f"  result workbook   : {result_path}")
+    d = run_demo(out_dir)
+    result, evaluations, true_biases = d["result"], d["evaluations"], d["true_biases"]
+    ranked = result.biases["bias"].sort_values()
+    print(f"xlcalib demo: {len(evaluations)} evaluations of {len(d['true_values'])} objects by {len(true_biases)} assessors")
+    print(f"  exercise workbook : {d['exercise']}  (the panel_calibration template, filled in)")
+    print(f"  result workbook   : {d['result_path']}")
     print("  " + result.summary().replace("\n", "\n  "))
-    print(f"  harshest assessor : {harsh.index[0]} (bias {harsh.iloc[0]:+.2f}; true {true_biases[harsh.index[0]]:+.2f})")
-    print(f"  most lenient      : {harsh.index[-1]} (bias {harsh.iloc[-1]:+.2f}; true {true_biases[harsh.index[-1]]:+.2f})")
-    print(f"  RMS error vs truth: plain averages {rms_raw:.3f}, calibrated {rms_cal:.3f} "
-          f"({100 * (1 - rms_cal / rms_raw):.0f}% closer to the truth)")
+    print(f"  harshest assessor : {ranked.index[0]} (bias {ranked.iloc[0]:+.2f}; true {true_biases[ranked.index[0]]:+.2f})")
+    print(f"  most lenient      : {ranked.index[-1]} (bias {ranked.iloc[-1]:+.2f}; true {true_biases[ranked.index[-1]]:+.2f})")
+    print(f"  RMS error vs truth: plain averages {d['rms_raw']:.3f}, calibrated {d['rms_calibrated']:.3f} "
+          f"({100 * (1 - d['rms_calibrated'] / d['rms_raw']):.0f}% closer to the truth)")
     return 0
 
 

@@ -111,6 +111,8 @@ def run_calibration(block: Block, settings: CalibrationSettings):
         if not exc.message.startswith("sheet "):
             raise InputError(f"sheet {sheet}: {exc.message}", {**exc.where, "sheet": sheet}) from None
         raise
+    hidden = sorted(set(block.hidden_rows) & set(sheet_rows))
+    frame.attrs["hidden_rows"] = hidden  # reported on Diagnostics
     return result, frame
 
 
@@ -129,9 +131,13 @@ def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, p
     return frames
 
 
-def warnings_for(result: CalibrationResult) -> list[str]:
+def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
     """Plain-language warnings for the Diagnostics sheet."""
     out = []
+    if len(hidden_rows):
+        shown = ", ".join(map(str, hidden_rows[:20])) + (" ..." if len(hidden_rows) > 20 else "")
+        out.append(f"{len(hidden_rows)} evaluation(s) sit in hidden rows of sheet {sheet} (rows {shown}) and were "
+                   "included: hiding a row does not exclude it; delete the row to leave an evaluation out.")
     s = result.stats
     if s["n_components"] > 1:
         out.append(f"The panel splits into {s['n_components']} groups that share no objects: values of different groups "
@@ -161,7 +167,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
         setattr(settings, key, value)
     result, frame = run_calibration(backend.read_block(settings.sheet), settings)
     frames = result_frames(result, frame)
-    warn = warnings_for(result)
+    warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
     if warn:
         frames["Diagnostics"] = pd.concat(
             [frames["Diagnostics"], pd.DataFrame({"statistic": ["warning"] * len(warn), "value": warn,

@@ -77,6 +77,8 @@ class Block:
     #: merged cell ranges ("A2:A3") overlapping the block; their non-anchor cells read as blank
     merged: tuple[str, ...] = ()
     sheet: str = ""
+    #: sheet row numbers of hidden rows inside the block (hiding is a view setting: they are still data)
+    hidden_rows: tuple[int, ...] = ()
 
     def merged_range_of(self, cell: str) -> str | None:
         """The merged range containing *cell* ("A3"), if any."""

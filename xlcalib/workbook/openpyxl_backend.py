@@ -150,7 +150,8 @@ class OpenpyxlBook(WorkbookBackend):
                                                max_col=max_col, values_only=True)]
         merged = tuple(str(m) for m in getattr(ws, "merged_cells", ()).ranges
                        if not (m.max_row < min_row or m.min_row > max_row or m.max_col < min_col or m.min_col > max_col))
-        return Block(rows, min_row, min_col, merged, name)
+        hidden = tuple(sorted(r for r, dim in ws.row_dimensions.items() if dim.hidden and min_row <= r <= max_row))
+        return Block(rows, min_row, min_col, merged, name, hidden)
 
     # ------------------------------------------------------------------ writing
     def delete_sheet(self, name: str) -> None:
@@ -209,6 +210,7 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.chart import BarChart, Reference, ScatterChart, Series
         from openpyxl.chart.data_source import NumDataSource, NumRef
         from openpyxl.chart.error_bar import ErrorBars
+        from openpyxl.chart.shapes import GraphicalProperties
         from openpyxl.utils import get_column_letter, quote_sheetname
 
         name = self.find_sheet(sheet)
@@ -222,6 +224,9 @@ class OpenpyxlBook(WorkbookBackend):
                 series = Series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
                                 title_from_data=False, title=str(ws.cell(row=spec.header_row, column=col).value))
                 series.marker.symbol = "circle"
+                series.marker.size = 6
+                series.marker.graphicalProperties = GraphicalProperties(solidFill="4472C4")
+                series.marker.graphicalProperties.line.solidFill = "4472C4"
                 series.graphicalProperties.line.noFill = True  # markers only
                 chart.series.append(series)
         else:
@@ -230,6 +235,7 @@ class OpenpyxlBook(WorkbookBackend):
             for col in spec.y_columns:
                 chart.add_data(Reference(ws, min_col=col, min_row=spec.header_row, max_row=last), titles_from_data=True)
             chart.set_categories(Reference(ws, min_col=spec.x_column, min_row=first, max_row=last))
+            chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
         if spec.error_column is not None and chart.series:
             letter = get_column_letter(spec.error_column)
             ref = NumRef(f"{quote_sheetname(name)}!${letter}${first}:${letter}${last}")
