@@ -3,13 +3,25 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 from collections import OrderedDict
 
 import pandas as pd
 
 import xlcalib
 from xlcalib.errors import InputError
-from xlcalib.inputs import as_rows, is_blank, label_vector, number_vector, parse_choice, parse_number, same_length
+from xlcalib.inputs import (
+    as_rows,
+    as_vector,
+    is_blank,
+    is_blank_range,
+    label_vector,
+    number_vector,
+    parse_choice,
+    parse_number,
+    parse_whole,
+    same_length,
+)
 
 from .registry import Arg, udf
 
@@ -68,9 +80,9 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlca
     o = label_vector(objects, "object")
     s = number_vector(scores, "score")
     kind = parse_choice(kind, "kind", ("sd", "confidence", "level"), "")
-    cells = label_vector(uncertainty, "uncertainty")
+    cells = label_vector(uncertainty, "uncertainty")  # names blanks and error values by position
     if not kind:
-        kind = "level" if any(not _looks_numeric(v) for v in cells) else "sd"
+        kind = _uncertainty_kind(uncertainty)
     u = cells if kind == "level" else number_vector(uncertainty, "uncertainty")
     same_length(assessors=a, objects=o, scores=s, uncertainty=u)
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
@@ -78,7 +90,46 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlca
     try:
         return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, **{kind: u})
     except InputError as exc:
-        raise InputError(exc.message.replace("of the evaluations", "of the ranges"), exc.where) from None
+        ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
+                  "confidence": uncertainty, "level": uncertainty}
+        names = {"sd": "uncertainty", "confidence": "uncertainty", "level": "uncertainty"}
+        raise _in_ranges(exc, ranges, names) from None
+
+
+def _in_ranges(exc: InputError, ranges: dict, names: dict | None = None) -> InputError:
+    """A core error about "row i of the evaluations" restated as the cell of the range the user selected.
+
+    The core reports per-evaluation problems with ``where={"row": i, "column": c}``
+    (0-based ``i``); here that becomes "row i+1 of the score range" (or "column
+    i+1 ..." when the range is a single row).  Errors about several rows keep
+    "rows ... of the ranges".
+    """
+    where = exc.where if isinstance(exc.where, dict) else {}
+    message = exc.message
+    column, row = where.get("column"), where.get("row")
+    prefix = re.match(r"row (\d+) of the evaluations", message)
+    if prefix and column in ranges and isinstance(row, int):
+        _, orientation = as_vector(ranges[column], column)
+        position = f"{orientation} {row + 1} of the {(names or {}).get(column, column)} range"
+        message = position + message[prefix.end():]
+    message = message.replace("of the evaluations", "of the ranges")
+    message = message.replace(", or use per_component=True", "")  # a Python option the cell cannot set
+    return InputError(message, exc.where)
+
+
+def _uncertainty_kind(uncertainty) -> str:
+    """Numbers -> "sd", text -> "level"; a mix is an error naming the first odd cell (not a silent guess)."""
+    cells, orientation = as_vector(uncertainty, "uncertainty")
+    numeric = [_looks_numeric(c) for c in cells]
+    if all(numeric):
+        return "sd"
+    if not any(numeric):
+        return "level"
+    odd = numeric.index(True) if sum(numeric) * 2 < len(numeric) else numeric.index(False)
+    raise InputError(
+        f"{orientation} {odd + 1} of the uncertainty range is {cells[odd]!r} but other cells hold "
+        f"{'levels (text)' if numeric[odd] else 'numbers'}; use SDs/confidences or levels, not both"
+    )
 
 
 def _table(result, name: str, build):
@@ -144,16 +195,19 @@ def calib_design(assessors, objects, confidence=None, k=None, header=True):
     o = label_vector(objects, "object")
     same_length(assessors=a, objects=o)
     c = None
-    if confidence is not None and not all(is_blank(x) for row in as_rows(confidence) for x in row):
+    if not is_blank_range(confidence):
         c = number_vector(confidence, "confidence")
         same_length(assessors=a, confidence=c)
-    k = 5 if is_blank(k) else int(parse_number(k, "the k argument"))
-    d = xlcalib.design_check(a, o, confidence=c, k=k)
+    k = parse_whole(k, "k", 5, low=0)
+    try:
+        d = xlcalib.design_check(a, o, confidence=c, k=k)
+    except InputError as exc:
+        raise _in_ranges(exc, {"assessor": assessors, "object": objects, "confidence": confidence}) from None
     rows = [("components", d.n_components, ""), ("mu2", d.mu2, "0 = disconnected, 1 = ideal"),
             ("C_o min", float(d.object_confidence.min()), "lowest total confidence of an object"),
             ("C_o median", float(d.object_confidence.median()), ""),
             ("C_o max", float(d.object_confidence.max()), "")]
-    for i, s in d.suggestions.iterrows():
+    for i, s in d.suggestions.head(k).reset_index(drop=True).iterrows():
         detail = f"mu2 after = {s['mu2_after']:.4g}" if "mu2_after" in s else s.get("connects", "")
         rows.append((f"add {i + 1}", f"{s['assessor']} -> {s['object']}", detail))
     return pd.DataFrame(rows, columns=["item", "value", "detail"])

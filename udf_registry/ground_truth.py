@@ -12,7 +12,7 @@ import pandas as pd
 
 from xlcalib import ground_truth as gt
 from xlcalib.errors import InputError
-from xlcalib.inputs import as_rows, is_blank, label_vector, number_grid, parse_choice, parse_number
+from xlcalib.inputs import as_rows, is_blank, label_vector, number_grid, parse_choice, parse_number, parse_whole
 
 from .registry import Arg, udf
 
@@ -54,12 +54,7 @@ def _annotations(annotations, names):
 
 
 def _int(value, name, default, low=1):
-    if is_blank(value):
-        return default
-    v = parse_number(value, f"the {name} argument")
-    if v != int(v) or v < low:
-        raise InputError(f"the {name} argument must be a whole number >= {low}")
-    return int(v)
+    return parse_whole(value, name, default, low)
 
 
 def _positive(value, name, default):

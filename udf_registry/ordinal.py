@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import xlcalib
-from xlcalib.inputs import as_rows, is_blank, label_vector
+from xlcalib.inputs import is_blank_range, label_vector
 
 from .registry import Arg, udf
 
@@ -20,7 +20,7 @@ def _pairs(rater1, rater2, categories):
     a = label_vector(rater1, "rater 1", allow_blank=True)
     b = label_vector(rater2, "rater 2", allow_blank=True)
     cats = None
-    if categories is not None and not all(is_blank(c) for row in as_rows(categories) for c in row):
+    if not is_blank_range(categories):
         cats = [c for c in label_vector(categories, "categories", allow_blank=True) if c is not None]
     return a, b, cats
 

@@ -121,13 +121,14 @@ def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg
         def wrapper(*call_args, **call_kwargs):
             try:
                 bound = signature.bind(*call_args, **call_kwargs)
+            except TypeError as exc:  # wrong number of arguments typed into the cell
+                return error_text(f"{name}: {exc}")
+            try:
                 bound.apply_defaults()
-                header = parse_flag(bound.arguments.get("header"), "header", True) if "header" in bound.arguments else True
+                header = parse_flag(bound.arguments["header"], "header", True) if "header" in bound.arguments else True
                 return to_cells(impl(*bound.args, **bound.kwargs), header)
             except InputError as exc:
                 return error_text(exc.message)
-            except TypeError as exc:  # wrong number of arguments typed into the cell
-                return error_text(f"{name}: {exc}")
             except Exception as exc:  # a bug: still never a traceback dialog in Excel
                 return error_text(f"internal error in {name} ({type(exc).__name__}: {exc})")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 import xlcalib
-from xlcalib.inputs import as_rows, is_blank, number_grid, parse_choice, parse_number
+from xlcalib.inputs import is_blank, is_blank_range, number_grid, parse_choice, parse_number, parse_whole
 
 from .registry import Arg, udf
 
@@ -67,9 +67,8 @@ def rel_kalpha(ratings, level=None):
      core=xlcalib.krr_bootstrap, returns="table", example="=REL_KRR_BOOTSTRAP(B2:N354)",
      formula="resample ratings within items twice, mean, interval alpha between the two mean vectors (k-rater reliability seed, 5.1)")
 def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
-    k = None if is_blank(k) else int(parse_number(k, "the k argument"))
-    result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings"), k=k, n_boot=int(_number(n_boot, "n_boot", 1000)),
-                                   seed=int(_number(seed, "seed", 0)))
+    result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings"), k=parse_whole(k, "k", None),
+                                   n_boot=parse_whole(n_boot, "n_boot", 1000), seed=parse_whole(seed, "seed", 0, low=0))
     return result.to_frame()
 
 
@@ -82,7 +81,7 @@ def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
      formula="k random columns from each replication, item means, interval alpha between them (seed 4.2)")
 def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, header=True):
     return xlcalib.krr_empirical(number_grid(replication1, "replication 1"), number_grid(replication2, "replication 2"),
-                                 n_draws=int(_number(n_draws, "n_draws", 100)), seed=int(_number(seed, "seed", 0)))
+                                 n_draws=parse_whole(n_draws, "n_draws", 100), seed=parse_whole(seed, "seed", 0, low=0))
 
 
 @udf("REL_KRR_CURVE", category=CATEGORY, help="k-rater reliability curve: empirical, ICC(k) and Spearman-Brown per k.",
@@ -91,7 +90,5 @@ def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, heade
      core=xlcalib.krr_curve, returns="table", example="=REL_KRR_CURVE(Rep1!B2:N354, Rep2!B2:N354)",
      formula="ICC(k) = var_item / (var_item + var_error / k); SB from ICC(1) of 2 ratings per item (seed Fig. 1)")
 def rel_krr_curve(ratings, replication=None, k_max=None, header=True):
-    blank = replication is None or all(is_blank(c) for row in as_rows(replication) for c in row)
-    rep = None if blank else number_grid(replication, "replication")
-    k_max = None if is_blank(k_max) else int(parse_number(k_max, "the k_max argument"))
-    return xlcalib.krr_curve(number_grid(ratings, "ratings"), replication=rep, k_max=k_max)
+    rep = None if is_blank_range(replication) else number_grid(replication, "replication")
+    return xlcalib.krr_curve(number_grid(ratings, "ratings"), replication=rep, k_max=parse_whole(k_max, "k_max", None))

@@ -55,6 +55,8 @@ __all__ = [
     "number_grid",
     "parse_flag",
     "parse_choice",
+    "parse_whole",
+    "is_blank_range",
     "same_length",
 ]
 
@@ -271,6 +273,27 @@ def parse_choice(value: Any, name: str, choices: Sequence[str], default: str) ->
     if text not in lowered:
         raise InputError(f"the {name} argument must be one of {', '.join(choices)}; got {value!r}")
     return lowered[text]
+
+
+def parse_whole(value: Any, name: str, default: int | None, low: int = 1) -> int | None:
+    """An optional whole-number argument (k, samples, seed ...); blank -> *default*.
+
+    ``2.5`` is rejected rather than truncated to 2, and so is anything below
+    *low*: a silently changed count would be a silently different answer.
+    """
+    if is_blank(value):
+        return default
+    number = parse_number(value, f"the {name} argument")
+    if not number.is_integer():
+        raise InputError(f"the {name} argument must be a whole number, not {number:g}")
+    if number < low:
+        raise InputError(f"the {name} argument must be a whole number >= {low}, not {number:g}")
+    return int(number)
+
+
+def is_blank_range(value: Any) -> bool:
+    """True when an optional range argument was omitted or holds only blank cells."""
+    return value is None or all(is_blank(cell) for row in as_rows(value) for cell in row)
 
 
 def same_length(**columns: Sequence[Any]) -> int:
