@@ -116,3 +116,26 @@ def test_merged_cells_message(tmp_path, capsys):
     wb.save(tmp_path / "m.xlsx")
     main(["calibrate", str(tmp_path / "m.xlsx")])
     assert "sheet Evaluations, row 3, column Assessor (A3) is blank" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, expected", [(None, 7), ("", 7), (3, 3), (3.0, 3), ("12", 12), (0.0, 0)])
+def test_parse_whole_accepts_whole_numbers(value, expected):
+    from xlcalib.inputs import parse_whole
+
+    assert parse_whole(value, "k", 7, low=0) == expected
+
+
+@pytest.mark.parametrize("value, message", [(2.5, "whole number, not 2.5"), (-1, ">= 0, not -1"), ("2,5", "decimal comma"),
+                                            (True, "logical value"), ("#N/A", "Excel error #N/A")])
+def test_parse_whole_rejects_instead_of_truncating(value, message):
+    from xlcalib.inputs import parse_whole
+
+    with pytest.raises(InputError, match=message):
+        parse_whole(value, "k", 7, low=0)
+
+
+def test_is_blank_range():
+    from xlcalib.inputs import is_blank_range
+
+    assert is_blank_range(None) and is_blank_range([[None, ""], [" ", None]]) and is_blank_range("")
+    assert not is_blank_range([[None, 0.0]]) and not is_blank_range("x")

@@ -248,46 +248,7 @@ def test_calibration_solves_once_per_distinct_input(monkeypatch):
     assert len(fam._cache) == fam.CACHE_SIZE
 
 
-# ----------------------------------------------------------------------------- names and VBA
-EXCEL_BUILTINS = {
-    # a broad list of Excel worksheet functions whose names could plausibly collide
-    "ABS", "AVERAGE", "CORREL", "COUNT", "COVAR", "DEVSQ", "FISHER", "FORECAST", "GEOMEAN", "ICC", "INDEX",
-    "KURT", "LARGE", "MATCH", "MAX", "MEDIAN", "MIN", "MODE", "PEARSON", "PERCENTILE", "QUARTILE", "RANK", "RSQ",
-    "SKEW", "SLOPE", "SMALL", "STDEV", "STDEVP", "STEYX", "SUM", "SUMSQ", "TREND", "TTEST", "VAR", "VARP", "ZTEST",
-    "CHITEST", "FTEST", "NORMDIST", "T.TEST", "F.TEST", "STDEV.S", "VAR.S", "LINEST", "LOGEST", "GROWTH",
-    "INTERCEPT", "PROB", "STANDARDIZE", "TRIMMEAN", "AVEDEV", "CONFIDENCE", "BINOMDIST", "CRITBINOM",
-    "LET", "LAMBDA", "FILTER", "SORT", "SORTBY", "UNIQUE", "SEQUENCE", "XLOOKUP", "VLOOKUP", "HLOOKUP",
-}
-VBA_KEYWORDS = {"AND", "AS", "BOOLEAN", "BYREF", "BYVAL", "CALL", "CASE", "CONST", "DATE", "DIM", "DO", "DOUBLE",
-                "ELSE", "END", "ERROR", "EXIT", "FALSE", "FOR", "FUNCTION", "GET", "GOTO", "IF", "IN", "IS", "LET",
-                "LONG", "LOOP", "MOD", "NEW", "NEXT", "NOT", "NOTHING", "ON", "OR", "PROPERTY", "RANGE", "REM",
-                "SELECT", "SET", "STRING", "SUB", "THEN", "TO", "TRUE", "TYPE", "VARIANT", "WEND", "WHILE", "WITH", "XOR"}
-
-
-def looks_like_cell_address(name: str) -> bool:
-    a1 = re.fullmatch(r"\$?([A-Z]{1,3})\$?(\d+)", name.upper())
-    if a1:
-        col = 0
-        for ch in a1.group(1):
-            col = col * 26 + ord(ch) - 64
-        return col <= 16384 and 1 <= int(a1.group(2)) <= 1048576
-    return bool(re.fullmatch(r"R(\[?-?\d*\]?)?C(\[?-?\d*\]?)?|R\d*|C\d*", name.upper()))
-
-
-def test_cell_address_detector_itself():
-    assert looks_like_cell_address("ICC2") and looks_like_cell_address("XFD1") and looks_like_cell_address("R1C1")
-    assert looks_like_cell_address("RC") and not looks_like_cell_address("CALIB_VALUES")
-    assert not looks_like_cell_address("XFE1")
-
-
-@pytest.mark.parametrize("name", sorted(REGISTRY))
-def test_names_are_safe_in_excel_and_vba(name):
-    assert name.upper() not in EXCEL_BUILTINS
-    assert not looks_like_cell_address(name)
-    assert name.upper() not in VBA_KEYWORDS
-    assert re.fullmatch(r"[A-Z][A-Z0-9_]{0,254}", name)
-
-
+# ----------------------------------------------------------------------------- VBA (names: test_udf_names.py)
 def test_generated_vba_wrapper():
     vba = harness.vba_module()
     functions = re.findall(r"^Function (\w+)\((.*)\)$", vba, flags=re.M)

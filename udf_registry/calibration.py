@@ -11,6 +11,7 @@ import pandas as pd
 import xlcalib
 from xlcalib.errors import InputError
 from xlcalib.inputs import (
+    EVALUATION_COLUMNS,
     as_rows,
     as_vector,
     is_blank,
@@ -44,7 +45,13 @@ _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score],
 
 
 def _levels(levels):
-    if levels is None or all(is_blank(c) for row in as_rows(levels) for c in row):
+    """The optional two-column levels range (level name, SD) as a dict.
+
+    The first row is taken as a header only when it reads like one (``Level``/
+    ``Name`` in the first cell or ``SD``/``Sigma`` ... in the second); any other
+    first row is data, so a typo in the first SD is reported, not skipped.
+    """
+    if is_blank_range(levels):
         return None
     table = {}
     for i, row in enumerate(as_rows(levels)):
@@ -52,10 +59,15 @@ def _levels(levels):
             raise InputError("the levels range needs two columns: level name and SD")
         if is_blank(row[0]):
             continue
-        if i == 0 and isinstance(row[1], str) and not row[1].strip()[:1].isdigit():
-            continue  # a header row such as "Level | SD"
+        if i == 0 and _is_levels_header(row):
+            continue
         table[str(row[0]).strip()] = parse_number(row[1], f"row {i + 1} of the levels range (SD)")
     return table or None
+
+
+def _is_levels_header(row) -> bool:
+    first, second = (str(c).strip().lower() if isinstance(c, str) else None for c in row[:2])
+    return first in (*EVALUATION_COLUMNS["level"], "name", "level name") or second in EVALUATION_COLUMNS["sd"]
 
 
 def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:

@@ -1,0 +1,189 @@
+"""What the cell shows when the input is wrong, and the guarantees around it (headless, through xlwings)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import xlcalib
+from udf_registry.registry import ERROR_PREFIX, REGISTRY
+
+from . import xlwings_harness as harness
+
+COL = lambda values: [[v] for v in values]  # noqa: E731
+ROW = lambda values: [list(values)]  # noqa: E731
+A = ["A", "B", "C", "A", "B", "C", "A", "B"]
+O = ["x", "x", "y", "y", "z", "z", "w", "w"]
+S = [5.0, 6.0, 5.0, 6.0, 7.0, 8.0, 4.0, 5.0]
+U = [1.0] * 8
+
+
+def _with(values, i, bad):
+    out = list(values)
+    out[i] = bad
+    return out
+
+
+def _text(got):
+    text = got[0][0] if isinstance(got, list) else got
+    assert isinstance(text, str) and text.startswith(ERROR_PREFIX), got
+    assert "Traceback" not in text and len(text) <= 250
+    return text
+
+
+@pytest.mark.parametrize("which, i, bad, expected", [
+    ("scores", 6, None, "row 7 of the score range is blank"),
+    ("scores", 6, "3,5", "row 7 of the score range is the text '3,5' with a decimal comma"),
+    ("scores", 3, -2146826246, "row 4 of the score range holds the Excel error #N/A"),
+    ("uncertainty", 2, -1.0, "row 3 of the uncertainty range (assessor C, object y): sd must be positive"),
+    ("uncertainty", 4, 0.0, "row 5 of the uncertainty range (assessor B, object z): sd must be positive"),
+    ("uncertainty", 2, "Huge", "row 3 of the uncertainty range is 'Huge' but other cells hold numbers"),
+    ("assessors", 3, None, "row 4 of the assessor range is blank"),
+    ("objects", 5, -2146826281, "row 6 of the object range holds the Excel error #DIV/0!"),
+])
+def test_calibration_errors_name_the_cell_of_the_selected_range(which, i, bad, expected):
+    args = {"assessors": A, "objects": O, "scores": S, "uncertainty": U}
+    args[which] = _with(args[which], i, bad)
+    text = _text(harness.call("CALIB_VALUES", *(COL(args[k]) for k in ("assessors", "objects", "scores", "uncertainty"))))
+    assert expected in text
+
+
+def test_a_single_row_range_reports_columns():
+    text = _text(harness.call("CALIB_BIASES", ROW(A), ROW(O), ROW(S), ROW(_with(U, 2, -1.0))))
+    assert "column 3 of the uncertainty range" in text
+    text = _text(harness.call("CALIB_BIASES", ROW(A), ROW(O), ROW(_with(S, 1, "abc")), ROW(U)))
+    assert "column 2 of the score range is text ('abc')" in text
+
+
+def test_unknown_level_and_levels_table():
+    levels = ["High", "Low", "Medium", "High", "Low", "Medium", "Huge", "Low"]
+    text = _text(harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(levels)))
+    assert "row 7 of the uncertainty range" in text and "unknown confidence level 'Huge'" in text
+    # the same level known through a levels table: a number comes back
+    table = [["Level", "SD"], ["Huge", 4.0], ["High", 0.5], ["Medium", 1.0], ["Low", 2.0]]
+    got = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(levels), "level", table)
+    assert got[0] == ["object", "value", "bound"] and isinstance(got[1][1], float)
+    text = _text(harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(levels), "level", [["Huge", "four"]]))
+    assert "row 1 of the levels range (SD) is text ('four')" in text
+
+
+def test_duplicate_pair_and_disconnected_panel_in_cell_words():
+    text = _text(harness.call("CALIB_VALUES", COL(A[:7] + ["A"]), COL(O[:7] + ["x"]), COL(S), COL(U)))
+    assert "assessor A evaluated object x more than once (rows 1, 8 of the ranges)" in text
+    text = _text(harness.call("CALIB_VALUES", COL(["A", "A", "B", "B"]), COL(["x", "y", "z", "w"]),
+                              COL([1.0, 2.0, 3.0, 4.0]), COL([1.0] * 4)))
+    assert "not connected" in text and "per_component" not in text  # a Python option the cell cannot set
+
+
+def test_design_errors_and_whole_numbers():
+    text = _text(harness.call("CALIB_DESIGN", COL(["A", "A", "B", "A"]), COL(["x", "y", "x", "x"])))
+    assert "row 4 of the ranges: assessor A is assigned object x twice" in text
+    assert "whole number, not 2.5" in _text(harness.call("CALIB_DESIGN", COL(A), COL(O), None, 2.5))
+    assert ">= 0" in _text(harness.call("CALIB_DESIGN", COL(A), COL(O), None, -1.0))
+    got = harness.call("CALIB_DESIGN", COL(A), COL(O), None, 0.0)
+    assert not any(str(row[0]).startswith("add ") for row in got)
+    got = harness.call("CALIB_DESIGN", COL(A), COL(O), None, 2.0)
+    assert [row[0] for row in got if str(row[0]).startswith("add ")] == ["add 1", "add 2"]
+
+
+@pytest.mark.parametrize("name, args, expected", [
+    ("REL_KRR_BOOTSTRAP", ([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], None, 10.7), "n_boot argument must be a whole number"),
+    ("REL_KRR_BOOTSTRAP", ([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], None, 10.0, -1.0), "seed argument must be a whole number >= 0"),
+    ("REL_KRR_CURVE", ([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], None, 0.0), "k_max argument must be a whole number >= 1"),
+    ("GT_CERTAINTY", ([["a"], ["b > a"]], COL(["a", "b"]), None, 99.5), "samples argument must be a whole number"),
+    ("REL_ICC", ([[1.0, 2.0], [3.0, 4.0]], "ICC9"), "form argument must be one of ICC1, ICC2"),
+    ("REL_KALPHA", ([[1.0, 2.0], [3.0, "3,5"]], "interval"), "row 2, column 2 of the ratings range is the text '3,5'"),
+])
+def test_option_arguments_checked_not_guessed(name, args, expected):
+    assert expected in _text(harness.call(name, *args))
+
+
+@pytest.mark.parametrize("bad", ["maybe", 2.0, -2146826273])
+def test_bad_header_flag(bad):
+    text = _text(harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), None, None, None, bad))
+    assert "header argument must be TRUE or FALSE" in text
+
+
+@pytest.mark.parametrize("flag, rows", [(True, 5), (False, 4), ("no", 4), (0.0, 4), (None, 5)])
+def test_header_flag_spellings(flag, rows):
+    got = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), None, None, None, flag)
+    assert len(got) == rows
+
+
+def test_internal_errors_become_text_never_raise(monkeypatch):
+    from udf_registry import calibration as fam
+
+    fam._cache.clear()
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(fam.xlcalib, "calibrate", boom)
+    text = _text(harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U)))
+    assert text == "xlcalib: internal error in CALIB_VALUES (RuntimeError: boom)"
+    fam._cache.clear()
+
+
+def test_wrong_number_of_arguments_is_text():
+    text = _text(REGISTRY["CALIB_VALUES"].func(COL(A), COL(O)))
+    assert "CALIB_VALUES" in text and "scores" in text
+    text = _text(REGISTRY["REL_ICC"].func([[1.0]], "ICC1", 3, 4))
+    assert "REL_ICC" in text and "too many" in text
+
+
+def test_long_messages_are_shortened_for_the_cell():
+    from udf_registry.registry import MAX_ERROR_CHARS, error_text
+
+    text = error_text("x " * 400)
+    assert len(text) == MAX_ERROR_CHARS and text.endswith("...")
+
+
+def test_every_function_survives_garbage_in_every_argument():
+    """No argument of any function, whatever Excel hands over, raises out of the function."""
+    garbage = [None, "", "#REF!", -2146826265, "abc", True, [[None, "x"], [1.0, -2146826246]], 1e308]
+    internal = []
+    for name, entry in REGISTRY.items():
+        for position in range(len(entry.args)):
+            for bad in garbage:
+                args = [[[1.0, 2.0], [3.0, 4.0]]] * len(entry.args)
+                args[position] = bad
+                got = harness.call(name, *args)  # must not raise
+                cell = got[0][0] if isinstance(got, list) else got
+                if isinstance(cell, str) and "internal error" in cell:
+                    internal.append((name, entry.args[position].name, bad, cell))
+    assert not internal, internal[:5]  # bad input is an InputError with a message, not a bug report
+
+
+CORE_MODULES = ["xlcalib.calibration", "xlcalib.reliability", "xlcalib.ordinal", "xlcalib.scoring",
+                "xlcalib.ground_truth", "xlcalib.inputs"]
+
+
+def test_core_never_imports_xlwings():
+    code = textwrap.dedent(f"""
+        import sys, importlib
+        for m in {CORE_MODULES!r}:
+            importlib.import_module(m)
+        assert "xlwings" not in sys.modules, sorted(m for m in sys.modules if m.startswith("xlwings"))
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_catalogue_importable_without_xlwings():
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["xlwings"] = None  # as if xlwings were not installed
+        from udf_registry import CALIB_VALUES, REL_SPEARMAN_BROWN, __all__
+        assert abs(REL_SPEARMAN_BROWN(0.5, 2) - 2 / 3) < 1e-12
+        assert "CALIB_VALUES" in __all__ and not hasattr(CALIB_VALUES, "__xlfunc__")
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_calibrate_core_still_equal_after_error_calls():
+    """Errors are not cached: a bad call followed by the good one gives the core's numbers."""
+    harness.call("CALIB_VALUES", COL(A), COL(O), COL(_with(S, 1, "abc")), COL(U))
+    got = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U))
+    core = xlcalib.calibrate(assessors=A, objects=O, scores=S, sd=U).values
+    assert [row[1] for row in got[1:]] == pytest.approx(core["value"].tolist(), rel=1e-12)
