@@ -62,5 +62,12 @@ def test_libreoffice_opens_and_recalculates_everything(tmp_path):
     assert filled_lo["Instructions"]["B12"].value == pytest.approx(len(evaluations) / 240)
     result_lo = openpyxl.load_workbook(out / "calibration_result.xlsx", data_only=True)
     assert any(r[0] == "=SUM(1)" for r in result_lo["Biases"].iter_rows(values_only=True))  # stayed text
+    # report copies keep the template's progress formulas, and they count what was entered
+    computed = {kind: openpyxl.load_workbook(out / f"{kind}_result.xlsx", data_only=True)["Instructions"]
+                for kind in ("reliability", "ordinal", "ground_truth")}
+    assert computed["reliability"]["B9"].value == 40 * 8 - 1  # one rating left blank
+    assert computed["reliability"]["B10"].value == 40  # items with at least two ratings
+    assert computed["ordinal"]["B9"].value == 59  # Fisher's 59 pairs
+    assert computed["ground_truth"]["B10"].value == 11  # non-blank annotations
     blank = openpyxl.load_workbook(out / "panel_calibration.xlsx", data_only=True)
     assert blank["Instructions"]["B10"].value == 0 and blank["Assessors"]["B2"].value == 0

@@ -176,6 +176,9 @@ def test_report_cli_and_rerun_never_touches_inputs(tmp_path):
     assert path.read_bytes() == before
     out = openpyxl.load_workbook(tmp_path / "ord_report.xlsx")
     assert out.sheetnames.count("Svensson") == 1 and out["Svensson"]["A1"].value == "xlcalib ordinal agreement"
+    assert out["Instructions"]["B9"].value.startswith("=SUMPRODUCT(")  # the copy keeps the template's formulas
+    assert out["Ratings"].data_validations.dataValidation  # and its validation
+    assert main(["report", "ordinal", str(path), "-o", str(tmp_path / "r.csv")]) == 2
 
 
 def test_sd_variant_and_sizes(tmp_path):

@@ -90,7 +90,7 @@ def _template(args) -> int:
 
 def _report(args) -> int:
     from .macros import REPORTS
-    from .workbook import open_workbook, save_atomically
+    from .workbook import OpenpyxlBook, open_workbook, save_atomically
 
     path = Path(args.workbook)
     out = Path(args.out) if args.out else path.with_name(f"{path.stem}_report.xlsx")
@@ -98,8 +98,9 @@ def _report(args) -> int:
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"write the report to an .xlsx file, not {out.name}")
-    book = open_workbook(path, data_only=True)
-    REPORTS[args.kind](book)
+    # the copy keeps the input's formulas (progress counters ...); the macro reads the cached values
+    book = open_workbook(path, data_only=False)
+    REPORTS[args.kind](OpenpyxlBook(book, values_book=open_workbook(path, data_only=True)))
     save_atomically(book, out)
     print(f"report written to {out}")
     return 0

@@ -38,7 +38,14 @@ def _instructions(wb, title: str, lines: list[str]):
     for i, line in enumerate(lines, start=3):
         ws.cell(row=i, column=1, value=line).alignment = st["wrap"]
     ws.column_dimensions["A"].width = 110
+    _protect(ws)  # text and progress formulas only: nothing to type here
     return ws
+
+
+def _column_letter(index: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(index)
 
 
 def _input_cell(cell, value=None):
@@ -182,7 +189,10 @@ def reliability(items: int = 50, raters: int = 5, replication: bool = True, scal
     ])
     ws = wb.active
     ws["A9"], ws["B9"] = "Ratings entered", "=COUNT(Ratings!B2:ZZ100000)"
-    ws["A10"], ws["B10"] = "Items with at least 2 ratings", f'=SUMPRODUCT(--(COUNTIF(OFFSET(Ratings!B2,ROW(Ratings!B2:B{items + 1})-2,0,1,{raters}),"<>")>=2))'
+    # row sums by MMULT with a column of ones (OFFSET over an array of rows is not portable: LibreOffice differs)
+    last_col = _column_letter(raters + 1)
+    ws["A10"], ws["B10"] = "Items with at least 2 ratings", (
+        f'=SUMPRODUCT(--(MMULT(--(Ratings!$B$2:${last_col}${items + 1}<>""),ROW($A$1:$A${raters})^0)>=2))')
     sheets = ["Ratings"] + (["Replication2"] if replication else [])
     for name in sheets:
         sheet = wb.create_sheet(name)
@@ -263,7 +273,7 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
             _input_cell(sheet.cell(row=r, column=1), f"Item {r - 1}")
             for c in range(2, width + 2):
                 _input_cell(sheet.cell(row=r, column=c))
-    _list_validation(pred, f"Classes!$A$2:$A${len(classes) + 1}", f"B2:{chr(65 + ranks)}{items + 1}", "Pick a class from the Classes sheet")
+    _list_validation(pred, f"Classes!$A$2:$A${len(classes) + 1}", f"B2:{_column_letter(ranks + 1)}{items + 1}", "Pick a class from the Classes sheet")
     for sheet in (ann, pred):
         sheet.column_dimensions["A"].width = 12
         for c in range(2, 10):

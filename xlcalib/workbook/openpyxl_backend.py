@@ -127,10 +127,17 @@ def new_workbook():
 
 
 class OpenpyxlBook(WorkbookBackend):
-    """The interface over an openpyxl ``Workbook``."""
+    """The interface over an openpyxl ``Workbook``.
 
-    def __init__(self, book):
+    ``values_book``: optionally the same file loaded with ``data_only=True``
+    to read from, while results are written into ``book`` loaded with its
+    formulas (so a report copy keeps the template's progress formulas, and
+    input cells computed by formulas are read as their values).
+    """
+
+    def __init__(self, book, values_book=None):
         self.book = book
+        self.values_book = values_book
 
     # ------------------------------------------------------------------ reading
     def sheet_names(self) -> list[str]:
@@ -140,9 +147,10 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.utils.cell import range_boundaries
 
         name = self.find_sheet(sheet)
-        ws = self.book[name]
-        if getattr(ws, "tables", None):
-            min_col, min_row, max_col, max_row = range_boundaries(next(iter(ws.tables.values())).ref)
+        ws = (self.values_book or self.book)[name]
+        tables = getattr(self.book[name], "tables", None)
+        if tables:
+            min_col, min_row, max_col, max_row = range_boundaries(next(iter(tables.values())).ref)
             max_row = max(max_row, ws.max_row)  # rows typed just below a table belong to it
         else:
             min_col, min_row, max_col, max_row = ws.min_column, ws.min_row, ws.max_column, ws.max_row
@@ -158,6 +166,8 @@ class OpenpyxlBook(WorkbookBackend):
         actual = self.find_sheet(name, required=False)
         if actual is not None:
             del self.book[actual]
+            if self.values_book is not None and actual in self.values_book.sheetnames:
+                del self.values_book[actual]
 
     def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
         from openpyxl.styles import Font, PatternFill
@@ -165,6 +175,8 @@ class OpenpyxlBook(WorkbookBackend):
 
         self.delete_sheet(sheet)
         ws = self.book.create_sheet(sheet)
+        if self.values_book is not None:  # keep both views in step (a later step may read a result sheet)
+            self.values_book.create_sheet(sheet)
         rows, header_row = frame_rows(frame, preamble)
         flag = list(frame.columns).index(highlight) if highlight in frame.columns else None
         italic, bold, fill = Font(italic=True), Font(bold=True), PatternFill("solid", fgColor=HIGHLIGHT_FILL)
