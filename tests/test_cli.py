@@ -184,3 +184,32 @@ def test_macro_rerun_replaces_only_result_sheets():
     assert book.sheetnames == ["Evaluations", "Notes", "Values", "Biases", "Residuals", "Diagnostics"]
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
+
+
+def test_disconnected_panel_and_per_component(tmp_path, capsys):
+    rows = [["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", 6, 1], ["B", "x", 4, 1], ["B", "y", 7, 1],
+            ["C", "u", 5, 1], ["C", "v", 3, 1], ["D", "u", 6, 1], ["D", "v", 2, 1]]
+    src = _book(tmp_path / "two.xlsx", rows)
+    assert main(["calibrate", str(src)]) == 2
+    err = capsys.readouterr().err
+    assert "not connected" in err and "--per-component" in err and "component 2: C, D" in err
+    assert main(["calibrate", str(src), "--per-component", "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    payload = json.loads((tmp_path / "r.json").read_text())
+    assert {r["component"] for r in payload["Values"]} == {1, 2}
+    assert any("splits into 2 groups" in r["value"] for r in payload["Diagnostics"] if r["statistic"] == "warning")
+
+
+def test_report_calibration_equals_calibrate(tmp_path):
+    src = _book(tmp_path / "p.xlsx", GOOD)
+    book = openpyxl.load_workbook(src)
+    book.create_sheet("Notes")["A1"] = "=1+1"  # a formula of the secretary's: kept in the report copy
+    book.save(src)
+    assert main(["report", "calibration", str(src)]) == 0
+    out = openpyxl.load_workbook(tmp_path / "p_report.xlsx")
+    assert out.sheetnames == ["Evaluations", "Notes", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert out["Notes"]["A1"].value == "=1+1" and out["Notes"]["A1"].data_type == "f"
+    rows = list(out["Values"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r and r[0] == "object")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header]).set_index("object")
+    core = xlcalib.calibrate(pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]]))
+    np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)

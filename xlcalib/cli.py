@@ -123,6 +123,8 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
+    except InputError as exc:  # speak the command line's language
+        raise InputError(exc.message.replace("per_component=True", "--per-component"), exc.where) from None
     finally:
         book.close()
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
