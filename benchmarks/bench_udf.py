@@ -1,4 +1,10 @@
-"""CALIB_VALUES as Excel calls it: 900 evaluations (30 assessors x 300 objects x 3 reads)."""
+"""CALIB_VALUES as Excel calls it: 900 evaluations (30 assessors x 300 objects x 3 reads).
+
+Targets (issue 5): a call with new inputs <= 10 ms; the same inputs again <= 1 ms
+(solve cache hit).  The "peer" column is the numerical core alone on the already
+clean arrays, so ours - peer is the cost of the spreadsheet layer (cell
+normalisation, cache key, spilling).
+"""
 from __future__ import annotations
 
 import statistics
@@ -7,32 +13,56 @@ import time
 import numpy as np
 
 
-def run() -> list[dict]:
+def _panel():
+    rng = np.random.default_rng(0)
+    rows = [(f"A{(o + d * 7) % 30}", f"P{o}") for o in range(300) for d in range(3)]
+    assessors = [[r[0]] for r in rows]
+    objects = [[r[1]] for r in rows]
+    scores = [[float(x)] for x in rng.normal(5, 1, 900).round(1)]
+    levels = [[["High", "Medium", "Low"][i % 3]] for i in range(900)]
+    return assessors, objects, scores, levels
+
+
+def _median(times):
+    return statistics.median(times)
+
+
+def run(repeats: int = 25) -> list[dict]:
+    import xlcalib
     from udf_registry import calibration as fam
     from udf_registry.registry import REGISTRY
 
-    f = REGISTRY["CALIB_VALUES"].func
-    rng = np.random.default_rng(0)
-    rows = [(f"A{(o + d * 7) % 30}", f"P{o}") for o in range(300) for d in range(3)]
-    a = [[r[0]] for r in rows]
-    o = [[r[1]] for r in rows]
-    s = [[float(x)] for x in rng.normal(5, 1, 900).round(1)]
-    lv = [[["High", "Medium", "Low"][i % 3]] for i in range(900)]
-    cold, warm = [], []
-    for i in range(15):
+    values, biases, stats = (REGISTRY[n].func for n in ("CALIB_VALUES", "CALIB_BIASES", "CALIB_STATS"))
+    a, o, s, lv = _panel()
+    values(a, o, s, lv)  # imports and first-call costs out of the way
+    new, hit, trio, core = [], [], [], []
+    for i in range(repeats):
+        s_i = [[v[0] + 0.001 * (i + 1)] for v in s]  # new inputs each round: a real solve
         fam._cache.clear()
-        s_i = [[v[0] + 0.001 * i] for v in s]
         t0 = time.perf_counter()
-        f(a, o, s_i, lv)
-        cold.append(time.perf_counter() - t0)
+        values(a, o, s_i, lv)
+        new.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        f(a, o, s_i, lv)
-        warm.append(time.perf_counter() - t0)
+        values(a, o, s_i, lv)
+        hit.append(time.perf_counter() - t0)
+        fam._cache.clear()
+        t0 = time.perf_counter()
+        values(a, o, s_i, lv), biases(a, o, s_i, lv), stats(a, o, s_i, lv)
+        trio.append(time.perf_counter() - t0)
+        labels = ([r[0] for r in a], [r[0] for r in o], np.array([r[0] for r in s_i]), [r[0] for r in lv])
+        t0 = time.perf_counter()
+        xlcalib.calibrate(assessors=labels[0], objects=labels[1], scores=labels[2], level=labels[3])
+        core.append(time.perf_counter() - t0)
+    core_s = _median(core)
     return [
-        {"case": "CALIB_VALUES, 900 evaluations, new inputs (parse + solve + bounds)", "ours_s": statistics.median(cold),
-         "peer": "-", "peer_s": None, "ratio": None, "note": "target <= 10 ms"},
-        {"case": "CALIB_VALUES, same inputs again (solve cache hit)", "ours_s": statistics.median(warm),
+        {"case": "CALIB_VALUES, 900 evaluations, new inputs (parse + solve + spill)", "ours_s": _median(new),
+         "peer": "xlcalib.calibrate on clean arrays", "peer_s": core_s, "ratio": _median(new) / core_s,
+         "note": "target <= 10 ms"},
+        {"case": "CALIB_VALUES, same inputs again (solve cache hit)", "ours_s": _median(hit),
          "peer": "-", "peer_s": None, "ratio": None, "note": "target <= 1 ms"},
+        {"case": "CALIB_VALUES + CALIB_BIASES + CALIB_STATS on the same ranges (one solve)", "ours_s": _median(trio),
+         "peer": "xlcalib.calibrate on clean arrays", "peer_s": core_s, "ratio": _median(trio) / core_s,
+         "note": "the sheet's three formulas"},
     ]
 
 

@@ -55,7 +55,7 @@ CASES = {
     "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "bound"]], 2),
     "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value"]], 2),
     "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
-    "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object)), None, 0),
+    "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),
     "REL_ICC": ((GRID_CELLS, "ICC1"), xlcalib.icc(GRID, "ICC1"), 0),
     "REL_ICC_TABLE": ((GRID_CELLS,), xlcalib.icc_table(GRID).reset_index(), 0),
     "REL_SPEARMAN_BROWN": ((0.59, 13.0), xlcalib.spearman_brown(0.59, 13), 0),
@@ -173,8 +173,6 @@ def test_bad_cells_give_short_text_naming_the_problem(name, bad):
     args[spoil_at] = _spoil(args[spoil_at], bad)
     got = harness.call(name, *args)
     text = got[0][0] if isinstance(got, list) else got
-    if name == "CALIB_DESIGN" and bad != -2146826246:
-        pytest.skip("any text is a valid assessor name")
     assert isinstance(text, str) and text.startswith(ERROR_PREFIX), got
     assert len(text) <= 250 and "Traceback" not in text
     if bad == -2146826246:
@@ -210,6 +208,17 @@ def test_header_flag_shapes(name):
     assert len(with_header) == len(without) + 1
     assert all(len(row) == len(with_header[0]) for row in with_header + without)
     assert all(isinstance(c, str) for c in with_header[0])
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in REGISTRY.items() if e.returns == "table"))
+def test_declared_columns_are_the_header_that_spills(name):
+    """docs/FUNCTIONS.md lists each table's columns from the registry; they must be what the cell shows."""
+    entry = REGISTRY[name]
+    header = harness.call(name, *CASES[name][0])[0]
+    if entry.columns_note:
+        assert tuple(header[: len(entry.columns)]) == entry.columns and len(header) > len(entry.columns)
+    else:
+        assert tuple(header) == entry.columns
 
 
 def test_plain_callables_importable_and_equal():

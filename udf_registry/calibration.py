@@ -12,23 +12,26 @@ import xlcalib
 from xlcalib.errors import InputError
 from xlcalib.inputs import (
     EVALUATION_COLUMNS,
+    _PLAIN_NUMBER,
     as_rows,
     as_vector,
+    excel_error_code,
     is_blank,
     is_blank_range,
     label_vector,
     number_vector,
     parse_choice,
+    parse_flag,
     parse_number,
     parse_whole,
     same_length,
 )
 
-from .registry import Arg, udf
+from .registry import Arg, Cells, table_cells, to_cells, udf
 
 CATEGORY = "xlcalib Calibration"
 CACHE_SIZE = 32
-_cache: OrderedDict[str, xlcalib.CalibrationResult] = OrderedDict()
+_cache: "OrderedDict[str, _Solved]" = OrderedDict()
 
 _COMMON = (
     Arg("assessors", "Range of assessor names, one per evaluation"),
@@ -70,8 +73,23 @@ def _is_levels_header(row) -> bool:
     return first in (*EVALUATION_COLUMNS["level"], "name", "level name") or second in EVALUATION_COLUMNS["sd"]
 
 
-def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
-    """Solve once per distinct input (bounded LRU cache keyed by the raw cell values), else normalise and solve."""
+class _Solved:
+    """One cached solve: the core's result and the cell tables already spilled from it."""
+
+    __slots__ = ("result", "cells")
+
+    def __init__(self, result: xlcalib.CalibrationResult):
+        self.result = result
+        self.cells: dict[tuple[str, bool], Cells] = {}
+
+
+def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge) -> _Solved:
+    """Solve once per distinct input: a bounded LRU cache keyed by a hash of the cell values and options.
+
+    The key is the SHA-1 of the pickled raw arguments (as xlwings hands them
+    over), so a hit skips normalisation too; equal inputs typed differently
+    (3 vs 3.0) merely miss.  Errors are never cached.
+    """
     try:
         key = hashlib.sha1(pickle.dumps((assessors, objects, scores, uncertainty, kind, levels, gauge), 4)).hexdigest()
     except (pickle.PicklingError, TypeError, AttributeError):
@@ -79,23 +97,35 @@ def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlc
     if key is not None and key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    result = _solve(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge))
     if key is not None:
-        _cache[key] = result
+        _cache[key] = solved
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
-    return result
+    return solved
+
+
+def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
+    return _solved(assessors, objects, scores, uncertainty, kind, levels, gauge).result
+
+
+def _spill(solved: _Solved, name: str, header, build) -> Cells:
+    """The cell table *name* of a cached solve, built once per header setting."""
+    flag = parse_flag(header, "header", True)
+    key = (name, flag)
+    if key not in solved.cells:
+        table = build(solved.result)
+        solved.cells[key] = Cells(table_cells(table, flag) if isinstance(table, dict) else to_cells(table, flag))
+    return solved.cells[key]
 
 
 def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
     s = number_vector(scores, "score")
-    kind = parse_choice(kind, "kind", ("sd", "confidence", "level"), "")
-    cells = label_vector(uncertainty, "uncertainty")  # names blanks and error values by position
-    if not kind:
-        kind = _uncertainty_kind(uncertainty)
-    u = cells if kind == "level" else number_vector(uncertainty, "uncertainty")
+    kind = parse_choice(kind, "kind", ("sd", "confidence", "level"), "") or _uncertainty_kind(uncertainty)
+    # both parsers name blank cells and Excel error values by their position
+    u = label_vector(uncertainty, "uncertainty") if kind == "level" else number_vector(uncertainty, "uncertainty")
     same_length(assessors=a, objects=o, scores=s, uncertainty=u)
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
     table = _levels(levels)
@@ -130,67 +160,66 @@ def _in_ranges(exc: InputError, ranges: dict, names: dict | None = None) -> Inpu
 
 
 def _uncertainty_kind(uncertainty) -> str:
-    """Numbers -> "sd", text -> "level"; a mix is an error naming the first odd cell (not a silent guess)."""
+    """Numbers -> "sd", text -> "level"; a mix is an error naming the first odd cell (not a silent guess).
+
+    Blank cells and Excel error values count as neither; the parser reports them.
+    """
     cells, orientation = as_vector(uncertainty, "uncertainty")
-    numeric = [_looks_numeric(c) for c in cells]
-    if all(numeric):
+    numeric, text = [], []
+    for i, c in enumerate(cells):
+        if type(c) is str:
+            c = c.strip()
+            if not c or (c[0] == "#" and excel_error_code(c) is not None):
+                continue
+            (numeric if c[0] in "0123456789+-." and _PLAIN_NUMBER.match(c) else text).append(i)
+        elif type(c) is float or (isinstance(c, (int, float)) and not isinstance(c, bool) and excel_error_code(c) is None):
+            numeric.append(i)
+    if not text:
         return "sd"
-    if not any(numeric):
+    if not numeric:
         return "level"
-    odd = numeric.index(True) if sum(numeric) * 2 < len(numeric) else numeric.index(False)
+    odd = numeric[0] if len(numeric) < len(text) else text[0]
     raise InputError(
         f"{orientation} {odd + 1} of the uncertainty range is {cells[odd]!r} but other cells hold "
-        f"{'levels (text)' if numeric[odd] else 'numbers'}; use SDs/confidences or levels, not both"
+        f"{'levels (text)' if odd in numeric else 'numbers'}; use SDs/confidences or levels, not both"
     )
 
 
-def _table(result, name: str, build):
-    """Per-result memo of the spilled tables, so a cache hit skips pandas work too."""
-    memo = result.__dict__.setdefault("_udf_tables", {})
-    if name not in memo:
-        memo[name] = build()
-    return memo[name]
-
-
-def _looks_numeric(value) -> bool:
-    if isinstance(value, (int, float)):
-        return True
-    try:
-        float(str(value))
-        return True
-    except ValueError:
-        return False
+def _frame(table: pd.DataFrame, index_name: str, columns: list[str]) -> dict:
+    """The index as a first column plus the chosen columns, as named columns (no DataFrame round trip)."""
+    return {index_name: table.index, **{c: table[c] for c in columns}}
 
 
 @udf("CALIB_VALUES", category=CATEGORY, help="Calibrated value and robustness bound per object (spills).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('object', 'value', 'bound'),
      example=f"=CALIB_VALUES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |dv_o| <= sqrt(2 N w / (mu2 C_o))")
 def calib_values(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
-    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _table(r, "values", lambda: r.values.reset_index()[["object", "value", "bound"]])
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "values", header, lambda r: _frame(r.values, "object", ["value", "bound"]))
 
 
 @udf("CALIB_BIASES", category=CATEGORY, help="Bias (positive = lenient) and robustness bound per assessor (spills).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('assessor', 'bias', 'bound'),
      example=f"=CALIB_BIASES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |db_a| <= sqrt(2 N w / (mu2 C'_a))")
 def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
-    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _table(r, "biases", lambda: r.biases.reset_index()[["assessor", "bias", "bound"]])
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "biases", header, lambda r: _frame(r.biases, "assessor", ["bias", "bound"]))
 
 
 @udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('statistic', 'value'),
      example=f"=CALIB_STATS({_EXAMPLE_ARGS})", formula=_FORMULA + "; w = R/(N-A-O+components) for confidences")
 def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
-    r = _result(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _table(r, "stats", lambda: r.diagnostics()[["statistic", "value"]])
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "stats", header, lambda r: r.diagnostics()[["statistic", "value"]])
 
 
 @udf("CALIB_RESIDUALS", category=CATEGORY, help="Per evaluation: fitted score, residual, standardised residual, anomaly flag.",
-     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('assessor', 'object', 'score', 'fitted', 'residual', 'std_residual', 'anomalous'),
      example=f"=CALIB_RESIDUALS({_EXAMPLE_ARGS})", formula="residual = s_ao - v_o - b_a; std = sqrt(c_ao) residual / sqrt(w); anomalous if |std| > 3")
 def calib_residuals(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
-    return _result(assessors, objects, scores, uncertainty, kind, levels, gauge).residuals
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "residuals", header, lambda r: r.residuals)
 
 
 @udf("CALIB_DESIGN", category=CATEGORY,
@@ -200,7 +229,7 @@ def calib_residuals(assessors, objects, scores, uncertainty, kind=None, levels=N
            Arg("confidence", "Optional range of expected confidences (default 1 each)"),
            Arg("k", "Optional number of extra assignments to suggest (default 5)", range=False),
            Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)),
-     core=xlcalib.design_check, returns="table", example="=CALIB_DESIGN(Plan[Assessor], Plan[Object])",
+     core=xlcalib.design_check, returns="table", columns=('item', 'value', 'detail'), example="=CALIB_DESIGN(Plan[Assessor], Plan[Object])",
      formula="mu2 = 2nd smallest eigenvalue of I - C'^-1/2 W C'^-1/2; suggestions ranked by exact mu2 after adding the pair")
 def calib_design(assessors, objects, confidence=None, k=None, header=True):
     a = label_vector(assessors, "assessor")

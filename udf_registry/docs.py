@@ -37,13 +37,21 @@ def render() -> str:
                 "|---|---|",
                 *[f"| `{a.name}` | {a.help.replace('|', '/')} |" for a in e.args],
                 "",
-                f"Returns: {'a table (spills)' if e.returns == 'table' else 'a single value'}.",
+                f"Returns: {_returns(e)}",
                 f"Example: `{e.example}`",
                 f"Formula: {e.formula}",
                 f"Core function: `{e.core_name}`",
                 "",
             ]
     return "\n".join(lines)
+
+
+def _returns(entry) -> str:
+    if entry.returns != "table":
+        return "a single value."
+    columns = ", ".join(f"`{c}`" for c in entry.columns)
+    note = f", {entry.columns_note}" if entry.columns_note else ""
+    return f"a table that spills, header row (when `header` is TRUE): {columns}{note}."
 
 
 def _n_required(entry) -> int:

@@ -82,7 +82,7 @@ def _concentration(cases, names, reliability, model, prior):
 
 
 @udf("GT_IRN", category=CATEGORY, help="Inverse-rank-normalised plausibility of every class per item (spills, one row per item).",
-     args=(_ANN, _CLASSES, _HEADER), core=gt.irn, returns="table", example="=GT_IRN(B2:G101, Classes!A2:A20)",
+     args=(_ANN, _CLASSES, _HEADER), core=gt.irn, returns="table", columns=('item',), columns_note="then one column per class, in the order of the class list", example="=GT_IRN(B2:G101, Classes!A2:A20)",
      formula=_REF + " eq. 14-16: class in block i gets (1/i)/|b_i|, summed over annotators, normalised")
 def gt_irn(annotations, classes, header=True):
     names = _classes(classes)
@@ -92,7 +92,7 @@ def gt_irn(annotations, classes, header=True):
 
 @udf("GT_PLAUSIBILITY", category=CATEGORY,
      help="Per item and plausible class: IRN plausibility and the probability the class is the true top-1 (spills).",
-     args=(_ANN, _CLASSES, _REL, _SAMPLES, _SEED, _HEADER), core=gt.sample_dirichlet, returns="table",
+     args=(_ANN, _CLASSES, _REL, _SAMPLES, _SEED, _HEADER), core=gt.sample_dirichlet, returns="table", columns=('item', 'class', 'irn_plausibility', 'p_top1'),
      example="=GT_PLAUSIBILITY(B2:G101, Classes!A2:A20, 3)",
      formula=_REF + " eq. 2-3: Certainty(y) = P(y = argmax lambda), lambda ~ PrIRN")
 def gt_plausibility(annotations, classes, reliability=None, samples=None, seed=None, header=True):
@@ -115,7 +115,7 @@ def gt_plausibility(annotations, classes, reliability=None, samples=None, seed=N
            Arg("top", "Optional j for top-j certainty (default 1)", range=False),
            Arg("model", 'Optional "auto" (default), "prirn" or "dirichlet" (single-label annotations, prior 1)', range=False),
            _HEADER),
-     core=gt.annotation_certainty, returns="table", example="=GT_CERTAINTY(B2:G101, Classes!A2:A20, 3)",
+     core=gt.annotation_certainty, returns="table", columns=('item', 'certainty', 'label'), example="=GT_CERTAINTY(B2:G101, Classes!A2:A20, 3)",
      formula=_REF + " eq. 4-6: max over label sets C of P(C = top-|C| labels of lambda)")
 def gt_certainty(annotations, classes, reliability=None, samples=None, seed=None, top=None, model=None, header=True):
     names = _classes(classes)
@@ -176,7 +176,7 @@ def _ua_table(label, result, point=None):
      help="Uncertainty-adjusted top-k accuracy of ranked predictions, with its spread and the IRN point version.",
      args=(_ANN, _CLASSES, Arg("predictions", "Items x ranks range of predicted class names, best first"),
            Arg("k", "Optional k (default 1)", range=False), _REL, _SAMPLES, _SEED, _HEADER),
-     core=gt.ua_topk_accuracy, returns="table", example="=GT_UA_ACCURACY(B2:G101, Classes!A2:A20, H2:J101, 3)",
+     core=gt.ua_topk_accuracy, returns="table", columns=('statistic', 'value'), example="=GT_UA_ACCURACY(B2:G101, Classes!A2:A20, H2:J101, 3)",
      formula=_REF + " eq. 8: E_x E_lambda [top-1 label of lambda in the top-k predictions]")
 def gt_ua_accuracy(annotations, classes, predictions, k=None, reliability=None, samples=None, seed=None, header=True):
     names, plaus, draws = _samples_for(annotations, classes, reliability, samples, seed)
@@ -188,7 +188,7 @@ def gt_ua_accuracy(annotations, classes, predictions, k=None, reliability=None, 
 @udf("GT_UA_SET_ACCURACY", category=CATEGORY, help="Uncertainty-adjusted set accuracy: P(prediction set = top-|C| labels).",
      args=(_ANN, _CLASSES, Arg("prediction_sets", "Items x columns range: each row the predicted set of class names"),
            _REL, _SAMPLES, _SEED, _HEADER),
-     core=gt.ua_set_accuracy, returns="table", example="=GT_UA_SET_ACCURACY(B2:G101, Classes!A2:A20, H2:J101)",
+     core=gt.ua_set_accuracy, returns="table", columns=('statistic', 'value'), example="=GT_UA_SET_ACCURACY(B2:G101, Classes!A2:A20, H2:J101)",
      formula=_REF + " eq. 9: E_x E_lambda [Y_top-|C|(lambda) = C(x)]")
 def gt_ua_set_accuracy(annotations, classes, prediction_sets, reliability=None, samples=None, seed=None, header=True):
     names, plaus, draws = _samples_for(annotations, classes, reliability, samples, seed)
@@ -201,7 +201,7 @@ def gt_ua_set_accuracy(annotations, classes, prediction_sets, reliability=None, 
 @udf("GT_UA_OVERLAP", category=CATEGORY, help="Uncertainty-adjusted average overlap@L of ranked predictions.",
      args=(_ANN, _CLASSES, Arg("predictions", "Items x ranks range of predicted class names, best first"),
            Arg("L", "Optional depth L (default 3)", range=False), _REL, _SAMPLES, _SEED, _HEADER),
-     core=gt.ua_average_overlap, returns="table", example="=GT_UA_OVERLAP(B2:G101, Classes!A2:A20, H2:J101, 3)",
+     core=gt.ua_average_overlap, returns="table", columns=('statistic', 'value'), example="=GT_UA_OVERLAP(B2:G101, Classes!A2:A20, H2:J101, 3)",
      formula=_REF + " eq. 10-12: mean over k <= L of E_lambda |C_top-k ∩ Y_top-k(lambda)| / k")
 def gt_ua_overlap(annotations, classes, predictions, L=None, reliability=None, samples=None, seed=None, header=True):
     names, plaus, draws = _samples_for(annotations, classes, reliability, samples, seed)
@@ -214,7 +214,7 @@ def gt_ua_overlap(annotations, classes, predictions, L=None, reliability=None, s
      help="Certainty that each item's true score lies on its side of a threshold (normal model, spills).",
      args=(Arg("ratings", "Items x raters range of numeric ratings (blank = not rated)"),
            Arg("threshold", "The threshold t (outcomes y <= t and y > t)", range=False), _SAMPLES, _SEED, _HEADER),
-     core=gt.threshold_certainty, returns="table", example="=GT_THRESHOLD_CERTAINTY(B2:K1001, 0)",
+     core=gt.threshold_certainty, returns="table", columns=('item', 'n', 'mean', 'p_below', 'outcome', 'certainty'), example="=GT_THRESHOLD_CERTAINTY(B2:K1001, 0)",
      formula=_REF + " Appendix A: normal-inverse-gamma posterior; certainty = max over outcomes of P(outcome is likelier)")
 def gt_threshold_certainty(ratings, threshold, samples=None, seed=None, header=True):
     x = number_grid(ratings, "ratings")

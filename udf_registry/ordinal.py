@@ -30,7 +30,7 @@ def _result(rater1, rater2, categories):
 
 
 @udf("ORD_SVENSSON", category=CATEGORY, help="All Svensson measures (PA, RP, RC, RV, D, kappa ...) with jackknife SEs (spills).",
-     args=(*_ARGS, _HEADER), core=xlcalib.svensson, returns="table", example="=ORD_SVENSSON(B2:B60, C2:C60, E2:E5)",
+     args=(*_ARGS, _HEADER), core=xlcalib.svensson, returns="table", columns=('measure', 'value', 'SE', 'meaning'), example="=ORD_SVENSSON(B2:B60, C2:C60, E2:E5)",
      formula=_REF + "; RV = 6/n^3 sum x_ij (R1_ij - R2_ij)^2; jackknife by count-weighted deletion")
 def ord_svensson(rater1, rater2, categories=None, header=True):
     return _result(rater1, rater2, categories).to_frame()
@@ -58,14 +58,14 @@ def ord_rv(rater1, rater2, categories=None):
 
 
 @udf("ORD_MEANRANKS", category=CATEGORY, help="Both augmented mean ranks for every used pair of categories (spills).",
-     args=(*_ARGS, _HEADER), core=xlcalib.mean_rank_table, returns="table", example="=ORD_MEANRANKS(B2:B60, C2:C60, E2:E5)",
+     args=(*_ARGS, _HEADER), core=xlcalib.mean_rank_table, returns="table", columns=('rater1', 'rater2', 'count', 'R1', 'R2', 'difference'), example="=ORD_MEANRANKS(B2:B60, C2:C60, E2:E5)",
      formula="R1_ij = sum_{h<i} x_h. + sum_{k<j} x_ik + (1 + x_ij)/2; R2 likewise with the roles swapped")
 def ord_meanranks(rater1, rater2, categories=None, header=True):
     return xlcalib.mean_rank_table(*_pairs(rater1, rater2, categories))
 
 
 @udf("ORD_ROC", category=CATEGORY, help="Cumulative proportions of both raters at each category boundary (ROC curve).",
-     args=(*_ARGS, _HEADER), core=xlcalib.roc_points, returns="table", example="=ORD_ROC(B2:B60, C2:C60, E2:E5)",
+     args=(*_ARGS, _HEADER), core=xlcalib.roc_points, returns="table", columns=('boundary', 'rater1', 'rater2'), example="=ORD_ROC(B2:B60, C2:C60, E2:E5)",
      formula="points (q1(v), q2(v)) for v = 0..m")
 def ord_roc(rater1, rater2, categories=None, header=True):
     return xlcalib.roc_points(*_pairs(rater1, rater2, categories))

@@ -25,7 +25,7 @@ import pandas as pd
 from xlcalib.errors import InputError
 from xlcalib.inputs import parse_flag
 
-__all__ = ["Arg", "Entry", "REGISTRY", "udf", "decorate", "to_cells", "error_text", "ERROR_PREFIX"]
+__all__ = ["Arg", "Cells", "Entry", "REGISTRY", "udf", "decorate", "to_cells", "table_cells", "error_text", "ERROR_PREFIX"]
 
 ERROR_PREFIX = "xlcalib: "
 #: Cell text is kept short enough to read in a cell and in the VBA wrapper.
@@ -52,6 +52,10 @@ class Entry:
     example: str
     formula: str
     func: Callable = field(repr=False, default=None)
+    #: header row of a spilled table (checked by the tests against what the function returns)
+    columns: tuple[str, ...] = ()
+    #: free text for columns that depend on the input (e.g. one per class)
+    columns_note: str = ""
 
     @property
     def core_name(self) -> str:
@@ -82,31 +86,54 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
-def _column_cells(column: pd.Series) -> list:
-    """One column as cell values, converted column-wise (fast path for numeric dtypes)."""
-    kind = column.dtype.kind
+def _column_cells(column) -> list:
+    """One column (Series, Index or array) as cell values, converted column-wise (fast path for numeric dtypes)."""
+    array = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+    kind = array.dtype.kind
     if kind == "f":
-        return [None if v != v else v for v in column.to_numpy().tolist()]  # v != v: NaN
+        return [None if v != v else v for v in array.tolist()]  # v != v: NaN
     if kind in "iub":
-        return column.to_numpy().tolist()
-    return [_cell(v) for v in column.to_numpy(dtype=object)]
+        return array.tolist()
+    values = array.astype(object).tolist()
+    if all(type(v) is str for v in values):  # labels: nothing to convert
+        return values
+    return [_cell(v) for v in values]
+
+
+class Cells(list):
+    """Rows already in cell form (header applied by the implementation, e.g. memoised per input).
+
+    :func:`to_cells` hands out fresh row lists, so a caller that edits the
+    spilled rows cannot corrupt the memo.
+    """
 
 
 def to_cells(value: Any, header: bool) -> Any:
     """DataFrame -> list of rows (with the column names first when ``header``); scalars unchanged."""
+    if isinstance(value, Cells):
+        return [list(row) for row in value]
     if isinstance(value, pd.DataFrame):
-        columns = [_column_cells(value.iloc[:, j]) for j in range(value.shape[1])]
-        rows = [list(row) for row in zip(*columns)] if columns else []
-        if header:
-            rows.insert(0, [str(c) for c in value.columns])
-        return rows if rows else [[None]]
+        return table_cells({c: value.iloc[:, j] for j, c in enumerate(value.columns)}, header)
     return _cell(value)
 
 
+def table_cells(columns: dict, header: bool) -> list:
+    """Named columns (Series, Index or arrays of equal length) -> list of rows, header first when asked."""
+    cells = [_column_cells(column) for column in columns.values()]
+    rows = [list(row) for row in zip(*cells)] if cells else []
+    if header:
+        rows.insert(0, [str(c) for c in columns])
+    return rows if rows else [[None]]
+
+
 def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg], core: Callable,
-        returns: str, example: str, formula: str):
+        returns: str, example: str, formula: str, columns: tuple[str, ...] = (), columns_note: str = ""):
     """Declare a spreadsheet function; the decorated implementation returns a DataFrame or a scalar."""
     args = tuple(args)
+    if returns not in ("table", "scalar"):
+        raise TypeError(f"{name}: returns must be 'table' or 'scalar', not {returns!r}")
+    if (returns == "table") != bool(columns):
+        raise TypeError(f"{name}: a table declares its header columns (and a scalar none)")
 
     def decorate_impl(impl: Callable) -> Callable:
         params = list(inspect.signature(impl).parameters)
@@ -135,7 +162,8 @@ def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg
         wrapper.__name__ = name
         wrapper.__qualname__ = name
         wrapper.__doc__ = help
-        REGISTRY[name] = Entry(name, category, help, args, core, returns, example, formula, wrapper)
+        REGISTRY[name] = Entry(name, category, help, args, core, returns, example, formula, wrapper,
+                               tuple(columns), columns_note)
         return wrapper
 
     return decorate_impl

@@ -27,7 +27,7 @@ def rel_icc(ratings, form=None):
 
 @udf("REL_ICC_TABLE", category=CATEGORY, help="All six ICC forms with F test, p-value and confidence interval (spills).",
      args=(_RATINGS, Arg("alpha", "Optional: 1 - confidence level (default 0.05)", range=False), _HEADER),
-     core=xlcalib.icc_table, returns="table", example="=REL_ICC_TABLE(B2:N354)",
+     core=xlcalib.icc_table, returns="table", columns=('form', 'description', 'ICC', 'F', 'df1', 'df2', 'pval', 'CI_low', 'CI_high'), example="=REL_ICC_TABLE(B2:N354)",
      formula="Shrout & Fleiss (1979) / McGraw & Wong (1996) ICC forms; unbalanced one-way ANOVA for missing cells")
 def rel_icc_table(ratings, alpha=None, header=True):
     return xlcalib.icc_table(number_grid(ratings, "ratings"), alpha=_number(alpha, "alpha", 0.05)).reset_index()
@@ -64,7 +64,7 @@ def rel_kalpha(ratings, level=None):
      args=(_RATINGS, Arg("k", "Optional ratings per item in each resample (default: each item's own count)", range=False),
            Arg("n_boot", "Optional number of bootstrap replicates (default 1000)", range=False),
            Arg("seed", "Optional random seed (default 0; same seed, same answer)", range=False), _HEADER),
-     core=xlcalib.krr_bootstrap, returns="table", example="=REL_KRR_BOOTSTRAP(B2:N354)",
+     core=xlcalib.krr_bootstrap, returns="table", columns=('statistic', 'value'), example="=REL_KRR_BOOTSTRAP(B2:N354)",
      formula="resample ratings within items twice, mean, interval alpha between the two mean vectors (k-rater reliability seed, 5.1)")
 def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
     result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings"), k=parse_whole(k, "k", None),
@@ -77,7 +77,7 @@ def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
            Arg("replication2", "Items x raters ratings of replication 2, same items in the same order"),
            Arg("n_draws", "Optional random column draws per k (default 100)", range=False),
            Arg("seed", "Optional random seed (default 0)", range=False), _HEADER),
-     core=xlcalib.krr_empirical, returns="table", example="=REL_KRR_EMPIRICAL(Rep1!B2:N354, Rep2!B2:N354)",
+     core=xlcalib.krr_empirical, returns="table", columns=('k', 'kRR', 'sd', 'n_draws'), example="=REL_KRR_EMPIRICAL(Rep1!B2:N354, Rep2!B2:N354)",
      formula="k random columns from each replication, item means, interval alpha between them (seed 4.2)")
 def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, header=True):
     return xlcalib.krr_empirical(number_grid(replication1, "replication 1"), number_grid(replication2, "replication 2"),
@@ -87,7 +87,7 @@ def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, heade
 @udf("REL_KRR_CURVE", category=CATEGORY, help="k-rater reliability curve: empirical, ICC(k) and Spearman-Brown per k.",
      args=(_RATINGS, Arg("replication", "Optional second replication (adds the empirical column)"),
            Arg("k_max", "Optional largest k (default: most ratings per item)", range=False), _HEADER),
-     core=xlcalib.krr_curve, returns="table", example="=REL_KRR_CURVE(Rep1!B2:N354, Rep2!B2:N354)",
+     core=xlcalib.krr_curve, returns="table", columns=('k', 'empirical', 'icc_k', 'spearman_brown'), example="=REL_KRR_CURVE(Rep1!B2:N354, Rep2!B2:N354)",
      formula="ICC(k) = var_item / (var_item + var_error / k); SB from ICC(1) of 2 ratings per item (seed Fig. 1)")
 def rel_krr_curve(ratings, replication=None, k_max=None, header=True):
     rep = None if is_blank_range(replication) else number_grid(replication, "replication")

@@ -32,7 +32,7 @@ def _metric(key, human, system, exclude_zero):
 
 
 @udf("EVAL_TABLE", category=CATEGORY, help="All accuracy metrics of system vs human scores (N, agreement, kappa, QWK, r, SMD, MSE, R2).",
-     args=(_HUMAN, _SYSTEM, _EXCL, _HEADER), core=xlcalib.evaluation_metrics, returns="table",
+     args=(_HUMAN, _SYSTEM, _EXCL, _HEADER), core=xlcalib.evaluation_metrics, returns="table", columns=('metric', 'value'),
      example="=EVAL_TABLE(B2:B501, C2:C501)", formula=_REF)
 def eval_table(human, system, exclude_zero=None, header=True):
     s = _metrics(human, system, exclude_zero)
@@ -79,7 +79,7 @@ def eval_prmse(system, human):
 
 @udf("EVAL_DSM", category=CATEGORY, help="Difference of standardised means per subgroup (fairness), whole-set standardisation.",
      args=(_HUMAN, _SYSTEM, Arg("groups", "Range of subgroup labels, one per response"), _HEADER),
-     core=xlcalib.difference_of_standardized_means, returns="table", example="=EVAL_DSM(B2:B501, C2:C501, D2:D501)",
+     core=xlcalib.difference_of_standardized_means, returns="table", columns=('group', 'DSM', 'N'), example="=EVAL_DSM(B2:B501, C2:C501, D2:D501)",
      formula="DSM_g = mean over group g of (z_M - z_H), z from the whole evaluation set")
 def eval_dsm(human, system, groups, header=True):
     h = number_vector(human, "human")

@@ -132,8 +132,10 @@ def as_rows(value: Any) -> list[list[Any]]:
     if not any(isinstance(row, (list, tuple)) for row in rows):
         return [list(rows)]
     out = [list(row) if isinstance(row, (list, tuple)) else [row] for row in rows]
-    width = max(len(row) for row in out)
-    return [row + [None] * (width - len(row)) for row in out]
+    width = max(map(len, out))
+    if any(len(row) != width for row in out):
+        out = [row + [None] * (width - len(row)) for row in out]
+    return out
 
 
 def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
@@ -143,6 +145,9 @@ def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
     column are *rows* ("row 7 of the Score range"), entries of a row are
     *columns*.  A block with more than one row and column is an error.
     """
+    if type(value) is list and value and type(value[0]) is list and set(map(type, value)) == {list} \
+            and set(map(len, value)) == {1}:
+        return [row[0] for row in value], "row"  # fast path: a column as xlwings hands it over (ndim=2)
     rows = as_rows(value)
     if not rows or not rows[0]:
         return [], "row"
@@ -234,7 +239,7 @@ def label_vector(value: Any, name: str, allow_blank: bool = False) -> list[str |
     for i, cell in enumerate(cells):
         if type(cell) is str:
             text = cell.strip()
-            if text and text.upper() not in EXCEL_ERRORS:
+            if text and (text[0] != "#" or text.upper() not in EXCEL_ERRORS):
                 out.append(text)
                 continue
         out.append(parse_label(cell, _position(name, i, orientation), allow_blank))
