@@ -213,3 +213,30 @@ def test_report_calibration_equals_calibrate(tmp_path):
     table = pd.DataFrame(rows[header + 1:], columns=rows[header]).set_index("object")
     core = xlcalib.calibrate(pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]]))
     np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
+
+
+def test_csv_input_fast_path(tmp_path, capsys):
+    csv_path = tmp_path / "panel.csv"
+    csv_path.write_text("\n".join(";".join("" if v is None else str(v) for v in row) for row in GOOD) + "\n\n",
+                        encoding="utf-8-sig")
+    assert main(["calibrate", str(csv_path), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    payload = json.loads((tmp_path / "r.json").read_text())
+    core = xlcalib.calibrate(pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]]))
+    got = {r["object"]: r["value"] for r in payload["Values"]}
+    np.testing.assert_allclose([got[o] for o in core.values.index], core.values["value"], atol=1e-12)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Assessor,Object,Score,SD\nA,x,\"3,5\",1\n")
+    assert main(["calibrate", str(bad)]) == 2
+    assert "sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal comma" in capsys.readouterr().err
+
+
+def test_result_sheet_beyond_excel_rows_is_refused_cleanly(monkeypatch):
+    from xlcalib.workbook import base, new_workbook, open_book
+
+    book = new_workbook()
+    backend = open_book(book)
+    backend.write_frame("Residuals", pd.DataFrame({"x": [1.0]}))
+    monkeypatch.setattr(base, "EXCEL_MAX_ROWS", 5)
+    with pytest.raises(xlcalib.InputError, match="sheet Residuals would need 8 rows x 1 columns.*--format csv"):
+        backend.write_frame("Residuals", pd.DataFrame({"x": np.arange(5.0)}), preamble=[["a"]])
+    assert book["Residuals"]["A2"].value == 1.0  # the previous sheet is untouched

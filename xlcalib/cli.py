@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="demo_output", help="folder for the exercise and result workbooks")
 
     cal = sub.add_parser("calibrate", help="calibrate the evaluations in a workbook")
-    cal.add_argument("workbook", help="input .xlsx with an Evaluations sheet (never modified)")
+    cal.add_argument("workbook", help="input .xlsx/.xlsm with an Evaluations sheet, or a .csv export of it (never modified)")
     cal.add_argument("-o", "--out", help="output file (default <stem>_calibrated.<format>)")
     cal.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
     cal.add_argument("--gauge", choices=["weighted", "simple"], default=None,
@@ -119,14 +119,20 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
     path = Path(path)
     overrides = {"gauge": gauge} if gauge else {}  # an explicit command-line gauge beats the Settings sheet
-    book = open_workbook(path)
+    if path.suffix.lower() == ".csv":  # fast path for very large exercises: the sheet exported as CSV
+        from .workbook.csv_backend import CsvBook
+
+        book = CsvBook(path, sheet)
+    else:
+        book = open_workbook(path)
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
     except InputError as exc:  # speak the command line's language
         raise InputError(exc.message.replace("per_component=True", "--per-component"), exc.where) from None
     finally:
-        book.close()
+        if hasattr(book, "close"):
+            book.close()
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     if out.resolve() == path.resolve():

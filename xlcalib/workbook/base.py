@@ -162,8 +162,20 @@ class WorkbookBackend(ABC):
                     fill: str | None = None, number_format: str | None = None) -> None: ...
 
 
-def frame_rows(frame: pd.DataFrame, preamble=()) -> tuple[list[list[Any]], int]:
-    """The cell rows a result sheet holds (preamble, blank row, header, data) and the header's 1-based row."""
+#: Rows and columns of an Excel worksheet.
+EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS = 1_048_576, 16_384
+
+
+def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "") -> tuple[list[list[Any]], int]:
+    """The cell rows a result sheet holds (preamble, blank row, header, data) and the header's 1-based row.
+
+    Raises InputError when the sheet would exceed Excel's 1,048,576 rows or 16,384 columns.
+    """
+    needed = len(preamble) + (1 if len(preamble) else 0) + 1 + len(frame)
+    if needed > EXCEL_MAX_ROWS or frame.shape[1] > EXCEL_MAX_COLUMNS:
+        raise InputError(f"sheet {sheet or '(result)'} would need {needed:,} rows x {frame.shape[1]} columns; an Excel "
+                         f"sheet holds {EXCEL_MAX_ROWS:,} x {EXCEL_MAX_COLUMNS:,}: write CSV or JSON instead "
+                         "(xlcalib calibrate --format csv)", {"sheet": sheet})
     rows = [[cell_value(v) for v in r] for r in preamble]
     if rows:
         rows.append([])

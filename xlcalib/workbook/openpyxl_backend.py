@@ -173,11 +173,11 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.styles import Font, PatternFill
         from openpyxl.utils import get_column_letter
 
+        rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
         self.delete_sheet(sheet)
         ws = self.book.create_sheet(sheet)
         if self.values_book is not None:  # keep both views in step (a later step may read a result sheet)
             self.values_book.create_sheet(sheet)
-        rows, header_row = frame_rows(frame, preamble)
         flag = list(frame.columns).index(highlight) if highlight in frame.columns else None
         italic, bold, fill = Font(italic=True), Font(bold=True), PatternFill("solid", fgColor=HIGHLIGHT_FILL)
         for i, row in enumerate(rows, start=1):

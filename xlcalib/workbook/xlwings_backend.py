@@ -65,6 +65,7 @@ class XlwingsBook(WorkbookBackend):
             self.book.sheets[actual].delete()
 
     def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
+        rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
         actual = self.find_sheet(sheet, required=False)
         if actual is None:
             ws = self.book.sheets.add(sheet, after=self.book.sheets[len(self.book.sheets) - 1])
@@ -73,7 +74,6 @@ class XlwingsBook(WorkbookBackend):
             for chart in list(ws.charts):
                 chart.delete()
             ws.clear()
-        rows, header_row = frame_rows(frame, preamble)
         width = max(len(r) for r in rows)
         ws.range("A1").options(ndim=2).value = [[excel_text(v) for v in r] + [None] * (width - len(r)) for r in rows]
         if header_row > 1:
