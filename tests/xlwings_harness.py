@@ -135,3 +135,51 @@ def vba_module(book_name: str = "x.xlsm") -> str:
     buffer = io.StringIO()
     state["udfs"].generate_vba_wrapper("udf_registry", state["module"], buffer, _Book())
     return buffer.getvalue()
+
+
+def import_functions(book_name: str = "panel.xlsm") -> tuple[str, list[tuple[str, dict]]]:
+    """Run xlwings' own *Import Functions* (``xlwings.udfs.import_udfs``) against a stand-in workbook.
+
+    The stand-in records what Excel would be asked to do: the VBA module file
+    handed to ``VBComponents.Import`` and every ``Application.MacroOptions``
+    call (function description, category, argument descriptions).  The module
+    is served from xlwings' own UDF-module cache, pre-filled with the
+    catalogue decorated by the real ``xlfunc/xlarg/xlret`` (as ``udf_registry``
+    is on Windows).
+    """
+    state = setup()
+    udfs = state["udfs"]
+    com_error = sys.modules["pywintypes"].com_error
+    udfs.udf_modules["udf_registry"] = {"filename": "udf_registry", "filetime": None, "module": state["module"]}
+    recorded: dict = {"vba": None, "options": []}
+
+    class _Components:
+        def __call__(self, name):
+            raise com_error(f"no component {name}")  # a workbook without an earlier import
+
+        def Remove(self, component):  # noqa: N802 - COM method name
+            raise AssertionError("nothing to remove")
+
+        def Import(self, path):  # noqa: N802 - COM method name
+            with open(path, encoding="utf-8") as handle:
+                recorded["vba"] = handle.read()
+
+    class _Application:
+        Version = "16.0"
+
+        def MacroOptions(self, macro, **options):  # noqa: N802 - COM method name
+            recorded["options"].append((macro, options))
+
+        def Run(self, *args):  # noqa: N802 - COM method name
+            raise AssertionError("fallback import path not expected")
+
+    class _Book:
+        Name = book_name
+        VBProject = types.SimpleNamespace(VBComponents=_Components())
+        Application = _Application()
+
+    try:
+        udfs.import_udfs("udf_registry", _Book())
+    finally:
+        udfs.udf_modules.pop("udf_registry", None)
+    return recorded["vba"], recorded["options"]
