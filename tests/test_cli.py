@@ -240,3 +240,13 @@ def test_result_sheet_beyond_excel_rows_is_refused_cleanly(monkeypatch):
     with pytest.raises(xlcalib.InputError, match="sheet Residuals would need 8 rows x 1 columns.*--format csv"):
         backend.write_frame("Residuals", pd.DataFrame({"x": np.arange(5.0)}), preamble=[["a"]])
     assert book["Residuals"]["A2"].value == 1.0  # the previous sheet is untouched
+
+
+def test_numbers_stored_as_text_are_read(tmp_path):
+    as_text = [GOOD[0]] + [[a, o, str(s), str(sd), c] for a, o, s, sd, c in GOOD[1:]]
+    src = _book(tmp_path / "t.xlsx", as_text)
+    assert openpyxl.load_workbook(src).active["C2"].data_type == "s"
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "t.json")]) == 0
+    src2 = _book(tmp_path / "n.xlsx", GOOD)
+    assert main(["calibrate", str(src2), "--format", "json", "-o", str(tmp_path / "n.json")]) == 0
+    assert json.loads((tmp_path / "t.json").read_text())["Values"] == json.loads((tmp_path / "n.json").read_text())["Values"]

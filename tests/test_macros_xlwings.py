@@ -80,3 +80,12 @@ def test_both_backends_write_the_same_cells(gauge):
         width = max(len(r) for r in ours)
         theirs = [list(r) + [None] * (width - len(r)) for r in theirs]
         assert ours == theirs, name
+
+
+def test_never_overwrites_an_input_sheet_named_like_a_result():
+    book, _ = _demo_book()
+    book.sheets.append(Sheet("Values", [["my", "own"], ["data", 1.0]], book=book))
+    with pytest.raises(xlcalib.InputError, match="sheet Values holds data that xlcalib did not write"):
+        calibrate_panel(book)
+    assert book.sheets["Values"].cells == {(1, 1): "my", (1, 2): "own", (2, 1): "data", (2, 2): 1.0}
+    assert "Biases" not in [s.name for s in book.sheets]  # refused before anything was written

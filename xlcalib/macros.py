@@ -55,6 +55,25 @@ def _preamble(title: str, settings: str, now) -> list[list[Any]]:
     return [[f"xlcalib {title}", f"run {stamp}", f"xlcalib {__version__}"], ["settings", settings]]
 
 
+def _check_own_sheets(backend, names) -> None:
+    """Refuse to overwrite a sheet that has a result sheet's name but was not written by xlcalib (an input sheet).
+
+    Result sheets start with "xlcalib <exercise>" in A1; an empty sheet of that name is fine to fill.
+    """
+    for name in names:
+        actual = backend.find_sheet(name, required=False)
+        if actual is None:
+            continue
+        block = backend.read_block(actual)
+        cells = [c for row in block.rows for c in row if not is_blank(c)]
+        first = block.rows[0][0] if block.rows and block.rows[0] else None
+        ours = block.first_row == 1 and block.first_column == 1 and isinstance(first, str) and first.startswith("xlcalib ")
+        if cells and not ours:
+            raise InputError(f"sheet {actual} holds data that xlcalib did not write, and xlcalib writes its results to a "
+                             f"sheet of that name: rename sheet {actual} (results never overwrite input sheets)",
+                             {"sheet": actual})
+
+
 def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSettings:
     settings = CalibrationSettings(**{**defaults.__dict__, "levels": dict(defaults.levels)})
     name = backend.find_sheet("Settings", required=False)
@@ -199,6 +218,7 @@ def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.Data
     """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows."""
     backend = open_book(book)
     preamble = _preamble("calibration", settings.describe(), now)
+    _check_own_sheets(backend, RESULT_SHEETS)
     tops = {name: backend.write_frame(name, frames[name], preamble,
                                       highlight="anomalous" if name == "Residuals" else None)
             for name in RESULT_SHEETS}
@@ -288,6 +308,7 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
         summary.loc[len(summary)] = ["kRR curve", curve_note]
     frames = {"ICC": table, "kRR": summary, "kRR curve": curve}
     pre = _preamble("reliability", f"bootstrap replicates {n_boot}, seed {seed}, CI 95%", now)
+    _check_own_sheets(backend, frames)
     tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
     backend.add_chart("kRR curve", ChartSpec("scatter", "Reliability of the mean of k ratings", tops["kRR curve"],
                                              len(curve), 1, tuple(range(2, len(curve.columns) + 1)),
@@ -311,6 +332,7 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
     pre = _preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
                                          f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
+    _check_own_sheets(backend, frames)
     tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
     roc = frames["ROC"]
     backend.add_chart("ROC", ChartSpec("scatter", "ROC: cumulative category proportions", tops["ROC"], len(roc),
@@ -373,6 +395,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
             summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
     pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}", now)
+    _check_own_sheets(backend, frames)
     tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
     backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],
                                              len(certainty), 1, (_col(certainty, "certainty"),), "item", "certainty",

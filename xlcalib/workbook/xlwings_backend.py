@@ -105,12 +105,16 @@ class XlwingsBook(WorkbookBackend):
         chart.chart_type = _CHART_TYPES[spec.kind]
         # series from the (contiguous) value columns with their header; categories / x values set separately
         chart.set_source_data(ws.range((spec.header_row, min(spec.y_columns)), (last, max(spec.y_columns))))
-        chart.set_x_axis_values(ws.range((first, spec.x_column), (last, spec.x_column)))
-        chart.title = spec.title
-        if spec.x_title:
-            chart.category_axis.title = spec.x_title
-        if spec.y_title:
-            chart.value_axis.title = spec.y_title
+        chart.name = spec.title[:31]
+        try:  # xlwings >= 0.37.3/0.37.5; older versions keep Excel's default numbering and no titles
+            chart.set_x_axis_values(ws.range((first, spec.x_column), (last, spec.x_column)))
+            chart.title = spec.title
+            if spec.x_title:
+                chart.category_axis.title = spec.x_title
+            if spec.y_title:
+                chart.value_axis.title = spec.y_title
+        except AttributeError:
+            pass
         if spec.error_column is not None:
             _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
 
