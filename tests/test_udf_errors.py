@@ -187,3 +187,17 @@ def test_calibrate_core_still_equal_after_error_calls():
     got = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U))
     core = xlcalib.calibrate(assessors=A, objects=O, scores=S, sd=U).values
     assert [row[1] for row in got[1:]] == pytest.approx(core["value"].tolist(), rel=1e-12)
+
+
+def test_ground_truth_classes_typed_as_numbers_and_error_cells():
+    """Class 3 typed as a number arrives as 3.0; it must match the class '3' of the class list."""
+    classes = COL([1.0, 2.0, 3.0])
+    got = harness.call("GT_IRN", [[1.0, "2 > 1"], ["3", None]], classes)
+    assert got[0] == ["item", "1", "2", "3"]
+    assert got[1][1:] == pytest.approx([0.6, 0.4, 0.0]) and got[2][1:] == pytest.approx([0.0, 0.0, 1.0])
+    got = harness.call("GT_UA_ACCURACY", [[1.0, "2 > 1"], ["3", None]], classes, [[1.0, 2.0], [3.0, 1.0]], 1.0)
+    assert got[3] == ["point estimate (IRN) version", pytest.approx(1.0)]  # both top-1 predictions are IRN argmax
+    text = _text(harness.call("GT_IRN", [[-2146826246, "2 > 1"], ["3", None]], classes))
+    assert text == "xlcalib: row 1, column 1 of the annotations range holds the Excel error #N/A"
+    text = _text(harness.call("GT_UA_ACCURACY", [[1.0], ["3"]], classes, [["#N/A", 1.0], [3.0, 1.0]]))
+    assert "row 1, column 1 of the predictions range holds the Excel error #N/A" in text

@@ -12,7 +12,16 @@ import pandas as pd
 
 from xlcalib import ground_truth as gt
 from xlcalib.errors import InputError
-from xlcalib.inputs import as_rows, is_blank, label_vector, number_grid, parse_choice, parse_number, parse_whole
+from xlcalib.inputs import (
+    as_rows,
+    is_blank,
+    label_vector,
+    number_grid,
+    parse_choice,
+    parse_label,
+    parse_number,
+    parse_whole,
+)
 
 from .registry import Arg, udf
 
@@ -45,8 +54,9 @@ def _annotations(annotations, names):
         for j, cell in enumerate(row):
             if is_blank(cell):
                 continue
-            case.append(gt.parse_ranking(str(cell) if not isinstance(cell, float) else repr(cell), names,
-                                         where=f"annotation in row {i + 1}, column {j + 1}"))
+            # a class typed as a number (3 arrives as 3.0) reads as "3", like the class list; error values are named
+            text = parse_label(cell, f"row {i + 1}, column {j + 1} of the annotations range")
+            case.append(gt.parse_ranking(text, names, where=f"annotation in row {i + 1}, column {j + 1}"))
         if not case:
             raise InputError(f"row {i + 1} of the annotations range has no annotation")
         cases.append(case)
@@ -136,7 +146,7 @@ def _ranked(predictions, names, width=None, name="predictions"):
         for j, cell in enumerate(row):
             if is_blank(cell):
                 continue
-            key = str(cell).strip().lower()
+            key = parse_label(cell, f"row {i + 1}, column {j + 1} of the {name} range").lower()
             if key not in lookup:
                 raise InputError(f"row {i + 1}, column {j + 1} of the {name} range: unknown class '{cell}'")
             ids.append(lookup[key])
