@@ -209,13 +209,16 @@ def test_template_cli_options_and_errors(tmp_path, capsys):
 
 def test_macro_book_keeps_the_vba_project_consistent(tmp_path):
     """The quickstart's VBA project has document modules Sheet1/Sheet2: both sheets survive (renamed / last)."""
-    xlsm, py = build("ordinal_agreement", tmp_path / "My exercise.xlsm", macro=True)
+    with pytest.raises(xlcalib.InputError, match="'My exercise' cannot be the name of a macro workbook.*e.g. My_exercise"):
+        build("ordinal_agreement", tmp_path / "My exercise.xlsm", macro=True)
+    assert not list(tmp_path.iterdir())
+    xlsm, py = build("ordinal_agreement", tmp_path / "My_exercise.xlsm", macro=True)
     wb = openpyxl.load_workbook(xlsm, keep_vba=True)
     assert wb.sheetnames[0] == "Instructions" and wb.sheetnames[-1] == "_xlwings.conf"
     assert wb["Instructions"].sheet_properties.codeName == "Sheet1"
-    assert 'xw.Book("My exercise.xlsm").set_mock_caller()' in py.read_text()
+    assert 'xw.Book("My_exercise.xlsm").set_mock_caller()' in py.read_text()
     assert "ordinal_report(xw.Book.caller())" in py.read_text()
-    again = build("ordinal_agreement", tmp_path / "again" / "My exercise.xlsm", macro=True)[0]
+    again = build("ordinal_agreement", tmp_path / "again" / "My_exercise.xlsm", macro=True)[0]
     assert again.read_bytes() == xlsm.read_bytes()  # deterministic too
 
 

@@ -323,6 +323,12 @@ def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
     written = []
     if macro:
         path = path.with_suffix(".xlsm")
+        if not path.stem.isidentifier():
+            from ..errors import InputError
+
+            raise InputError(f"'{path.stem}' cannot be the name of a macro workbook: Run main imports the same-named "
+                             f"{path.stem}.py, so the name must be a Python module name (letters, digits and "
+                             "underscores, not starting with a digit), e.g. " + _suggest(path.stem))
         wb = _into_macro_book(wb)
     write_bytes_atomically(_deterministic_bytes(wb), path)
     written.append(path)
@@ -331,6 +337,13 @@ def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
         write_bytes_atomically(_macro_module(kind, path.name).encode("utf-8"), py)
         written.append(py)
     return written
+
+
+def _suggest(stem: str) -> str:
+    import re
+
+    name = re.sub(r"\W+", "_", stem).strip("_") or "exercise"
+    return name if not name[0].isdigit() else f"panel_{name}"
 
 
 def _macro_module(kind: str, workbook_name: str) -> str:
