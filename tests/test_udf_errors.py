@@ -201,3 +201,14 @@ def test_ground_truth_classes_typed_as_numbers_and_error_cells():
     assert text == "xlcalib: row 1, column 1 of the annotations range holds the Excel error #N/A"
     text = _text(harness.call("GT_UA_ACCURACY", [[1.0], ["3"]], classes, [["#N/A", 1.0], [3.0, 1.0]]))
     assert "row 1, column 1 of the predictions range holds the Excel error #N/A" in text
+
+
+def test_omitted_middle_arguments_take_their_defaults():
+    """=CALIB_VALUES(A, O, S, U, , , , FALSE): VBA hands over 'missing' for the skipped Optional arguments."""
+    m = harness.MISSING
+    skipped = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), m, m, m, False)
+    spelled = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), "sd", None, "weighted", False)
+    assert skipped == spelled and skipped[0][0] == "x"  # no header row
+    # a referenced empty cell (None after conversion) means the default as well
+    assert harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), None, None, None, None)[0] == [
+        "object", "value", "bound"]

@@ -105,20 +105,32 @@ def setup():
     return _state
 
 
+#: What the VBA wrapper hands over for an omitted Optional argument (COM's DISP_E_PARAMNOTFOUND).
+MISSING = -2147352572
+
+
 def call(name: str, *raw_args):
-    """Call a decorated UDF the way ``xlwings.udfs.call_udf`` does (minus the COM plumbing)."""
+    """Call a decorated UDF the way ``xlwings.udfs.call_udf`` does (minus the COM plumbing).
+
+    The generated VBA wrapper always passes every argument; omitted Optional
+    ones arrive as :data:`MISSING` (pass it explicitly for ``=F(a,,c)``), and
+    ``call_udf`` replaces them by the Python default before converting the
+    rest with ``xlwings.conversion.read(None, value, options)``.
+    """
     state = setup()
     from xlwings import conversion
 
     func = getattr(state["module"], name)
     info = func.__xlfunc__
-    args = list(raw_args)
+    if len(raw_args) > len(info["args"]):
+        raise TypeError(f"{name} takes {len(info['args'])} arguments in Excel, got {len(raw_args)}")
+    args = list(raw_args) + [MISSING] * (len(info["args"]) - len(raw_args))
     for i, arg in enumerate(args):
         arg_info = info["args"][min(i, len(info["args"]) - 1)]
-        args[i] = conversion.read(None, arg, arg_info["options"])
-    # omitted trailing optional arguments: call_udf passes the declared default
-    for arg_info in info["args"][len(args):]:
-        args.append(arg_info.get("optional"))
+        if isinstance(arg, int) and arg == MISSING:  # as call_udf
+            args[i] = arg_info.get("optional", None)
+        else:
+            args[i] = conversion.read(None, arg, arg_info["options"])
     result = func(*args)
     return conversion.write(result, None, info["ret"]["options"])
 
