@@ -139,3 +139,22 @@ def test_is_blank_range():
 
     assert is_blank_range(None) and is_blank_range([[None, ""], [" ", None]]) and is_blank_range("")
     assert not is_blank_range([[None, 0.0]]) and not is_blank_range("x")
+
+
+def test_trim_trailing_blanks_only_where_all_ranges_are_blank():
+    from xlcalib.inputs import trim_trailing_blanks
+
+    a = [["x"], ["y"], [None], [None]]
+    b = [[1.0], [2.0], [""], [None]]
+    assert trim_trailing_blanks(a, b) == ([["x"], ["y"]], [[1.0], [2.0]])
+    assert a == [["x"], ["y"], [None], [None]]  # input untouched
+    # a value in one range keeps the row (the blank next to it is reported later)
+    c = [[1.0], [2.0], [3.0], [None]]
+    assert trim_trailing_blanks(a, c) == ([["x"], ["y"], [None]], [[1.0], [2.0], [3.0]])
+    # rows stay rows; a blank inside the data stays
+    assert trim_trailing_blanks([["x", None, "z", None]], [[1.0, None, 3.0, None]]) == ([["x", None, "z"]], [[1.0, None, 3.0]])
+    # different lengths or 2-D blocks: unchanged, for the parsers to report
+    assert trim_trailing_blanks(a, [[1.0], [None]]) == (a, [[1.0], [None]])
+    block = [[1.0, 2.0], [None, None]]
+    assert trim_trailing_blanks(block, block) == (block, block)
+    assert trim_trailing_blanks([[None]], [[None]]) == ([[None]], [[None]])  # all blank: left for "is blank"

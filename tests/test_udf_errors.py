@@ -212,3 +212,20 @@ def test_omitted_middle_arguments_take_their_defaults():
     # a referenced empty cell (None after conversion) means the default as well
     assert harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), None, None, None, None)[0] == [
         "object", "value", "bound"]
+
+
+def test_whole_column_selection_with_blank_rows_below_the_data():
+    """=CALIB_VALUES(A2:A2000, ...) over 8 evaluations: the blank rows below are not evaluations."""
+    pad = [None] * 50
+    got = harness.call("CALIB_VALUES", COL(A + pad), COL(O + pad), COL(S + pad), COL(U + pad))
+    assert got == harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U))
+    # but a blank score next to a named assessor is still an error, by position
+    text = _text(harness.call("CALIB_VALUES", COL(A + ["C"] + pad), COL(O + ["x"] + pad), COL(S + [None] + pad), COL(U + [1.0] + pad)))
+    assert "row 9 of the score range is blank" in text
+    got = harness.call("CALIB_DESIGN", COL(A + pad), COL(O + pad))
+    assert got == harness.call("CALIB_DESIGN", COL(A), COL(O))
+
+
+def test_block_where_a_column_is_expected():
+    text = _text(harness.call("CALIB_VALUES", [[a, o] for a, o in zip(A, O)], COL(O), COL(S), COL(U)))
+    assert "the assessor range is 8 rows x 2 columns; select a single row or a single column" in text

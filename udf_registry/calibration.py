@@ -25,6 +25,7 @@ from xlcalib.inputs import (
     parse_number,
     parse_whole,
     same_length,
+    trim_trailing_blanks,
 )
 
 from .registry import Arg, Cells, table_cells, to_cells, udf
@@ -120,6 +121,7 @@ def _spill(solved: _Solved, name: str, header, build) -> Cells:
 
 
 def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
+    assessors, objects, scores, uncertainty = trim_trailing_blanks(assessors, objects, scores, uncertainty)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
     s = number_vector(scores, "score")
@@ -232,6 +234,10 @@ def calib_residuals(assessors, objects, scores, uncertainty, kind=None, levels=N
      core=xlcalib.design_check, returns="table", columns=('item', 'value', 'detail'), example="=CALIB_DESIGN(Plan[Assessor], Plan[Object])",
      formula="mu2 = 2nd smallest eigenvalue of I - C'^-1/2 W C'^-1/2; suggestions ranked by exact mu2 after adding the pair")
 def calib_design(assessors, objects, confidence=None, k=None, header=True):
+    if is_blank_range(confidence):
+        assessors, objects = trim_trailing_blanks(assessors, objects)
+    else:
+        assessors, objects, confidence = trim_trailing_blanks(assessors, objects, confidence)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
     same_length(assessors=a, objects=o)

@@ -57,6 +57,7 @@ __all__ = [
     "parse_choice",
     "parse_whole",
     "is_blank_range",
+    "trim_trailing_blanks",
     "same_length",
 ]
 
@@ -299,6 +300,49 @@ def parse_whole(value: Any, name: str, default: int | None, low: int = 1) -> int
 def is_blank_range(value: Any) -> bool:
     """True when an optional range argument was omitted or holds only blank cells."""
     return value is None or all(is_blank(cell) for row in as_rows(value) for cell in row)
+
+
+def trim_trailing_blanks(*ranges: Any) -> tuple[Any, ...]:
+    """Drop the trailing entries that are blank in *every* one of several parallel vector ranges.
+
+    Selecting whole columns (``A:A``) or a block larger than the data leaves
+    blank rows at the end; they are not evaluations.  Only entries blank in all
+    ranges at once, and only at the end, are dropped: a blank inside the data,
+    or a blank in one range next to a value in another, is still reported by
+    the parsers.  Ranges of different lengths (or blocks that are not a single
+    row or column) are returned unchanged for :func:`same_length` /
+    :func:`as_vector` to report.  Shapes (row or column) are kept, so
+    positions in later messages stay right.
+    """
+    if any(not is_blank(_last_cell(value)) for value in ranges):
+        return ranges  # common case, O(1): some range has data in its last cell
+    shaped = []
+    for value in ranges:
+        rows = as_rows(value)
+        if len(rows) > 1 and all(len(row) == 1 for row in rows):
+            shaped.append(("column", [row[0] for row in rows]))
+        elif len(rows) == 1:
+            shaped.append(("row", list(rows[0])))
+        else:
+            return ranges
+    lengths = {len(cells) for _, cells in shaped}
+    if len(lengths) != 1:
+        return ranges
+    n = lengths.pop()
+    while n > 0 and all(is_blank(cells[n - 1]) for _, cells in shaped):
+        n -= 1
+    if n == len(shaped[0][1]) or n == 0:
+        return ranges
+    return tuple([[c] for c in cells[:n]] if kind == "column" else [cells[:n]] for kind, cells in shaped)
+
+
+def _last_cell(value: Any) -> Any:
+    """The bottom-right cell of an Excel-shaped value (None when empty)."""
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        value = value[-1]
+    return value
 
 
 def same_length(**columns: Sequence[Any]) -> int:
