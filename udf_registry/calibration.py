@@ -28,9 +28,9 @@ from xlcalib.inputs import (
     trim_trailing_blanks,
 )
 
-from .registry import Arg, Cells, table_cells, to_cells, udf
+from .registry import Arg, Cells, category, table_cells, to_cells, udf
 
-CATEGORY = "xlcalib Calibration"
+CATEGORY = category("xlcalib Calibration", seed="calibrate_with_confidence.txt")
 CACHE_SIZE = 32
 _cache: "OrderedDict[str, _Solved]" = OrderedDict()
 

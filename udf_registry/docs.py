@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from . import REGISTRY
+from .registry import CATEGORIES
 
 
 def render() -> str:
@@ -23,7 +24,7 @@ def render() -> str:
     for entry in REGISTRY.values():
         categories.setdefault(entry.category, []).append(entry)
     for category, entries in categories.items():
-        lines += [f"## {category}", ""]
+        lines += [f"## {category}", "", f"Implements the seed (specification) `{CATEGORIES[category]}`.", ""]
         for e in entries:
             params = ", ".join(f"[{a.name}]" if i >= _n_required(e) else a.name for i, a in enumerate(e.args))
             lines += [
@@ -37,10 +38,10 @@ def render() -> str:
                 "|---|---|",
                 *[f"| `{a.name}` | {a.help.replace('|', '/')} |" for a in e.args],
                 "",
-                f"Returns: {_returns(e)}",
-                f"Example: `{e.example}`",
-                f"Formula: {e.formula}",
-                f"Core function: `{e.core_name}`",
+                f"- **Returns:** {_returns(e)}",
+                f"- **Example:** `{e.example}`",
+                f"- **Formula:** {e.formula}",
+                f"- **Core function:** `{e.core_name}`",
                 "",
             ]
     return "\n".join(lines)

@@ -23,9 +23,9 @@ from xlcalib.inputs import (
     parse_whole,
 )
 
-from .registry import Arg, udf
+from .registry import Arg, category, udf
 
-CATEGORY = "xlcalib Uncertain ground truth"
+CATEGORY = category("xlcalib Uncertain ground truth", seed="uncertain_ground_truth.txt")
 _ANN = Arg("annotations", "Items x annotators range; each cell like 'Melanoma > Nevus = Hemangioma' (blank = none)")
 _CLASSES = Arg("classes", "Range listing every class name once")
 _REL = Arg("reliability", "Optional reliability gamma > 0 (default 1): trust in the annotators", range=False)

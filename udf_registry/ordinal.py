@@ -4,9 +4,9 @@ from __future__ import annotations
 import xlcalib
 from xlcalib.inputs import is_blank_range, label_vector
 
-from .registry import Arg, udf
+from .registry import Arg, category, udf
 
-CATEGORY = "xlcalib Ordinal agreement"
+CATEGORY = category("xlcalib Ordinal agreement", seed="svensson_ordinal_rank_method.txt")
 _ARGS = (
     Arg("rater1", "Range of rater 1's categories, one per object (blank = not rated)"),
     Arg("rater2", "Range of rater 2's categories for the same objects"),

@@ -25,7 +25,7 @@ import pandas as pd
 from xlcalib.errors import InputError
 from xlcalib.inputs import parse_flag
 
-__all__ = ["Arg", "Cells", "Entry", "REGISTRY", "udf", "decorate", "to_cells", "table_cells", "error_text", "ERROR_PREFIX"]
+__all__ = ["Arg", "CATEGORIES", "Cells", "Entry", "REGISTRY", "category", "udf", "decorate", "to_cells", "table_cells", "error_text", "ERROR_PREFIX"]
 
 ERROR_PREFIX = "xlcalib: "
 #: Cell text is kept short enough to read in a cell and in the VBA wrapper.
@@ -63,6 +63,16 @@ class Entry:
 
 
 REGISTRY: dict[str, Entry] = {}
+#: category -> the seed (specification in /work/shared/seeds) its formulas come from
+CATEGORIES: dict[str, str] = {}
+
+
+def category(name: str, *, seed: str) -> str:
+    """Declare a function category (shown in Excel's Function Wizard) and the seed it implements."""
+    if not name.startswith("xlcalib "):
+        raise TypeError(f"category {name!r} must start with 'xlcalib '")
+    CATEGORIES[name] = seed
+    return name
 
 
 def error_text(message: str) -> str:
@@ -132,6 +142,8 @@ def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg
     args = tuple(args)
     if returns not in ("table", "scalar"):
         raise TypeError(f"{name}: returns must be 'table' or 'scalar', not {returns!r}")
+    if category not in CATEGORIES:
+        raise TypeError(f"{name}: undeclared category {category!r} (use registry.category)")
     if (returns == "table") != bool(columns):
         raise TypeError(f"{name}: a table declares its header columns (and a scalar none)")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import xlcalib
 from xlcalib.inputs import is_blank, is_blank_range, number_grid, parse_choice, parse_number, parse_whole
 
-from .registry import Arg, udf
+from .registry import Arg, category, udf
 
-CATEGORY = "xlcalib Reliability"
+CATEGORY = category("xlcalib Reliability", seed="k_rater_reliability.txt")
 _RATINGS = Arg("ratings", "Items x raters range of ratings; blank = not rated")
 _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)
 _FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")

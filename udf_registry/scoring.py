@@ -7,9 +7,9 @@ import xlcalib
 from xlcalib.errors import InputError
 from xlcalib.inputs import label_vector, number_grid, number_vector, parse_flag, same_length
 
-from .registry import Arg, udf
+from .registry import Arg, category, udf
 
-CATEGORY = "xlcalib Scoring evaluation"
+CATEGORY = category("xlcalib Scoring evaluation", seed="rsmtool_evaluation_metrics.rst")
 _HUMAN = Arg("human", "Range of human scores, one per response (blank = missing)")
 _SYSTEM = Arg("system", "Range of system (automated or second-rater) scores for the same responses")
 _EXCL = Arg("exclude_zero", "Optional TRUE/FALSE: leave out responses with human score 0 (default TRUE)", range=False)
