@@ -158,3 +158,48 @@ def test_trim_trailing_blanks_only_where_all_ranges_are_blank():
     block = [[1.0, 2.0], [None, None]]
     assert trim_trailing_blanks(block, block) == (block, block)
     assert trim_trailing_blanks([[None]], [[None]]) == ([[None]], [[None]])  # all blank: left for "is blank"
+
+
+# ----------------------------------------------------------------------------- properties (hypothesis)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(finite)
+def test_numbers_and_their_text_read_back_exactly(x):
+    assert parse_number(x, "cell") == x
+    assert parse_number(repr(x), "cell") == x  # a number stored as text, in Python's shortest round-trip form
+    assert parse_number(f" {x!r}\u00a0", "cell") == x
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 999))
+def test_text_with_a_comma_is_never_silently_a_number(whole, part):
+    with pytest.raises(InputError):
+        parse_number(f"{whole},{part:03d}", "cell")
+    with pytest.raises(InputError):
+        parse_number(f"{whole},{part}", "cell")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-10**9, 10**9), min_size=1, max_size=30))
+def test_ids_typed_as_numbers_or_text_are_the_same_labels(ids):
+    as_numbers = label_vector([[float(i)] for i in ids], "ids")
+    as_text = label_vector([[str(i)] for i in ids], "ids")
+    assert as_numbers == as_text == [str(i) for i in ids]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), finite, st.text(max_size=5)), min_size=1, max_size=20))
+def test_row_and_column_give_the_same_cells_and_input_is_untouched(cells):
+    column = [[c] for c in cells]
+    row = [list(cells)]
+    snapshot = ([list(r) for r in column], [list(r) for r in row])
+    col_cells, col_kind = as_vector(column, "x")
+    row_cells, row_kind = as_vector(row, "x")
+    assert col_cells == row_cells == list(cells)
+    assert col_kind == "row" and row_kind == ("column" if len(cells) > 1 else "row")  # how positions are named
+    assert (column, row) == snapshot

@@ -229,3 +229,15 @@ def test_whole_column_selection_with_blank_rows_below_the_data():
 def test_block_where_a_column_is_expected():
     text = _text(harness.call("CALIB_VALUES", [[a, o] for a, o in zip(A, O)], COL(O), COL(S), COL(U)))
     assert "the assessor range is 8 rows x 2 columns; select a single row or a single column" in text
+
+
+def test_calibration_does_not_depend_on_the_order_of_the_rows():
+    """Sorting the evaluation table in Excel must not change any calibrated value (hypothesis-free: all 8! is too many,
+    so a fixed set of permutations including the reversal)."""
+    import numpy as np
+
+    base = {row[0]: row[1:] for row in harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U))[1:]}
+    rng = np.random.default_rng(1)
+    for perm in [list(range(8))[::-1], *[rng.permutation(8).tolist() for _ in range(5)]]:
+        got = harness.call("CALIB_VALUES", *(COL([v[i] for i in perm]) for v in (A, O, S, U)))
+        assert {row[0]: pytest.approx(row[1:], rel=1e-9, abs=1e-12) for row in got[1:]} == base
