@@ -241,3 +241,10 @@ def test_calibration_does_not_depend_on_the_order_of_the_rows():
     for perm in [list(range(8))[::-1], *[rng.permutation(8).tolist() for _ in range(5)]]:
         got = harness.call("CALIB_VALUES", *(COL([v[i] for i in perm]) for v in (A, O, S, U)))
         assert {row[0]: pytest.approx(row[1:], rel=1e-9, abs=1e-12) for row in got[1:]} == base
+
+
+def test_an_undefined_scalar_says_so_instead_of_a_blank_cell():
+    same = COL(["K", "K", "K"])
+    text = _text(harness.call("ORD_RC", same, same, COL(["K", "L", "M"])))
+    assert text.startswith("xlcalib: ORD_RC is undefined for these data")
+    assert harness.call("ORD_RP", same, same, COL(["K", "L", "M"])) == [[0.0]]  # defined: no shift

@@ -118,6 +118,15 @@ class Cells(list):
     """
 
 
+def _undefined(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(np.isnan(value))
+    except TypeError:
+        return False
+
+
 def to_cells(value: Any, header: bool) -> Any:
     """DataFrame -> list of rows (with the column names first when ``header``); scalars unchanged."""
     if isinstance(value, Cells):
@@ -165,7 +174,11 @@ def udf(name: str, *, category: str, help: str, args: tuple[Arg, ...] | list[Arg
             try:
                 bound.apply_defaults()
                 header = parse_flag(bound.arguments["header"], "header", True) if "header" in bound.arguments else True
-                return to_cells(impl(*bound.args, **bound.kwargs), header)
+                value = impl(*bound.args, **bound.kwargs)
+                if returns == "scalar" and _undefined(value):
+                    # a blank cell would look like a result; say why there is none
+                    return error_text(f"{name} is undefined for these data (not a number, e.g. a variance of 0)")
+                return to_cells(value, header)
             except InputError as exc:
                 return error_text(exc.message)
             except Exception as exc:  # a bug: still never a traceback dialog in Excel
