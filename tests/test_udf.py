@@ -140,6 +140,9 @@ def test_happy_path_through_xlwings_equals_core(name):
         table = pd.DataFrame(got[1:], columns=got[0])
         assert table.groupby("item")["irn_plausibility"].sum().tolist() == pytest.approx([1, 1, 1])
         assert table.groupby("item")["p_top1"].sum().tolist() == pytest.approx([1, 1, 1])
+        # the largest top-1 probability of an item is its top-1 annotation certainty (same draws, same seed)
+        certainty = xlcalib.ground_truth.certainty_from_concentration(_GT_IRN, 1000, 0)[0]
+        assert table.groupby("item")["p_top1"].max().tolist() == pytest.approx(list(certainty), abs=1e-12)
         assert table["irn_plausibility"].tolist() == pytest.approx(sorted(_GT_IRN[0][_GT_IRN[0] > 0], reverse=True)
                                                                   + sorted(_GT_IRN[1][_GT_IRN[1] > 0], reverse=True)
                                                                   + sorted(_GT_IRN[2][_GT_IRN[2] > 0], reverse=True))
