@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import marshal
 import pickle
 import re
 from collections import OrderedDict
@@ -87,14 +88,11 @@ class _Solved:
 def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge) -> _Solved:
     """Solve once per distinct input: a bounded LRU cache keyed by a hash of the cell values and options.
 
-    The key is the SHA-1 of the pickled raw arguments (as xlwings hands them
-    over), so a hit skips normalisation too; equal inputs typed differently
-    (3 vs 3.0) merely miss.  Errors are never cached.
+    The key is the SHA-1 of the serialised raw arguments (as xlwings hands
+    them over), so a hit skips normalisation too; equal inputs typed
+    differently (3 vs 3.0) merely miss.  Errors are never cached.
     """
-    try:
-        key = hashlib.sha1(pickle.dumps((assessors, objects, scores, uncertainty, kind, levels, gauge), 4)).hexdigest()
-    except (pickle.PicklingError, TypeError, AttributeError):
-        key = None
+    key = _content_key((assessors, objects, scores, uncertainty, kind, levels, gauge))
     if key is not None and key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
@@ -104,6 +102,18 @@ def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge) -> _So
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return solved
+
+
+def _content_key(values) -> str | None:
+    """SHA-1 of the cell values: marshal for plain cells (lists, text, numbers, None), pickle otherwise."""
+    try:
+        data = marshal.dumps(values)
+    except ValueError:  # e.g. a date cell
+        try:
+            data = pickle.dumps(values, 4)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return None
+    return hashlib.sha1(data).hexdigest()
 
 
 def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
@@ -165,26 +175,39 @@ def _uncertainty_kind(uncertainty) -> str:
     """Numbers -> "sd", text -> "level"; a mix is an error naming the first odd cell (not a silent guess).
 
     Blank cells and Excel error values count as neither; the parser reports them.
+    Each distinct cell value is classified once (a level column has a handful).
     """
     cells, orientation = as_vector(uncertainty, "uncertainty")
-    numeric, text = [], []
-    for i, c in enumerate(cells):
-        if type(c) is str:
-            c = c.strip()
-            if not c or (c[0] == "#" and excel_error_code(c) is not None):
-                continue
-            (numeric if c[0] in "0123456789+-." and _PLAIN_NUMBER.match(c) else text).append(i)
-        elif type(c) is float or (isinstance(c, (int, float)) and not isinstance(c, bool) and excel_error_code(c) is None):
-            numeric.append(i)
-    if not text:
+    if all(type(c) is float for c in cells):
         return "sd"
-    if not numeric:
+    try:
+        distinct = set(cells)
+    except TypeError:  # an unhashable cell: let the parser name it
+        return "sd"
+    kinds = {c: _cell_kind(c) for c in distinct}
+    present = set(kinds.values())
+    if "text" not in present:
+        return "sd"
+    if "number" not in present:
         return "level"
+    numeric = [i for i, c in enumerate(cells) if kinds[c] == "number"]
+    text = [i for i, c in enumerate(cells) if kinds[c] == "text"]
     odd = numeric[0] if len(numeric) < len(text) else text[0]
     raise InputError(
         f"{orientation} {odd + 1} of the uncertainty range is {cells[odd]!r} but other cells hold "
         f"{'levels (text)' if odd in numeric else 'numbers'}; use SDs/confidences or levels, not both"
     )
+
+
+def _cell_kind(c) -> str:
+    """"number", "text" or "other" (blank, Excel error value, logical) for one uncertainty cell."""
+    if isinstance(c, bool) or excel_error_code(c) is not None or is_blank(c):
+        return "other"
+    if isinstance(c, (int, float)):
+        return "number"
+    if isinstance(c, str):
+        return "number" if _PLAIN_NUMBER.match(c.strip()) else "text"
+    return "other"
 
 
 def _frame(table: pd.DataFrame, index_name: str, columns: list[str]) -> dict:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import operator
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -139,6 +140,9 @@ def as_rows(value: Any) -> list[list[Any]]:
     return out
 
 
+_first = operator.itemgetter(0)
+
+
 def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
     """A single row or single column as a flat list, and its orientation ("row"/"column").
 
@@ -148,7 +152,7 @@ def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
     """
     if type(value) is list and value and type(value[0]) is list and set(map(type, value)) == {list} \
             and set(map(len, value)) == {1}:
-        return [row[0] for row in value], "row"  # fast path: a column as xlwings hands it over (ndim=2)
+        return list(map(_first, value)), "row"  # fast path: a column as xlwings hands it over (ndim=2)
     rows = as_rows(value)
     if not rows or not rows[0]:
         return [], "row"
@@ -236,7 +240,11 @@ def number_vector(value: Any, name: str, allow_blank: bool = False) -> np.ndarra
 def label_vector(value: Any, name: str, allow_blank: bool = False) -> list[str | None]:
     """A one-row or one-column range as a list of labels (None for allowed blanks)."""
     cells, orientation = as_vector(value, name)
-    out: list[str | None] = []
+    if cells and set(map(type, cells)) == {str}:  # fast path: a text column (checked per distinct value)
+        out = list(map(str.strip, cells))
+        if not any(not text or (text[0] == "#" and text.upper() in EXCEL_ERRORS) for text in set(out)):
+            return out
+    out = []
     for i, cell in enumerate(cells):
         if type(cell) is str:
             text = cell.strip()
