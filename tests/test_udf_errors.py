@@ -248,3 +248,23 @@ def test_an_undefined_scalar_says_so_instead_of_a_blank_cell():
     text = _text(harness.call("ORD_RC", same, same, COL(["K", "L", "M"])))
     assert text.startswith("xlcalib: ORD_RC is undefined for these data")
     assert harness.call("ORD_RP", same, same, COL(["K", "L", "M"])) == [[0.0]]  # defined: no shift
+
+
+def test_cache_key_copes_with_date_cells(monkeypatch):
+    """Cells marshal cannot serialise (dates) fall back to pickle; the solve is still shared."""
+    import datetime as dt
+
+    from udf_registry import calibration as fam
+
+    fam._cache.clear()
+    calls = []
+    real = xlcalib.calibrate
+    monkeypatch.setattr(fam.xlcalib, "calibrate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    days = {"x": dt.datetime(2024, 1, 1), "y": dt.datetime(2024, 1, 2), "z": dt.datetime(2024, 1, 3),
+            "w": dt.datetime(2024, 1, 4)}
+    objects = COL([days[o] for o in O])  # e.g. objects identified by a session date
+    first = harness.call("CALIB_VALUES", COL(A), objects, COL(S), COL(U))
+    second = harness.call("CALIB_BIASES", COL(A), objects, COL(S), COL(U))
+    assert first[1][0] == "2024-01-01T00:00:00" and second[0] == ["assessor", "bias", "bound"]
+    assert len(calls) == 1
+    fam._cache.clear()
