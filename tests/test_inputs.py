@@ -203,3 +203,13 @@ def test_row_and_column_give_the_same_cells_and_input_is_untouched(cells):
     assert col_cells == row_cells == list(cells)
     assert col_kind == "row" and row_kind == ("column" if len(cells) > 1 else "row")  # how positions are named
     assert (column, row) == snapshot
+
+
+@pytest.mark.parametrize("text, expected", [("4.5", True), (" -3 ", True), ("1e-3", True), ("\u00a012", True),
+                                            ("3,5", False), ("High", False), ("", False), ("1.2.3", False)])
+def test_is_number_text_agrees_with_parse_number(text, expected):
+    from xlcalib.inputs import is_number_text
+
+    assert is_number_text(text) is expected
+    if expected:
+        parse_number(text, "cell")

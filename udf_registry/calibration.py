@@ -13,12 +13,12 @@ import xlcalib
 from xlcalib.errors import InputError
 from xlcalib.inputs import (
     EVALUATION_COLUMNS,
-    _PLAIN_NUMBER,
     as_rows,
     as_vector,
     excel_error_code,
     is_blank,
     is_blank_range,
+    is_number_text,
     label_vector,
     number_vector,
     parse_choice,
@@ -206,7 +206,7 @@ def _cell_kind(c) -> str:
     if isinstance(c, (int, float)):
         return "number"
     if isinstance(c, str):
-        return "number" if _PLAIN_NUMBER.match(c.strip()) else "text"
+        return "number" if is_number_text(c) else "text"
     return "other"
 
 

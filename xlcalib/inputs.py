@@ -58,6 +58,7 @@ __all__ = [
     "parse_choice",
     "parse_whole",
     "is_blank_range",
+    "is_number_text",
     "trim_trailing_blanks",
     "same_length",
 ]
@@ -303,6 +304,11 @@ def parse_whole(value: Any, name: str, default: int | None, low: int = 1) -> int
     if number < low:
         raise InputError(f"the {name} argument must be a whole number >= {low}, not {number:g}")
     return int(number)
+
+
+def is_number_text(text: str) -> bool:
+    """True for text that :func:`parse_number` reads as a number (``"4.5"``, ``" -3 "``, ``"1e-3"``)."""
+    return bool(_PLAIN_NUMBER.match(text.strip().replace("\u00a0", "")))
 
 
 def is_blank_range(value: Any) -> bool:
