@@ -88,9 +88,9 @@ def test_formula_text_is_written_as_text(tmp_path):
     "rows, message",
     [
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", "3,5", 1]], "row 2, column Score (C2) is the text '3,5' with a decimal comma"),
-        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", None, 1]], "row 3, column Score (C3) is blank"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], [None, "y", 4, 1]], "row 3, column Assessor (A3) is blank"),
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", 4, -1], ["B", "x", 1, 1], ["B", "y", 1, 1]],
-         "sheet Evaluations, row 3 (assessor A, object y): sd must be positive"),
+         "sheet Evaluations, row 3, column SD (D3) is -1; an SD must be greater than 0"),
         ([["Assessor", "Object", "Score"], ["A", "x", 5]], "add one uncertainty column"),
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["B", "x", 4, 1], ["A", "x", 4, 1]],
          "more than once (sheet Evaluations, rows 2, 4)"),
@@ -138,7 +138,7 @@ def test_not_a_workbook_encrypted_missing_sheet(tmp_path, capsys):
 
 
 def test_size_limit(tmp_path, monkeypatch, capsys):
-    from xlcalib.workbook import openpyxl_backend as openpyxl_io
+    from xlcalib.workbook import reader as openpyxl_io
 
     src = _book(tmp_path / "p.xlsx", GOOD)
     monkeypatch.setattr(openpyxl_io, "MAX_INPUT_BYTES", 100)

@@ -20,7 +20,7 @@ from xlcalib.workbook import (
     save_atomically,
     write_bytes_atomically,
 )
-from xlcalib.workbook import openpyxl_backend
+from xlcalib.workbook import openpyxl_backend, reader
 
 
 def _saved(tmp_path, wb, name="b.xlsx"):
@@ -129,7 +129,7 @@ def test_open_workbook_refuses_bad_files(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="z.xlsx could not be read as a workbook"):
         open_workbook(tmp_path / "z.xlsx")
     good = _saved(tmp_path, openpyxl.Workbook(), "g.xlsx")
-    monkeypatch.setattr(openpyxl_backend, "MAX_INPUT_BYTES", 100)
+    monkeypatch.setattr(reader, "MAX_INPUT_BYTES", 100)
     with pytest.raises(InputError, match="the limit is"):
         open_workbook(good)
 

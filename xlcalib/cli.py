@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, InputProblems
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,12 +98,44 @@ def _report(args) -> int:
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"write the report to an .xlsx file, not {out.name}")
-    # the copy keeps the input's formulas (progress counters ...); the macro reads the cached values
+    # the copy keeps the input's formulas (progress counters ...); the macro reads the cached values (fast reader)
+    from .workbook.reader import FastBook
+
     book = open_workbook(path, data_only=False)
-    REPORTS[args.kind](OpenpyxlBook(book, values_book=open_workbook(path, data_only=True)))
+    values = FastBook(path)
+    try:
+        REPORTS[args.kind](OpenpyxlBook(book, values_book=values))
+    finally:
+        values.close()
     save_atomically(book, out)
     print(f"report written to {out}")
     return 0
+
+
+#: Problems printed by the command line before "... and N more problems".
+MAX_PROBLEM_LINES = 20
+
+
+def _csv_safe(frame):
+    """Text cells that a spreadsheet would run as a formula (=, +, -, @) get a leading apostrophe."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            frame[column] = [("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@") else v
+                             for v in frame[column]]
+    return frame
+
+
+def _print_problems(exc) -> None:
+    """One line per error (capped), then how many more and where all of them are."""
+    errors = exc.errors
+    for problem in errors[:MAX_PROBLEM_LINES]:
+        print(f"xlcalib: error: {problem.message}", file=sys.stderr)
+    rest = len(errors) - MAX_PROBLEM_LINES
+    if rest > 0:
+        listing = getattr(exc, "listing", None)
+        where = f"; all are listed in {listing}" if listing else ""
+        print(f"xlcalib: ... and {rest} more problem{'s' if rest > 1 else ''}{where}", file=sys.stderr)
 
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx"):
@@ -114,25 +146,47 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     the folder *out*, default next to the input) or ``"json"`` (one file with
     the four tables and the stats).
     """
+    from .errors import InputProblems
     from .macros import CalibrationSettings, compute_calibration, write_calibration
-    from .workbook import new_workbook, open_workbook, save_atomically, write_bytes_atomically
+    from .workbook import new_workbook, save_atomically, write_bytes_atomically
 
     path = Path(path)
     overrides = {"gauge": gauge} if gauge else {}  # an explicit command-line gauge beats the Settings sheet
-    if path.suffix.lower() == ".csv":  # fast path for very large exercises: the sheet exported as CSV
+    if path.suffix.lower() == ".csv":  # the sheet exported as CSV: bounded, read by pandas
         from .workbook.csv_backend import CsvBook
 
         book = CsvBook(path, sheet)
-    else:
-        book = open_workbook(path)
+    else:  # .xlsx/.xlsm/.ods: bounded scan, then the fast reader (values only; results go to a new workbook)
+        from .workbook.reader import FastBook
+
+        book = FastBook(path)
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
+    except InputProblems as exc:  # every problem at once; the full list goes to a file when it is long
+        if len(exc.errors) > MAX_PROBLEM_LINES:
+            from .inputs import checks_frame
+
+            listing = Path(out).with_name(f"{path.stem}_problems.csv") if out and Path(out).suffix else \
+                (Path(out) if out else path.parent) / f"{path.stem}_problems.csv"
+            try:
+                write_bytes_atomically(_csv_safe(checks_frame(exc.problems)).to_csv(index=False).encode("utf-8"), listing)
+                exc.listing = listing
+            except OSError:
+                exc.listing = None
+        raise
     except InputError as exc:  # speak the command line's language
         raise InputError(exc.message.replace("per_component=True", "--per-component"), exc.where) from None
     finally:
         if hasattr(book, "close"):
             book.close()
+    checks = frames.get("Checks")
+    if checks is not None and len(checks):  # warnings of the input checks: one line for the command line
+        pending = int(checks["problem"].str.contains("(pending", regex=False).sum())
+        other = len(checks) - pending
+        parts = ([f"{pending} pending evaluation(s) (allocated, no score yet) left out"] if pending else []) + \
+            ([f"{other} warning(s)"] if other else [])
+        result.input_checks = "input checks: " + "; ".join(parts) + " (listed in Checks)"
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     if out.resolve() == path.resolve():
@@ -192,8 +246,14 @@ def main(argv: list[str] | None = None) -> int:
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                          per_component=args.per_component, fmt=args.format)
             print(result.summary())
+            checks = getattr(result, "input_checks", None)
+            if checks:
+                print(checks)
             print(f"results written to {out}")
             return 0
+    except InputProblems as exc:
+        _print_problems(exc)
+        return 2
     except InputError as exc:
         print(f"xlcalib: error: {exc.message}", file=sys.stderr)
         return 2

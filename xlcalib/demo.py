@@ -37,6 +37,7 @@ def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
             level = rng.choice(level_names, p=[0.35, 0.45, 0.20])
             sd = DEFAULT_LEVELS[level]
             score = true_values[obj] + bias[a] + sd * rng.standard_normal()
+            score = min(max(score, 1.0), 10.0)  # assessors score within the template's 1-10 scale
             rows.append({"Assessor": assessors[a], "Object": obj, "Score": round(float(score), 1), "Level": level})
     return pd.DataFrame(rows), true_values, true_biases
 

@@ -29,3 +29,28 @@ class InputError(ValueError):
 
     def __str__(self) -> str:  # keep the message alone; no class name noise
         return self.message
+
+
+class InputProblems(InputError):
+    """Several problems of one input, found in one pass and reported together.
+
+    ``problems`` is the full list (:class:`xlcalib.inputs.Problem`, errors and
+    warnings); the message is the single error's text when there is one, else
+    a count followed by one line per error (adapters that show one line use
+    ``problems`` to print them capped, with a count of the rest).
+    """
+
+    def __init__(self, problems, where: dict | None = None):
+        self.problems = list(problems)
+        errors = [p for p in self.problems if getattr(p, "severity", "error") == "error"]
+        if len(errors) == 1:
+            message = str(errors[0])
+        else:
+            message = f"{len(errors)} problems in the input:\n" + "\n".join(f"  {p}" for p in errors)
+        first = errors[0] if errors else None
+        super().__init__(message, where or ({"sheet": first.sheet, "cell": first.cell, "sheet_row": first.row}
+                                            if first is not None else None))
+
+    @property
+    def errors(self):
+        return [p for p in self.problems if p.severity == "error"]

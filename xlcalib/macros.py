@@ -24,8 +24,8 @@ import pandas as pd
 
 from .calibration import DEFAULT_LEVELS, CalibrationResult, calibrate
 from .errors import InputError
-from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_number
-from .workbook import Block, ChartSpec, open_book
+from .inputs import check_evaluations, checks_frame, is_blank, parse_choice, parse_number, read_panel, table_from_block
+from .workbook import ChartSpec, open_book
 
 RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
 
@@ -101,23 +101,20 @@ def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSetting
     return settings
 
 
-def _explain_merged(exc: InputError, block: Block) -> InputError:
-    """Add 'inside merged cells A2:A3' to a message naming a cell of a merged range (its non-anchor cells are blank)."""
-    for ref in re.findall(r"\(([A-Z]{1,3}\d+)\)", exc.message):
-        merged = block.merged_range_of(ref)
-        if merged:
-            return InputError(f"{exc.message} (the cell is inside merged cells {merged}: unmerge them and fill in "
-                              "every row)", {**exc.where, "merged": merged})
-    return exc
+def run_calibration(block, settings: CalibrationSettings, panel=None):
+    """Cells of an evaluations block (or an already-read :class:`~xlcalib.inputs.PanelInput`) -> (result, frame).
 
-
-def run_calibration(block: Block, settings: CalibrationSettings):
-    """Cells of an evaluations block -> (result, evaluations frame); core errors re-pointed at sheet rows."""
-    sheet = block.sheet or settings.sheet
-    try:
-        frame, kind, sheet_rows = evaluations_from_rows(block.rows, sheet, block.first_row, block.first_column)
-    except InputError as exc:
-        raise _explain_merged(exc, block) from None
+    Every input problem is raised at once (:class:`~xlcalib.errors.InputProblems`);
+    pending rows (allocated, no score yet) are left out and listed with the
+    warnings in ``frame.attrs["problems"]``; core errors are re-pointed at sheet rows.
+    """
+    sheet = (getattr(block, "sheet", "") if block is not None else "") or settings.sheet
+    if panel is None:
+        panel = check_evaluations(table_from_block(block, sheet),
+                                  levels=list(settings.levels) if settings.levels else None)
+    panel.raise_errors()
+    frame, kind, sheet_rows = panel.frame, panel.kind, panel.sheet_rows
+    sheet = panel.sheet
     try:
         result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
                            per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold)
@@ -130,8 +127,9 @@ def run_calibration(block: Block, settings: CalibrationSettings):
         if not exc.message.startswith("sheet "):
             raise InputError(f"sheet {sheet}: {exc.message}", {**exc.where, "sheet": sheet}) from None
         raise
-    hidden = sorted(set(block.hidden_rows) & set(sheet_rows))
-    frame.attrs["hidden_rows"] = hidden  # reported on Diagnostics
+    frame.attrs["hidden_rows"] = list(panel.hidden_rows)  # reported on Diagnostics
+    frame.attrs["problems"] = list(panel.problems)  # warnings (pending rows ...) for the Checks sheet
+    frame.attrs["n_pending"] = len(panel.pending)
     return result, frame
 
 
@@ -184,9 +182,14 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
     settings = _read_settings(backend, settings or CalibrationSettings())
     for key, value in overrides.items():
         setattr(settings, key, value)
-    result, frame = run_calibration(backend.read_block(settings.sheet), settings)
+    panel = read_panel(backend, settings.sheet, levels=list(settings.levels) if settings.levels else None)
+    result, frame = run_calibration(None, settings, panel)
     frames = result_frames(result, frame)
+    frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
+    if len(panel.pending):
+        warn.insert(0, f"{len(panel.pending)} evaluation(s) are allocated but not scored yet (pending): left out of "
+                       "this run; see Checks.")
     if warn:
         frames["Diagnostics"] = pd.concat(
             [frames["Diagnostics"], pd.DataFrame({"statistic": ["warning"] * len(warn), "value": warn,

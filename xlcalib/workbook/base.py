@@ -79,6 +79,18 @@ class Block:
     sheet: str = ""
     #: sheet row numbers of hidden rows inside the block (hiding is a view setting: they are still data)
     hidden_rows: tuple[int, ...] = ()
+    #: when not empty, the sheet row / column number of each row / column of ``rows`` (a block read by its data,
+    #: e.g. a sheet with one stray far cell: only rows and columns holding something are kept)
+    row_numbers: tuple[int, ...] = ()
+    column_numbers: tuple[int, ...] = ()
+
+    def row_number(self, index: int) -> int:
+        """The sheet row number of ``rows[index]``."""
+        return self.row_numbers[index] if self.row_numbers else self.first_row + index
+
+    def column_number(self, index: int) -> int:
+        """The sheet column number (1 = A) of position *index* in a row."""
+        return self.column_numbers[index] if self.column_numbers else self.first_column + index
 
     def merged_range_of(self, cell: str) -> str | None:
         """The merged range containing *cell* ("A3"), if any."""

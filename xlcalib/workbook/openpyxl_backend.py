@@ -28,7 +28,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +35,10 @@ import pandas as pd
 
 from ..errors import InputError
 from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, cell_value, frame_rows, is_formula_text
+from .reader import MAX_INPUT_BYTES, bound_workbook  # one set of limits for every reader
 
-#: Workbooks above this size (bytes) are refused before parsing.
-MAX_INPUT_BYTES = 200 * 1024 * 1024
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+__all__ = ["MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
+           "write_bytes_atomically", "write_frames"]
 
 
 def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: bool = False):
@@ -50,20 +49,7 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
     import openpyxl  # adapters only
 
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"file not found: {path}")
-    size = path.stat().st_size
-    limit = MAX_INPUT_BYTES
-    if size > limit:
-        raise InputError(f"{path.name} is {size / 1e6:.1f} MB; the limit is {limit / 1e6:.0f} MB "
-                         "(xlcalib.workbook.openpyxl_backend.MAX_INPUT_BYTES)")
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-    if head == _OLE_MAGIC:
-        raise InputError(f"{path.name} is password-protected (encrypted) or an old .xls file; "
-                         "save it as an unprotected .xlsx and try again")
-    if not zipfile.is_zipfile(path):
-        raise InputError(f"{path.name} is not an Excel workbook (.xlsx/.xlsm)")
+    bound_workbook(path)  # size, zip expansion and cell count first: openpyxl holds the whole workbook in memory
     try:
         return openpyxl.load_workbook(path, data_only=data_only, keep_links=False, keep_vba=keep_vba)
     except Exception as exc:  # damaged zip, missing parts, hostile XML refused by defusedxml ...
@@ -147,6 +133,10 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.utils.cell import range_boundaries
 
         name = self.find_sheet(sheet)
+        if isinstance(self.values_book, WorkbookBackend):  # the fast reader over the same file (xlcalib report)
+            if self.values_book.find_sheet(name, required=False):
+                return self.values_book.read_block(name)
+            return OpenpyxlBook(self.book).read_block(name)  # a sheet written in this run
         ws = (self.values_book or self.book)[name]
         tables = getattr(self.book[name], "tables", None)
         if tables:
@@ -166,7 +156,9 @@ class OpenpyxlBook(WorkbookBackend):
         actual = self.find_sheet(name, required=False)
         if actual is not None:
             del self.book[actual]
-            if self.values_book is not None and actual in self.values_book.sheetnames:
+            if isinstance(self.values_book, WorkbookBackend):
+                pass
+            elif self.values_book is not None and actual in self.values_book.sheetnames:
                 del self.values_book[actual]
 
     def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
@@ -176,7 +168,7 @@ class OpenpyxlBook(WorkbookBackend):
         rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
         self.delete_sheet(sheet)
         ws = self.book.create_sheet(sheet)
-        if self.values_book is not None:  # keep both views in step (a later step may read a result sheet)
+        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):  # keep both views in step (a later step may read a result sheet)
             self.values_book.create_sheet(sheet)
         flag = list(frame.columns).index(highlight) if highlight in frame.columns else None
         italic, bold, fill = Font(italic=True), Font(bold=True), PatternFill("solid", fgColor=HIGHLIGHT_FILL)
