@@ -58,7 +58,7 @@ class CsvBook(WorkbookBackend):
             raise InputError(f"file not found: {path}")
         size = path.stat().st_size
         if size > reader.MAX_INPUT_BYTES:
-            raise InputError(f"{path.name} is {_mb(size)}; the input limit is {_mb(reader.MAX_INPUT_BYTES)} "
+            raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(reader.MAX_INPUT_BYTES)} for an input file "
                              "(see 'Input limits' in the README)")
         self.path, self.sheet, self.book = path, sheet, None
         self.data = path.read_bytes()

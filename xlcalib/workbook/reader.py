@@ -99,7 +99,7 @@ def check_file(path: Path) -> None:
         raise InputError(f"file not found: {path}")
     size = path.stat().st_size
     if size > MAX_INPUT_BYTES:
-        raise InputError(f"{path.name} is {_mb(size)}; the input limit is {_mb(MAX_INPUT_BYTES)} "
+        raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(MAX_INPUT_BYTES)} for an input file "
                          "(see 'Input limits' in the README)")
     with open(path, "rb") as handle:
         head = handle.read(8)
