@@ -63,7 +63,10 @@ MAX_SMALL_PART_BYTES = 16 * 1024 * 1024
 _CHUNK = 8 * 1024 * 1024
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ROW_R = re.compile(rb"<row\s[^>]*?\br=\"(\d+)\"")
-_WIDE_CELL = re.compile(rb"<c\s[^>]*?\br=\"([A-Z]{2,3})\d+\"")
+_WIDE_CELL = re.compile(rb" r=\"([A-Z]{2,3})\d")  # literal prefix: scanned at memchr speed
+_FAR_ROW = re.compile(rb"<row r=\"(\d{7})\"")
+#: _ABOVE[m] finds cell references in a single-letter column after column m (literal prefix: memchr speed)
+_ABOVE = [re.compile(rb" r=\"([" + bytes([65 + m]) + rb"-Z])\d") for m in range(26)]
 _HIDDEN_ROW = re.compile(rb"<row\s[^>]*?\br=\"(\d+)\"[^>]*?\bhidden=\"(?:1|true)\"")
 _HIDDEN_ROW_REV = re.compile(rb"<row\s[^>]*?\bhidden=\"(?:1|true)\"[^>]*?\br=\"(\d+)\"")
 _ERROR_CELL = re.compile(rb"<c\s[^>]*?\br=\"([A-Z]{1,3}\d+)\"[^>]*?\bt=\"e\"[^>]*>(?:<f\b[^>]*?(?:/>|>[^<]*</f>))?<v>([^<]*)</v>")
@@ -186,6 +189,12 @@ class SheetScan:
     def grid_cells(self) -> int:
         return max(0, self.max_row - self.min_row + 1) * self.max_column
 
+    @property
+    def read_by_data(self) -> bool:
+        """True when the grid up to the last cell would be mostly empty (a stray far cell) or too large."""
+        span = max(0, self.max_row - self.min_row + 1)
+        return self.grid_cells > MAX_GRID_CELLS or span > 2 * self.rows + 10_000
+
 
 def _refuse_cells(path: Path, sheet: str, count: int, partial: bool) -> InputError:
     mem = count * 40  # ~40 bytes a cell once read (calamine's cell plus the Python object)
@@ -199,7 +208,6 @@ def scan_xlsx(path: Path, zf: zipfile.ZipFile, part: str, sheet: str) -> SheetSc
     """Stream one worksheet part once, counting cells (bounded by :data:`MAX_CELLS`) and noting extents and marks."""
     scan = SheetScan()
     carry = b""
-    letters = [bytes([c]) for c in range(ord("A"), ord("Z") + 1)]
     try:
         handle = zf.open(part)
     except KeyError:
@@ -221,25 +229,28 @@ def scan_xlsx(path: Path, zf: zipfile.ZipFile, part: str, sheet: str) -> SheetSc
                     carry = data
                     continue
                 data, carry = data[:cut + 6], data[cut + 6:]
-            scan.cells += data.count(b"<c ") + data.count(b"<c>")
+            scan.cells += data.count(b"<c")  # also counts a rare <cols>/<cfRule>: a bound, not a tally
             if scan.cells > MAX_CELLS:
                 raise _refuse_cells(path, sheet, scan.cells, partial=True)
-            rows = _ROW_R.findall(data)
-            scan.rows += data.count(b"<row ") + data.count(b"<row>")
-            if rows:
-                numbers = list(map(int, rows))
-                if not scan.min_row:
-                    scan.min_row = min(numbers)
-                scan.min_row = min(scan.min_row, min(numbers))
-                scan.max_row = max(scan.max_row, max(numbers))
+            scan.rows += data.count(b"<row")
+            # rows come in ascending order (the file format requires it): the first and last row element of a
+            # chunk give its extent; a 7-digit row number anywhere (the classic stray cell at row 1048576) is caught too
+            first_row = _ROW_R.search(data)
+            if first_row:
+                scan.min_row = min(scan.min_row or 10**9, int(first_row.group(1)))
+                at = data.rfind(b"<row ")
+                last_row = _ROW_R.match(data, at) if at >= 0 else None
+                numbers = [int(last_row.group(1))] if last_row else []
+                numbers += [int(r) for r in _FAR_ROW.findall(data)]
+                if numbers:
+                    scan.max_row = max(scan.max_row, max(numbers))
             wide = _WIDE_CELL.findall(data)
             if wide:
                 scan.max_column = max(scan.max_column, max(map(column_number, set(wide))))
-            if scan.max_column < 26:
-                for number in range(26, scan.max_column, -1):
-                    if b' r="' + letters[number - 1] in data:
-                        scan.max_column = max(scan.max_column, number)
-                        break
+            if scan.max_column < 26:  # single-letter columns beyond the largest seen so far
+                above = _ABOVE[scan.max_column].findall(data)
+                if above:
+                    scan.max_column = max(scan.max_column, max(map(column_number, set(above))))
             if b"hidden=" in data:
                 scan.hidden_rows += [int(r) for r in _HIDDEN_ROW.findall(data) + _HIDDEN_ROW_REV.findall(data)]
             if b't="e"' in data:
@@ -354,7 +365,7 @@ class FastBook(WorkbookBackend):
         part = self._parts.get(name)
         if part is not None:
             scan = scan_xlsx(self.path, self._zf, part, name)
-            if scan.grid_cells > MAX_GRID_CELLS:
+            if scan.read_by_data:
                 return self._read_by_data(name, scan)
         try:
             ws = self._cal.get_sheet_by_name(name)
