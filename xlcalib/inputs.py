@@ -72,6 +72,7 @@ __all__ = [
     "read_panel",
     "table_from_block",
     "suggest_name",
+    "suggest_names",
 ]
 
 #: Excel's error values as text, and the COM integers xlwings may pass for them.
@@ -684,7 +685,7 @@ def _number_column(values, table: RawTable, j: int, title: str, problems: list):
         return out, blank, bad
     if kinds <= {float, int}:
         out[:] = values
-        rest = np.zeros(n, dtype=bool)
+        blank |= np.isnan(out)  # a NaN cell (pandas, xlwings) is an empty cell
     else:
         arr = np.empty(n, dtype=object)
         arr[:] = values
@@ -692,6 +693,7 @@ def _number_column(values, table: RawTable, j: int, title: str, problems: list):
         numeric = (tarr == float) | (tarr == int)
         if numeric.any():
             out[numeric] = arr[numeric].astype(float)
+            blank |= numeric & np.isnan(out)
         rest = ~numeric
         if rest.any():
             idx = np.flatnonzero(rest)
@@ -744,23 +746,38 @@ def _one_edit(a: str, b: str) -> bool:
     return a[i:] == b[i + 1:]
 
 
-def suggest_name(name: str, listed: Sequence[str], limit: int = 20_000) -> str | None:
-    """The listed name *name* was most likely meant to be: same apart from case and spaces, else one typing slip.
+def suggest_names(name: str, listed: Sequence[str], at_most: int = 3, limit: int = 20_000) -> list[str]:
+    """The listed names *name* was likely meant to be: the same apart from case and spaces, else one typing slip.
 
-    Only lists up to *limit* names are searched for typing slips (each
-    comparison is cheap, but a national list times many unknown names is not).
+    A name with more than *at_most* one-slip neighbours (``GR-2025-81`` next to
+    ``GR-2025-01`` ... ``GR-2025-80``) gets no suggestion: any guess would be
+    arbitrary.  Only lists up to *limit* names are searched for slips.
     """
     key = _norm_name(name)
-    for candidate in listed:
-        if _norm_name(candidate) == key:
-            return candidate
+    same = [candidate for candidate in listed if _norm_name(candidate) == key]
+    if same:
+        return same[:at_most]
     if len(listed) > limit:
-        return None
+        return []
     folded = name.casefold()
+    near = []
     for candidate in listed:
         if _one_edit(folded, candidate.casefold()):
-            return candidate
-    return None
+            near.append(candidate)
+            if len(near) > at_most:
+                return []
+    return near
+
+
+def suggest_name(name: str, listed: Sequence[str], limit: int = 20_000) -> str | None:
+    """The one listed name *name* was most likely meant to be (see :func:`suggest_names`), or None."""
+    found = suggest_names(name, listed, at_most=1, limit=limit)
+    return found[0] if found else None
+
+
+def _did_you_mean(names: Sequence[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    return "did you mean " + (quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
 
 
 def _first_cells(labels: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> dict:
@@ -883,12 +900,13 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
             unknown[np.flatnonzero(ok)] = ~pd.Series(keys).isin(list(known)).to_numpy()
         for name, (row, count) in _first_cells(u, rows, unknown).items():
             i = int(np.flatnonzero(rows == row)[0])
-            guess = suggest_name(name.lower(), list(known))
+            guesses = suggest_names(name.lower(), list(known))
             more = f" and {count - 1} more row{'s' if count > 2 else ''}" if count > 1 else ""
             add("error", kind, i, f"Level '{name}' ({sheet}!{cell(kind, i)}{more}) is not in the Levels table "
-                                  f"({', '.join(known.values())})" + (f"; did you mean '{known[guess]}'?" if guess else ""))
+                                  f"({', '.join(known.values())})"
+                + (f"; {_did_you_mean([known[g] for g in guesses])}" if guesses else ""))
 
-    used = ok | pending
+    used = allocated  # rows naming a valid assessor and object, whatever their score
     for name, labels, listed, word in (("assessor", a, assessors, "Assessors"), ("object", o, objects, "Objects")):
         title = _TITLES[name]
         if listed is not None and len(listed):
@@ -899,10 +917,11 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
                 on_list[np.flatnonzero(used)] = pd.Series(labels[used], dtype=object).isin(known).to_numpy()
             for label, (row, count) in _first_cells(labels, rows, used & ~on_list).items():
                 i = int(np.flatnonzero(rows == row)[0])
-                guess = suggest_name(label, names)
+                guesses = suggest_names(label, names)
                 more = f" and {count - 1} more row{'s' if count > 2 else ''}" if count > 1 else ""
-                add("error", name, i, f"{title} '{label}' ({sheet}!{cell(name, i)}{more}) is not on the {word} list; "
-                    + (f"did you mean '{guess}'?" if guess else f"add it to the {word} sheet or correct it"))
+                add("error", name, i, f"{title} '{label}' ({sheet}!{cell(name, i)}{more}) is not on the {word} list"
+                    + (f"; {_did_you_mean(guesses)}" if guesses else
+                       f" ({len(names)} names); add it to the {word} sheet or correct it"))
             scored_names = set(pd.unique(labels[ok])) if ok.any() else set()
             pending_names = set(pd.unique(labels[pending])) if pending.any() else set()
             for listed_name, where in listed:
