@@ -57,3 +57,35 @@ def stray_cell(path, ref: str = "XFD1048576", rows: int = 3) -> Path:
     row = "".join(ch for ch in ref if ch.isdigit())
     body.append(f'<row r="{row}"><c r="{ref}" t="inlineStr"><is><t>stray</t></is></c></row>')
     return _write(Path(path), [("".join(body)).encode()])
+
+
+def ods(path, rows, repeat_rows: int = 1, repeat_columns: int = 1) -> Path:
+    """A minimal OpenDocument spreadsheet (sheet Evaluations); the last row can be repeated (a repeat-bomb)."""
+    def cell(value):
+        if isinstance(value, (int, float)):
+            return (f'<table:table-cell office:value-type="float" office:value="{value}" '
+                    f'table:number-columns-repeated="{repeat_columns}"><text:p>{value}</text:p></table:table-cell>'
+                    if repeat_columns > 1 else
+                    f'<table:table-cell office:value-type="float" office:value="{value}"><text:p>{value}</text:p>'
+                    '</table:table-cell>')
+        return f'<table:table-cell office:value-type="string"><text:p>{value}</text:p></table:table-cell>'
+
+    body = []
+    for i, row in enumerate(rows):
+        rep = f' table:number-rows-repeated="{repeat_rows}"' if i == len(rows) - 1 and repeat_rows > 1 else ""
+        body.append(f"<table:table-row{rep}>" + "".join(cell(v) for v in row) + "</table:table-row>")
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body>'
+               '<office:spreadsheet><table:table table:name="Evaluations">' + "".join(body) +
+               "</table:table></office:spreadsheet></office:body></office:document-content>")
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:'
+                'opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" '
+                'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry '
+                'manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>')
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", compress_type=zipfile.ZIP_STORED)
+        z.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", manifest, compress_type=zipfile.ZIP_DEFLATED)
+    return Path(path)

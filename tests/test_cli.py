@@ -250,3 +250,31 @@ def test_numbers_stored_as_text_are_read(tmp_path):
     src2 = _book(tmp_path / "n.xlsx", GOOD)
     assert main(["calibrate", str(src2), "--format", "json", "-o", str(tmp_path / "n.json")]) == 0
     assert json.loads((tmp_path / "t.json").read_text())["Values"] == json.loads((tmp_path / "n.json").read_text())["Values"]
+
+
+def test_many_problems_are_listed_capped_with_a_count_and_a_file(tmp_path, capsys):
+    rows = [["Assessor", "Object", "Score", "SD"]] + [["A", f"o{i}", "3,5", 1] for i in range(117)] + [["B", "o1", 5, 1]]
+    src = _book(tmp_path / "many.xlsx", rows)
+    assert main(["calibrate", str(src)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 21 and "Traceback" not in "".join(err)
+    assert err[0] == ("xlcalib: error: sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal "
+                      "comma; enter it as a number (e.g. 3.5) so it is not misread")
+    listing = tmp_path / "many_problems.csv"
+    assert err[-1] == f"xlcalib: ... and 97 more problems; all are listed in {listing}"
+    table = pd.read_csv(listing)
+    assert table.columns.tolist() == ["severity", "sheet", "cell", "problem"] and len(table) == 117
+    assert table["cell"].iloc[-1] == "C118"
+
+
+def test_pending_rows_run_and_are_reported(tmp_path, capsys):
+    rows = GOOD + [["C", "x", None, None], ["B", "z", None, 1]]
+    src = _book(tmp_path / "mid.xlsx", rows)
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "input checks: 2 pending evaluation(s) (allocated, no score yet) left out (listed in Checks)" in out
+    payload = json.loads((tmp_path / "r.json").read_text())
+    assert [c["cell"] for c in payload["Checks"]] == ["C9", "C10"]
+    assert payload["stats"]["n_evaluations"] == 7
+    warnings = [r["value"] for r in payload["Diagnostics"] if r["statistic"] == "warning"]
+    assert warnings[0].startswith("2 evaluation(s) are allocated but not scored yet (pending)")
