@@ -24,7 +24,7 @@ def _panel(n_eval: int, seed: int = 0) -> pd.DataFrame:
     """A connected synthetic panel with ~3 reads per object and SD input."""
     rng = np.random.default_rng(seed)
     n_obj = n_eval // 3
-    n_ass = max(20, n_eval // 250)
+    n_ass = max(21, n_eval // 250) | 1  # odd: the reads of an object never share one parity class
     objects = np.repeat(np.arange(n_obj), 3)
     assessors = (objects * 7 + np.tile(np.arange(3), n_obj) * (1 + n_ass // 3)) % n_ass
     score = rng.normal(5, 1.5, n_obj)[objects] + rng.normal(0, 0.5, n_ass)[assessors] + rng.normal(0, 1, len(objects))

@@ -582,6 +582,24 @@ def _where(sheet: str, title: str, letter: str, row: int) -> str:
     return f"sheet {sheet}, row {row}, column {title} ({letter}{row})"
 
 
+#: codes of a label column whose distinct values needed no trimming, keyed by the labels array's id (one call's life)
+_LABEL_CODES: dict[int, tuple] = {}
+
+
+def _label_codes(labels: np.ndarray, mask: np.ndarray):
+    """(codes, distinct labels) of ``labels[mask]`` — from the column check when it has them, else factorized."""
+    import pandas as pd
+
+    known = _LABEL_CODES.get(id(labels))
+    if known is not None:
+        codes, distinct = known
+        sub = codes[mask]
+        if sub.size and sub.min() >= 0:
+            return sub, distinct
+    codes, distinct = pd.factorize(pd.Series(labels[mask], dtype=object))
+    return np.asarray(codes, dtype=np.intp), list(distinct)
+
+
 def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     """Labels (object array, None for blank), blank mask and problem mask of one column, checked per distinct value."""
     import pandas as pd
@@ -603,9 +621,21 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
     out = np.empty(len(uniques), dtype=object)
     status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem
-    for k, value in enumerate(uniques):
+    distinct = uniques.tolist()
+    if kinds == {str}:  # the common case in bulk (C-level maps): printable text, no blanks or error codes
+        stripped = list(map(str.strip, distinct))
+        if all(stripped) and all(map(str.isprintable, stripped)) and max(map(len, stripped)) <= MAX_TEXT_CHARS \
+                and "#" not in {text[0] for text in stripped}:
+            out[:] = stripped
+            if stripped == distinct:  # nothing trimmed: the codes number the labels themselves (reused later)
+                _LABEL_CODES[id(labels)] = (np.asarray(codes, dtype=np.intp), distinct)
+            distinct = []
+    for k, value in enumerate(distinct):
         if type(value) is str:
             text = value.strip()
+            if text and text[0] != "#" and len(text) <= MAX_TEXT_CHARS and text.isprintable():
+                out[k] = text  # the common case: printable text (no control characters), not an error code
+                continue
             if not text:
                 status[k] = 1
                 continue
@@ -942,12 +972,24 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
                                             f"{word} list: {text} differ only in case or spaces; they count as "
                                             f"different {word.lower()}"))
         elif used.any():
-            firsts = _first_cells(labels, rows, used)
-            groups = {}
-            for label in firsts:
-                groups.setdefault(_norm_name(label), []).append(label)
-            for members in groups.values():
-                if len(members) > 1:
+            codes_used, distinct = _label_codes(labels, used)
+            present = np.bincount(codes_used, minlength=len(distinct)) > 0
+            distinct = pd.Series(distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)],
+                                 dtype=object)
+            folded = list(map(str.casefold, map(str, distinct)))
+            joined = "\x1f".join(folded)  # one C-level search instead of one per name
+            spaced = {k for k, x in enumerate(folded) if "  " in x or "\t" in x or "\n" in x or "\xa0" in x} \
+                if ("  " in joined or "\t" in joined or "\n" in joined or "\xa0" in joined) else set()
+            keys = pd.Series([" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced
+                             else folded, dtype=object)
+            clash = keys.duplicated(keep=False).to_numpy()
+            if clash.any():  # rare: look up where the clashing spellings first occur
+                firsts = _first_cells(labels, rows, used & pd.Series(labels, dtype=object).isin(
+                    set(distinct[clash])).to_numpy())
+                groups = {}
+                for label, key in zip(distinct[clash], keys[clash]):
+                    groups.setdefault(key, []).append(label)
+                for members in groups.values():
                     members.sort(key=lambda m: firsts[m][0])
                     i = int(np.flatnonzero(rows == firsts[members[0]][0])[0])
                     text = " and ".join(f"'{m}' ({sheet}!{column_letter(table.column_numbers[columns[name]])}"
@@ -957,8 +999,8 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
 
     if used.any():  # one evaluation per (assessor, object)
         idx = np.flatnonzero(used)
-        ai = pd.factorize(pd.Series(a[idx], dtype=object))[0].astype(np.int64)
-        oi, o_names = pd.factorize(pd.Series(o[idx], dtype=object))
+        ai = _label_codes(a, used)[0].astype(np.int64)
+        oi, o_names = _label_codes(o, used)
         pair = ai * max(len(o_names), 1) + oi
         dup = pd.Series(pair).duplicated(keep=False).to_numpy()
         if dup.any():
@@ -981,6 +1023,9 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
             problems.append(Problem("error", sheet, "", None, "", f"sheet {sheet} has a header row but no evaluations "
                                                                   "below it"))
 
+    _LABEL_CODES.pop(id(a), None)
+    _LABEL_CODES.pop(id(o), None)
+    _LABEL_CODES.pop(id(u), None)
     if table.merged:
         problems = [_explain_merged(p, table.merged) for p in problems]
     problems.sort(key=lambda p: (p.severity != "error", p.sheet != sheet, p.row if p.row is not None else 0))

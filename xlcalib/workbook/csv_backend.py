@@ -176,6 +176,8 @@ class CsvBook(WorkbookBackend):
             raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") from None
         except (ValueError, TypeError):
             frame = None  # a number column holds text or blanks: read it as text, checked cell by cell
+        text_read = frame is None
+        longest = int((self.ends - self.starts).max()) if len(self.ends) else 0
         if frame is None:
             try:
                 frame = pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs)
@@ -192,7 +194,11 @@ class CsvBook(WorkbookBackend):
                 out[j] = col.to_numpy()
                 continue
             values = col.to_numpy(dtype=object)
-            values[pd.isna(col).to_numpy()] = None
+            if text_read:  # only the text read can leave missing fields
+                values[pd.isna(col).to_numpy()] = None
+            if longest <= MAX_TEXT_CHARS:  # no field can be longer than its line
+                out[j] = values
+                continue
             lengths = col.str.len().to_numpy(dtype=float, na_value=0)
             for i in np.flatnonzero(lengths > MAX_TEXT_CHARS):
                 row = int(body_lines[i])
