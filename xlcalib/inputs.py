@@ -582,15 +582,17 @@ def _where(sheet: str, title: str, letter: str, row: int) -> str:
     return f"sheet {sheet}, row {row}, column {title} ({letter}{row})"
 
 
-#: codes of a label column whose distinct values needed no trimming, keyed by the labels array's id (one call's life)
-_LABEL_CODES: dict[int, tuple] = {}
+class _Labels(np.ndarray):
+    """A label column (object array) that may carry the codes of its distinct values from the column check."""
+
+    codes = None
 
 
 def _label_codes(labels: np.ndarray, mask: np.ndarray):
     """(codes, distinct labels) of ``labels[mask]`` — from the column check when it has them, else factorized."""
     import pandas as pd
 
-    known = _LABEL_CODES.get(id(labels))
+    known = getattr(labels, "codes", None)
     if known is not None:
         codes, distinct = known
         sub = codes[mask]
@@ -619,6 +621,7 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
             problems.append(_problem(table, j, title, i, parse_label, values[i]))
             values[i] = None
     codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    known_codes = None
     out = np.empty(len(uniques), dtype=object)
     status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem
     distinct = uniques.tolist()
@@ -628,7 +631,7 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
                 and "#" not in {text[0] for text in stripped}:
             out[:] = stripped
             if stripped == distinct:  # nothing trimmed: the codes number the labels themselves (reused later)
-                _LABEL_CODES[id(labels)] = (np.asarray(codes, dtype=np.intp), distinct)
+                known_codes = (np.asarray(codes, dtype=np.intp), distinct)
             distinct = []
     for k, value in enumerate(distinct):
         if type(value) is str:
@@ -666,6 +669,8 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
         bad[i] = True
         labels[i] = None
         problems.append(_problem(table, j, title, int(i), _label_check, values[i]))
+    labels = labels.view(_Labels)
+    labels.codes = known_codes
     return labels, blank, bad
 
 
@@ -1002,7 +1007,11 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
         ai = _label_codes(a, used)[0].astype(np.int64)
         oi, o_names = _label_codes(o, used)
         pair = ai * max(len(o_names), 1) + oi
-        dup = pd.Series(pair).duplicated(keep=False).to_numpy()
+        span = (int(ai.max()) + 1) * max(len(o_names), 1) if len(ai) else 0
+        if span <= 4 * len(pair) + 1_000_000:  # a count per possible pair: one pass, no hashing
+            dup = np.bincount(pair.astype(np.intp), minlength=span)[pair] > 1
+        else:
+            dup = pd.Series(pair).duplicated(keep=False).to_numpy()
         if dup.any():
             frame = pd.DataFrame({"pair": pair[dup], "i": idx[dup]})
             for _, members in frame.groupby("pair", sort=False)["i"]:
@@ -1023,18 +1032,16 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
             problems.append(Problem("error", sheet, "", None, "", f"sheet {sheet} has a header row but no evaluations "
                                                                   "below it"))
 
-    _LABEL_CODES.pop(id(a), None)
-    _LABEL_CODES.pop(id(o), None)
-    _LABEL_CODES.pop(id(u), None)
     if table.merged:
         problems = [_explain_merged(p, table.merged) for p in problems]
     problems.sort(key=lambda p: (p.severity != "error", p.sheet != sheet, p.row if p.row is not None else 0))
     keep = np.flatnonzero(ok)
-    frame = pd.DataFrame({"assessor": a[keep], "object": o[keep], "score": s[keep],
-                          kind: u[keep] if kind == "level" else u[keep].astype(float)})
+    frame = pd.DataFrame({"assessor": np.asarray(a[keep]), "object": np.asarray(o[keep]), "score": s[keep],
+                          kind: np.asarray(u[keep]) if kind == "level" else u[keep].astype(float)})
     sheet_rows = rows[keep].tolist()
     hidden = sorted(set(table.hidden_rows) & set(sheet_rows)) if table.hidden_rows else []
-    pend = pd.DataFrame({"assessor": a[pending], "object": o[pending], "sheet_row": rows[pending]})
+    pend = pd.DataFrame({"assessor": np.asarray(a[pending]), "object": np.asarray(o[pending]),
+                         "sheet_row": rows[pending]})
     settings = {"scale": tuple(scale) if scale is not None else None,
                 "assessors": len(assessors) if assessors else None, "objects": len(objects) if objects else None,
                 "levels": list(levels) if levels is not None else None}
