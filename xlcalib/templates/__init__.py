@@ -123,9 +123,9 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     _protect(settings)
 
     levels = wb.create_sheet("Levels")
-    levels.append(["Level", "SD", "Meaning"])
-    meaning = {"High": "expected within about half a scale step", "Medium": "within about one step",
-               "Low": "within about two steps"}
+    levels.append(["Level", "Relative confidence", "Meaning"])
+    meaning = {"High": "counts about 3 times a Medium read", "Medium": "the reference (1)",
+               "Low": "counts about a third of a Medium read"}
     for r, (name, sd) in enumerate(DEFAULT_LEVELS.items(), start=2):
         _input_cell(levels.cell(row=r, column=1), name)
         _input_cell(levels.cell(row=r, column=2), sd)
