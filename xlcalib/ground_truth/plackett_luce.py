@@ -254,9 +254,9 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
         the reference code does; if nothing is left unranked the item's share
         is dropped); every named block, also the last one of an annotator who
         names every class, ranks above that item.  With 419 classes the
-        difference is large: over 53 dermatology cases mean top-1 certainty
-        0.832 (reference) vs 0.677 (xlcalib) at reliability 3, 0.694 vs 0.240
-        at reliability 1; one annotator naming one class gives 1.0 vs 0.118 at
+        difference is large: over the first 53 dermatology cases mean top-1
+        certainty is 0.947 (reference) vs 0.816 (xlcalib) at reliability 3,
+        0.852 vs 0.281 at reliability 1; one annotator naming one class gives 1.0 vs 0.118 at
         reliability 3, because Gamma(418, 1) unranked mass swamps the one
         ranked class.
 
