@@ -32,8 +32,8 @@ _REL = Arg("reliability", "Optional reliability gamma > 0 (default 1): trust in 
 _SAMPLES = Arg("samples", "Optional Monte Carlo samples M (default 1000)", range=False)
 _SEED = Arg("seed", "Optional random seed (default 0; same seed, same answer)", range=False)
 _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)
-_SETTING = Arg("setting", 'Optional "xlcalib" (default: IRN weight (1/i)/|block|, PrIRN Dirichlet(gamma*IRN)) or '
-               '"reference" (the paper\'s public code: weight 1/i, Dirichlet(gamma*IRN + 0.01) on every class)',
+_SETTING = Arg("setting", 'Optional "xlcalib" (default; IRN weight 1/i divided by the block size, PrIRN '
+               'Dirichlet(gamma*IRN)) or "reference" (the paper\'s public code: weight 1/i, Dirichlet(gamma*IRN + 0.01))',
                range=False)
 _REF = "uncertain_ground_truth"
 
