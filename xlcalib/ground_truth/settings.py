@@ -23,9 +23,13 @@ Plackett–Luce prior (B.4)     Gamma(1, 1) on each of the K classes, so    Gamm
 How much it matters (all 1,947 dermatology cases, 419 conditions; mean top-1
 annotation certainty):
 
-* PrIRN at reliability 1: 0.174 with the reference setting, 0.605 with the
-  reference weighting but no 0.01, 0.625 with xlcalib's defaults; the settings
-  converge as reliability grows (0.879 at reliability 50).
+* PrIRN at reliability 1: 0.174 with the reference setting (the reference
+  code's own run), 0.605 with the reference weighting but no 0.01, 0.625 with
+  xlcalib's defaults; the settings converge as reliability grows (0.879 at
+  reliability 50).  xlcalib's ``prirn_certainty`` (M = 1000, seed 0) gives
+  0.171 / 0.601 / 0.623 at reliability 1, 0.466 (reference) / 0.681 (xlcalib)
+  at reliability 3 and 0.876 / 0.889 at reliability 50; the share of cases
+  below 0.5 at reliability 1 is 1.00 (reference) against 0.34 (xlcalib).
 * Plackett–Luce over the first 53 cases: 0.947 (reference) vs 0.816 (xlcalib)
   at reliability 3 and 0.852 vs 0.281 at reliability 1 (another 53-case
   sample: 0.832 vs 0.677 and 0.694 vs 0.240); a case where one reader
