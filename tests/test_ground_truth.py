@@ -340,6 +340,7 @@ def test_gt_functions_take_the_setting_argument():
     bad = GT_IRN(ann, classes, "paper")
     assert isinstance(bad, str) and bad.startswith("xlcalib: ") and "setting argument" in bad and "reference" in bad
     assert "setting argument" in GT_CERTAINTY(ann, classes, None, None, None, None, None, 3.0)
+    assert "header is the argument after setting" in GT_IRN(ann, classes, False)  # an old formula's header
     cases = [[[[0], [1], [2]]], [[[1]]]]
     got = GT_CERTAINTY(ann, classes, 2.0, 3000.0, 5.0, None, None, "Reference")
     cert, lab = prirn_certainty(cases, 3, 2.0, 3000, 5, setting="reference")

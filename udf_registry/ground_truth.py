@@ -68,6 +68,9 @@ def _annotations(annotations, names):
 
 def _setting(value):
     """The ``setting`` argument: blank -> "xlcalib"; anything else must name a setting (see xlcalib.ground_truth.settings)."""
+    if isinstance(value, (bool, np.bool_)):  # a formula written before setting existed, passing header in its place
+        raise InputError(f"the setting argument must be xlcalib or reference, not {str(bool(value)).upper()} "
+                         "(header is the argument after setting)")
     return gt.resolve_setting(parse_choice(value, "setting", tuple(gt.SETTINGS), "xlcalib"))
 
 
