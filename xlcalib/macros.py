@@ -421,12 +421,19 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     cls_rows = backend.read_block("Classes").rows
     classes = [str(r[0]).strip() for r in cls_rows[1:] if r and not is_blank(r[0])]
     settings = {"reliability": 3.0, "samples": 1000, "seed": 0, "top k": 3}
+    setting = gt.XLCALIB  # the "Setting" row: xlcalib's conventions or the reference code's (gt.settings)
     if backend.find_sheet("Settings", required=False):
         block = backend.read_block("Settings")
         rows, first_row = block.rows, block.first_row
         for offset, row in enumerate(rows[1:], start=1):
-            if len(row) >= 2 and not is_blank(row[0]) and str(row[0]).strip().lower() in settings:
-                settings[str(row[0]).strip().lower()] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
+            key = str(row[0]).strip().lower() if len(row) >= 2 and not is_blank(row[0]) else None
+            if key == "setting" and not is_blank(row[1]):
+                from .inputs import column_letter
+
+                cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
+                setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")
+            elif key in settings:
+                settings[key] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
     items, block, first_row = _grid(backend, "Annotations")
     cases, kept = [], []
     for i, row in enumerate(block):
@@ -438,8 +445,8 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     if not cases:
         raise InputError("sheet Annotations has no annotations")
     gamma, M, seed, k = settings["reliability"], int(settings["samples"]), int(settings["seed"]), int(settings["top k"])
-    plaus = gt.irn(cases, len(classes))
-    cert, labels = gt.certainty_from_concentration(gamma * plaus, M, seed)
+    plaus = gt.irn(cases, len(classes), setting=setting)
+    cert, labels = gt.prirn_certainty(cases, len(classes), gamma, M, seed, setting=setting)
     certainty = pd.DataFrame({"item": [items[i] for i in kept], "annotators": [len(c) for c in cases],
                               "IRN top-1": [classes[j] for j in plaus.argmax(axis=1)],
                               "certainty": cert, "most certain label": [classes[j] for j in labels]})
@@ -458,7 +465,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
                 raise InputError(f"sheet Predictions, row {prow + 1 + i}: unknown class '{unknown[0]}'")
             preds.append([lookup[str(c).strip().lower()] for c in row])
         if all(len(p) >= k for p in preds):
-            draws = gt.sample_dirichlet(gamma * plaus, M, seed)
+            draws = gt.sample_dirichlet(gt.prirn_concentration(cases, len(classes), gamma, setting=setting), M, seed)
             top = np.array([p[:k] for p in preds])
             for kk in sorted({1, k}):
                 ua = gt.ua_topk_accuracy(draws, top[:, :kk], kk)
@@ -467,7 +474,8 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
         else:
             summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
-    pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}", now)
+    pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}, "
+                    f"setting {setting.name}", now)
     _check_own_sheets(backend, frames)
     tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
     backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],
