@@ -384,7 +384,7 @@ def _max_flow_message(reads, max_load, min_load, allowed, a_names, o_names) -> s
     A, O = len(a_names), len(o_names)
     ai, oi = np.nonzero(allowed)
     src, sink = A + O, A + O + 1
-    rows = np.concatenate([np.full(O, src), oi + A, ai])
+    rows = np.concatenate([np.full(O, src), oi + A, np.arange(A)])
     cols = np.concatenate([np.arange(O) + A, ai, np.full(A, sink)])
     caps = np.concatenate([reads, np.ones(ai.size, dtype=np.int64), max_load]).astype(np.int32)
     graph = sp.csr_matrix((caps, (rows, cols)), shape=(A + O + 2, A + O + 2))
