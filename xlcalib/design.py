@@ -169,7 +169,7 @@ def _per_item(value, index: pd.Index, what: str, kind: str, allow_none=False) ->
         arr = np.asarray(list(value), dtype=object)
         if arr.shape != (len(index),):
             raise InputError(f"{what}: {arr.size} values for {len(index)} {kind}")
-    out = np.empty(len(index), dtype=np.int64)
+    out = np.empty(len(index), dtype=np.intp)  # counts numpy repeats with: intp (32-bit in Pyodide)
     for i, x in enumerate(arr):
         try:
             f = float(x)
@@ -416,7 +416,7 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
     """
     A, O = allowed.shape
     R = int(reads.sum())
-    kmax = np.minimum(max_load, np.minimum(allowed.sum(axis=1), R)).astype(np.int64)
+    kmax = np.minimum(max_load, np.minimum(allowed.sum(axis=1), R)).astype(np.intp)
     kmax = np.maximum(kmax, min_load)
     y_a = np.repeat(np.arange(A, dtype=np.intp), kmax)
     y_k = (np.arange(y_a.size) - np.repeat(np.cumsum(kmax) - kmax, kmax)) + 1
@@ -549,7 +549,7 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
     fails = 0
     for rnd in range(max_rounds):
         if time.perf_counter() - started > time_limit:
-            stats["stopped"] = f"time limit ({time_limit:g} s)"
+            stats["stopped"] = f"time limit ({time_limit:.0f} s left for swaps)"
             break
         stats["rounds"] = rnd + 1
         C_o = np.bincount(eo, weights=c_e, minlength=O)
@@ -560,17 +560,17 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
         Qo = Qo.sum(axis=1)
         # candidates (at most 120,000 a round): uniform pairs, suitability-guided pairs, Fiedler-sorted pairs
         m = n_cand // 3
-        e1 = movable[rng.integers(0, movable.size, n_cand)]
-        e2 = movable[rng.integers(0, movable.size, n_cand)]
+        e1 = movable[rng.integers(0, movable.size, n_cand, dtype=np.intp)]
+        e2 = movable[rng.integers(0, movable.size, n_cand, dtype=np.intp)]
         if top_obj is not None:
-            o2 = top_obj[ea[e1[m:2 * m]], rng.integers(0, top_obj.shape[1], m)]
+            o2 = top_obj[ea[e1[m:2 * m]], rng.integers(0, top_obj.shape[1], m, dtype=np.intp)]
             pick = table[o2, (rng.random(m) * np.maximum(counts[o2], 1)).astype(np.intp)]
             e2[m:2 * m] = np.where(pick >= 0, pick, e2[m:2 * m])
         fied = Xw[:, 1] if Xw.shape[1] > 1 else Xw[:, 0]
         order = movable[np.argsort(fied[ea[movable]], kind="stable")]
         q = max(1, order.size // 10)
-        e1[2 * m:] = order[rng.integers(0, q, n_cand - 2 * m)]
-        e2[2 * m:] = order[order.size - 1 - rng.integers(0, q, n_cand - 2 * m)]
+        e1[2 * m:] = order[rng.integers(0, q, n_cand - 2 * m, dtype=np.intp)]
+        e2[2 * m:] = order[order.size - 1 - rng.integers(0, q, n_cand - 2 * m, dtype=np.intp)]
         e2 = np.where(fixed_e[e2], e1, e2)
         a1, o1, a2, o2 = ea[e1], eo[e1], ea[e2], eo[e2]
         ok = (o1 != o2) & (a1 != a2) & conflict_free[a2, o1] & conflict_free[a1, o2]
@@ -585,7 +585,7 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
                 break
             continue
         e1, e2, a1, o1, a2, o2 = e1[ok], e2[ok], a1[ok], o1[ok], a2[ok], o2[ok]
-        key = np.minimum(e1, e2) * E + np.maximum(e1, e2)
+        key = np.minimum(e1, e2).astype(np.int64) * E + np.maximum(e1, e2)
         _, first = np.unique(key, return_index=True)
         e1, e2, a1, o1, a2, o2 = e1[first], e2[first], a1[first], o1[first], a2[first], o2[first]
         loss = s_of(a1, o1) + s_of(a2, o2) - s_of(a2, o1) - s_of(a1, o2)
@@ -752,7 +752,7 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
     reads = _per_item(reads_per_object, o_names, "reads per object", "objects")
     max_l = _per_item(max_load, a_names, "max load", "assessors")
     min_l = _per_item(min_load, a_names, "min load", "assessors", allow_none=True)
-    min_l = np.zeros(A, dtype=np.int64) if min_l is None else min_l
+    min_l = np.zeros(A, dtype=np.intp) if min_l is None else min_l
     try:
         share = float(min_suitability_share)
     except (TypeError, ValueError):
