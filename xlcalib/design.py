@@ -598,7 +598,7 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
         co2 = C_o[o2] - c_e[e2] + c2_new
         ok = (gain > 1e-12) & (np.minimum(co1, co2) >= floor_min - 1e-12)
         room = budget - spent
-        ok &= loss <= room + 1e-12
+        ok &= loss <= room
         if not ok.any():
             fails += 1
             if fails > 5:
@@ -615,7 +615,8 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
         first_seen = np.full(O, idx.size, dtype=np.intp)
         np.minimum.at(first_seen, objs, pos)
         keep = idx[(first_seen[o1[idx]] == np.arange(idx.size)) & (first_seen[o2[idx]] == np.arange(idx.size))]
-        keep = keep[np.cumsum(loss[keep]) <= room + 1e-12][:batch]
+        over = np.cumsum(loss[keep]) > room  # the longest prefix that stays within the budget
+        keep = keep[:int(np.argmax(over)) if over.any() else keep.size][:batch]
         if keep.size == 0:
             fails += 1
             if fails > 5:
