@@ -96,6 +96,34 @@ def test_infeasible_messages_name_the_binding_constraint():
         assign(_names("A", 4), _names("O", 4), 1, [1, 1, 3, 3], conflicts=conflicts)
 
 
+def test_min_loads_that_conflicts_make_impossible():
+    objs = _names("O", 4)
+    conflicts = [(a, o) for a in ("A0", "A1") for o in ("O2", "O3")]
+    with pytest.raises(InputError, match=r"all 4 reads can be placed, but not while every assessor reaches their min load"):
+        assign(_names("A", 3), objs, 1, 4, min_load=[2, 2, 0], conflicts=conflicts)
+
+
+def test_column_generation_reaches_the_full_lp_optimum(monkeypatch):
+    """Large panels start the LP from each object's best few assessors; the duals must bring in the rest."""
+    import xlcalib.design as design
+
+    a, o, S = clustered(A=40, O=120, areas=5, seed=4)
+    conflicts = [(a[i], o[j]) for i in range(0, 40, 3) for j in range(0, 120, 7)]
+    full = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
+    monkeypatch.setattr(design, "FULL_LP_PAIRS", 100)
+    monkeypatch.setattr(design, "CANDIDATES_PER_OBJECT", 2)
+    calls = []
+    real = design.linprog
+    monkeypatch.setattr(design, "linprog", lambda *a, **k: calls.append(a[0].size) or real(*a, **k))
+    restricted = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
+    assert restricted.stats["best_suitability"] == pytest.approx(full.stats["best_suitability"], abs=1e-3)
+    assert len(calls) >= 2 and calls[0] < 40 * 120  # started restricted, priced in more pairs
+    _check_constraints(restricted, a, o, np.full(120, 3), 10, 8, conflicts)
+    with pytest.raises(InputError, match="no allocation"):
+        assign(_names("A", 4), _names("O", 4), 1, [1, 1, 3, 3],
+               conflicts=[(x, y) for x in ("A2", "A3") for y in ("O0", "O1", "O2")])
+
+
 def test_bad_arguments_are_input_errors():
     with pytest.raises(InputError, match="not one of the assessors"):
         assign(["a", "b"], ["x", "y"], 1, 2, conflicts=[("c", "x")])

@@ -102,10 +102,13 @@ def test_rerun_keeps_scored_rows_and_allocates_the_rest(panel):
 def test_bad_cells_are_named(panel, capsys):
     wb = openpyxl.load_workbook(panel)
     wb["Assignment"]["B4"] = "lots"
+    wb["Assignment"]["G3"] = 2.5
     wb.save(panel)
     assert main(["assign", str(panel)]) == 2
     err = capsys.readouterr().err
     assert "sheet Assignment, row 4, column Max load (B4)" in err and "'lots'" in err
+    assert "sheet Assignment, row 3, column Reads wanted (G3) must be a whole number" in err  # all at once
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_infeasible_panel_is_one_line(panel, capsys):

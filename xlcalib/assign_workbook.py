@@ -81,7 +81,7 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
     for kind, need in (("assessors", "Assessor | Max load"), ("objects", "Object | Reads wanted")):
         if kind not in found:
             raise InputError(f"sheet {sheet}, row 1: no {kind.title()} table found (header cells {need} ...)")
-    out = {}
+    out, problems = {}, []
     for kind, (start, cols) in found.items():
         required = {"assessors": ("name", "max"), "objects": ("name", "reads"),
                     "conflicts": ("assessor", "object")}[kind]
@@ -97,18 +97,24 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
                 continue
             for k, v in cells.items():
                 where = f"sheet {sheet}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"
-                if k in ("name", "assessor", "object"):
-                    data[k].append(parse_label(v, where))
-                elif k == "subjects":
-                    data[k].append("" if is_blank(v) else str(v))
-                else:
-                    number = parse_number(v, where, allow_blank=(k == "min"))
-                    if not np.isnan(number) and (number < 0 or number != int(number)):
-                        raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
-                    data[k].append(0 if np.isnan(number) else int(number))
+                try:
+                    if k in ("name", "assessor", "object"):
+                        data[k].append(parse_label(v, where))
+                    elif k == "subjects":
+                        data[k].append("" if is_blank(v) else str(v))
+                    else:
+                        number = parse_number(v, where, allow_blank=(k == "min"))
+                        if not np.isnan(number) and (number < 0 or number != int(number)):
+                            raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
+                        data[k].append(0 if np.isnan(number) else int(number))
+                except InputError as exc:  # report every bad cell at once
+                    problems.append(exc.message)
+                    data[k].append(None)
             sheet_rows.append(r)
         frame = pd.DataFrame(data)
         frame.attrs["sheet_rows"] = sheet_rows
+        if problems:
+            continue
         if kind != "conflicts":
             dup = frame["name"].duplicated()
             if dup.any():
@@ -117,6 +123,9 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
             if frame.empty:
                 raise InputError(f"sheet {sheet}: the {kind} table has no rows")
         out[kind] = frame
+    if problems:
+        more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise InputError("; ".join(problems[:10]) + more)
     return out
 
 
