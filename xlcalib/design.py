@@ -42,8 +42,13 @@ __all__ = ["Assignment", "DesignReport", "assign", "design_report"]
 FULL_LP_PAIRS = 2_000_000
 #: Assessors per object in the first restricted LP (large panels only).
 CANDIDATES_PER_OBJECT = 8
+#: Most improving pairs per object brought into the LP per pricing round.
+ENTERING_PER_OBJECT = 3
 #: Largest assessor count whose spectrum is computed densely (exact eigh).
 DENSE_EIGEN_LIMIT = 300
+#: Swap rounds always run (when there is anything to improve), even past the time limit: a slow LP on a
+#: busy machine must not leave a disconnected allocation untouched.
+MIN_SWAP_ROUNDS = 5
 #: Number of smallest non-trivial eigenvalues whose reciprocals the swap phase reduces.
 SPECTRUM_K = 8
 #: HiGHS method for the transportation LP (dual simplex: returns a vertex, hence a 0/1 allocation).
@@ -409,7 +414,8 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
     """Min sum cost x over allowed pairs, reads exact, loads within [min, max], x in {0, 1}.
 
     Load units are explicit variables y_ak (k = 1..max_a) with cost
-    ``load_penalty * k``: convex, so loads are as even as the costs allow.
+    ``load_penalty * k``: convex, so loads are as even as the costs allow
+    (``load_penalty = 0``: one load variable per assessor instead).
     The constraint matrix is a network matrix (totally unimodular), so the
     simplex optimum HiGHS returns is integral.  Large panels: column
     generation from the duals (see :data:`FULL_LP_PAIRS`).
@@ -418,10 +424,14 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
     R = int(reads.sum())
     kmax = np.minimum(max_load, np.minimum(allowed.sum(axis=1), R)).astype(np.intp)
     kmax = np.maximum(kmax, min_load)
-    y_a = np.repeat(np.arange(A, dtype=np.intp), kmax)
-    y_k = (np.arange(y_a.size) - np.repeat(np.cumsum(kmax) - kmax, kmax)) + 1
-    y_cost = load_penalty * y_k
-    y_lb = (y_k <= min_load[y_a]).astype(float)
+    if load_penalty > 0:
+        y_a = np.repeat(np.arange(A, dtype=np.intp), kmax)
+        y_k = (np.arange(y_a.size) - np.repeat(np.cumsum(kmax) - kmax, kmax)) + 1
+        y_cost = load_penalty * y_k
+        y_lb, y_ub = (y_k <= min_load[y_a]).astype(float), np.ones(y_a.size)
+    else:  # no balancing wanted: one load variable per assessor, min..max (far fewer columns)
+        y_a = np.arange(A, dtype=np.intp)
+        y_cost, y_lb, y_ub = np.zeros(A), min_load.astype(float), kmax.astype(float)
     big = 10.0 * (float(np.abs(cost[allowed]).max()) + 1.0) * max(1, min(A, O))
     # pricing tolerance: the optimum is exact up to tol per read (tie-breaking costs are 1e-7 of the spread)
     tol = 1e-6 * (float(cost[allowed].max() - cost[allowed].min()) or 1.0)
@@ -452,7 +462,7 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
         A_eq = sp.csc_matrix((vals, (rows, cols)), shape=(O + A, nx + ny + O + A))
         b_eq = np.concatenate([reads, np.zeros(A)]).astype(float)
         lb = np.concatenate([fixed_mask[pa, po].astype(float), y_lb, np.zeros(O + A)])
-        ub = np.concatenate([np.ones(nx), np.ones(ny), reads.astype(float), min_load.astype(float)])
+        ub = np.concatenate([np.ones(nx), y_ub, reads.astype(float), min_load.astype(float)])
         res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=np.column_stack([lb, ub]), method=LP_METHOD)
         if res.status != 0:
             raise RuntimeError(f"the LP solver failed: {res.message}")
@@ -466,7 +476,7 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
         if not entering.any():
             break
         # bring in the most improving pairs per object (bounded per round)
-        per_obj = min(3, A)
+        per_obj = min(ENTERING_PER_OBJECT, A)
         limit = np.partition(np.where(entering, reduced, np.inf), per_obj - 1, axis=0)[per_obj - 1] if A > per_obj else np.inf
         active |= entering & (reduced <= limit)
     slack = x[nx + ny:]
@@ -548,7 +558,7 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
     phi, mu, Xw, mu2 = phi_and_vectors(ea, c_e)
     fails = 0
     for rnd in range(max_rounds):
-        if time.perf_counter() - started > time_limit:
+        if rnd >= MIN_SWAP_ROUNDS and time.perf_counter() - started > time_limit:
             stats["stopped"] = f"time limit ({time_limit:.0f} s left for swaps)"
             break
         stats["rounds"] = rnd + 1
@@ -666,10 +676,10 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
        ``max sum_ao S_ao x_ao`` subject to the constraints above, solved by
        HiGHS' dual simplex (``scipy.optimize.linprog``).  Its constraint
        matrix is a network matrix, so the vertex optimum is a 0/1 allocation.
-       Load units carry a tiny convex cost, so among equally suitable
-       allocations the most even loads win; without suitability the costs are
-       seeded random numbers and the loads are as even as the limits allow —
-       a random balanced allocation.
+       Ties are broken by tiny seeded random costs.  Without suitability
+       the costs are seeded random numbers and each load unit carries a
+       convex cost, so the loads are as even as the limits allow — a random
+       balanced allocation.
     2. *Connectivity within the suitability budget* — starting from that
        optimum, swaps ``(a,o),(a',o') -> (a',o),(a,o')`` (which keep every
        load, read count and conflict) are accepted while the total
@@ -698,7 +708,8 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
 
     Budget: at most ``max_rounds`` rounds (each one eigen-solve), and the
     swap phase ends when the whole call has run ``time_limit`` seconds (the
-    LP is always solved to optimality first); ``stats['stopped']`` says
+    LP is always solved to optimality first, and at least
+    :data:`MIN_SWAP_ROUNDS` rounds run); ``stats['stopped']`` says
     which limit ended it.  Small panels converge well within both (30 x 150
     in a few seconds); for 1,000 assessors x 10,000 objects the LP takes
     about 10-25 s here and the swaps use the rest of the time budget.  The round limit keeps the result reproducible for
@@ -791,7 +802,9 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
         cost, load_penalty = jitter, 1.0
     else:
         spread = float(S.max() - S.min()) or 1.0
-        cost, load_penalty = -S + 1e-7 * spread * jitter, 1e-7 * spread
+        # ties broken at random; the load balancing term is dropped: at 1e-7 of the spread it would sit below
+        # the solver's tolerances anyway, and without it the LP has A load columns instead of sum(max_load)
+        cost, load_penalty = -S + 1e-7 * spread * jitter, 0.0
     del jitter
     ba, bo = _solve_lp(cost, allowed, reads, max_l, min_l, fixed_mask, load_penalty, a_names, o_names)
     del cost
