@@ -17,9 +17,10 @@ def _names(prefix, n):
     return [f"{prefix}{i}" for i in range(n)]
 
 
-def _oracle(S, allowed, reads, max_load, min_load):
+def _oracle(S, allowed, reads, max_load, min_load, fixed=None):
     """Independent 0/1 MILP (HiGHS branch and bound): best total suitability, or None when infeasible."""
     A, O = allowed.shape
+    fixed = np.zeros((A, O), bool) if fixed is None else fixed
     n = A * O
     rows_o = np.zeros((O, n))
     rows_a = np.zeros((A, n))
@@ -29,7 +30,9 @@ def _oracle(S, allowed, reads, max_load, min_load):
             rows_a[a, a * O + o] = 1
     cons = [LinearConstraint(rows_o, reads, reads), LinearConstraint(rows_a, min_load, max_load)]
     res = milp(-S.ravel(), constraints=cons, integrality=np.ones(n),
-               bounds=Bounds(np.zeros(n), allowed.ravel().astype(float)))
+               bounds=Bounds(fixed.ravel().astype(float), allowed.ravel().astype(float)))
+    if (fixed & ~allowed).any():
+        return None
     return None if res.status != 0 else -res.fun
 
 
@@ -57,25 +60,30 @@ def instances(draw):
     S = np.array(draw(st.lists(st.integers(0, 4), min_size=A * O, max_size=A * O)), dtype=float).reshape(A, O)
     share = draw(st.sampled_from([0.0, 0.8, 0.95, 1.0]))
     seed = draw(st.integers(0, 3))
-    return A, O, reads, max_load, min_load, conflict_mask, (S if use_s else None), share, seed
+    fixed = np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    fixed &= ~conflict_mask & draw(st.booleans())
+    fixed &= np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    return A, O, reads, max_load, min_load, conflict_mask, (S if use_s else None), share, seed, fixed
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_hard_constraints_never_violated_and_infeasibility_is_exact(case):
-    A, O, reads, max_load, min_load, conflict_mask, S, share, seed = case
+    A, O, reads, max_load, min_load, conflict_mask, S, share, seed, fixed = case
     a_names, o_names = _names("A", A), _names("O", O)
     conflicts = [(a_names[a], o_names[o]) for a, o in zip(*np.nonzero(conflict_mask))]
-    best = _oracle(np.zeros((A, O)) if S is None else S, ~conflict_mask, reads, max_load, min_load)
+    kept = [(a_names[a], o_names[o]) for a, o in zip(*np.nonzero(fixed))]
+    best = _oracle(np.zeros((A, O)) if S is None else S, ~conflict_mask, reads, max_load, min_load, fixed)
     try:
         r = assign(a_names, o_names, reads, max_load, min_load=min_load, conflicts=conflicts, suitability=S,
-                   min_suitability_share=share, seed=seed, max_rounds=20)
+                   min_suitability_share=share, seed=seed, max_rounds=20, fixed=kept or None)
     except InputError as exc:
         assert best is None, f"feasible instance rejected: {exc}"
         assert "no allocation" in str(exc)
         return
     assert best is not None, "infeasible instance got an allocation"
     _check_constraints(r, a_names, o_names, reads, max_load, min_load, conflicts)
+    assert set(kept) <= set(zip(r.allocation["assessor"], r.allocation["object"]))
     if S is not None:
         assert r.stats["best_suitability"] == pytest.approx(best, abs=1e-4)  # the LP optimum is the true optimum
         assert r.report.total_suitability >= share * best - 1e-6
