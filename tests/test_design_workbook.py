@@ -32,6 +32,8 @@ def _evaluations(path):
 
 def _design(path):
     ws = openpyxl.load_workbook(path)["Design"]
+    assert ws.max_column == 4  # statistic, this allocation, suitability only, meaning (verdict lines in column A)
+    assert ws["A1"].value.startswith("Allocation of 24 reads") and ws["A2"].value.startswith("It keeps")
     rows = [[c.value for c in row] for row in ws.iter_rows()]
     start = next(i for i, r in enumerate(rows) if r[0] == "statistic")
     return pd.DataFrame(rows[start + 1:], columns=rows[start]).set_index("statistic")

@@ -319,4 +319,4 @@ def design_verdict(result, suitability_source: str = "") -> list[str]:
 
 def write_design_sheet(backend, result, suitability_source: str = "") -> None:
     table = result.comparison()
-    backend.write_frame("Design", table, preamble=design_verdict(result, suitability_source))
+    backend.write_frame("Design", table, preamble=[[line] for line in design_verdict(result, suitability_source)])
