@@ -12,6 +12,10 @@ import pandas as pd
 
 from .calibration import DEFAULT_LEVELS
 
+#: SD (score units) of a "Medium" read in the simulated panel; High/Low follow the default
+#: relative confidences (SD = MEDIUM_SD / sqrt(relative confidence)).
+MEDIUM_SD = 0.8
+
 
 def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
     """Return (evaluations, true_values, true_biases) for the demo exercise."""
@@ -35,7 +39,7 @@ def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
         load[chosen] += 1
         for a in chosen:
             level = rng.choice(level_names, p=[0.35, 0.45, 0.20])
-            sd = DEFAULT_LEVELS[level]
+            sd = MEDIUM_SD / np.sqrt(DEFAULT_LEVELS[level])
             score = true_values[obj] + bias[a] + sd * rng.standard_normal()
             score = min(max(score, 1.0), 10.0)  # assessors score within the template's 1-10 scale
             rows.append({"Assessor": assessors[a], "Object": obj, "Score": round(float(score), 1), "Level": level})
@@ -83,5 +87,7 @@ def run_demo(out_dir="demo_output", seed: int = 2024) -> dict:
     err_raw, err_cal = raw - true_values, calibrated - true_values
     rms_raw = float(np.sqrt(np.mean((err_raw - err_raw.mean()) ** 2)))
     rms_cal = float(np.sqrt(np.mean((err_cal - err_cal.mean()) ** 2)))
-    return {"exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
+    # the +- shown next to each value is its standard error; its RMS should match the actual error
+    rms_se = float(np.sqrt(np.mean(result.values["se"].reindex(true_values.index) ** 2)))
+    return {"rms_se": rms_se, "exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
             "true_values": true_values, "true_biases": true_biases, "rms_raw": rms_raw, "rms_calibrated": rms_cal}
