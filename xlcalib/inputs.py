@@ -29,6 +29,15 @@ Rules (documented once, applied everywhere):
   rows (ragged rows are padded with blanks, because Excel ranges are always
   rectangular and raggedness only comes from hand-built lists);
   :func:`as_vector` accepts a single row or a single column.
+* **Tables** (the evaluations sheet) are checked column by column
+  (:func:`check_evaluations`, :func:`read_panel`): the same messages by cell,
+  but every problem of the table at once (:class:`Problem`, collected in a
+  :class:`PanelInput`; :class:`~xlcalib.errors.InputProblems` when any is an
+  error), pending rows (allocated, not yet scored) set aside, and the
+  workbook's own scale, lists and levels checked; :func:`checks_frame` gives
+  the problems as the Checks table (severity, sheet, cell, problem).
+* **Formula cells never calculated** (:class:`Uncalculated`, from the
+  workbook reader) are reported as such, never as blank.
 """
 from __future__ import annotations
 

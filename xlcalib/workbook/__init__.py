@@ -2,6 +2,12 @@
 delete/replace sheets, style cells) with two backends — openpyxl (files; the CLI; tested fully) and
 xlwings (a live Excel Book; thin).  See :mod:`xlcalib.workbook.base`.
 
+Reading files goes through one bounded path: :class:`~xlcalib.workbook.reader.FastBook` (xlsx/xlsm/ods:
+size and cell-count bounds from a streaming scan, then python-calamine) and
+:class:`~xlcalib.workbook.csv_backend.CsvBook` (CSV: byte-level bounds, then pandas); both are read-only
+backends of the same interface.  openpyxl writes results and keeps the formula-preserving report copy
+(loaded only after the same bounds, :func:`~xlcalib.workbook.reader.bound_workbook`).
+
 Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
 never does, and nothing here imports xlwings (the caller brings the Book).
 """
