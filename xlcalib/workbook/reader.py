@@ -334,6 +334,10 @@ class FastBook(WorkbookBackend):
             self._parts = {}
         else:
             self._parts = sheet_parts(self._zf)
+            known = set(self._parts.values())
+            for part in names:  # worksheet parts the workbook's index does not name: bounded all the same
+                if part.startswith("xl/worksheets/") and part.endswith(".xml") and part not in known:
+                    scan_xlsx(path, self._zf, part, part.rsplit("/", 1)[-1])
         try:
             self._cal = python_calamine.CalamineWorkbook.from_path(str(path), load_tables=self.kind == "xlsx")
         except python_calamine.PasswordError:
