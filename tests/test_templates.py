@@ -77,7 +77,7 @@ def test_calibration_end_to_end_from_template(tmp_path):
     header = next(i for i, r in enumerate(rows) if r and r[0] == "assessor")
     table = pd.DataFrame(rows[header + 1:], columns=rows[header]).set_index("assessor")
     np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"], atol=1e-12)
-    cell = result["Biases"].cell(row=header + 2 + list(core.biases.index).index("=SUM(1)"), column=1)
+    cell = result["Biases"].cell(row=header + 2 + list(table.index).index("=SUM(1)"), column=1)
     assert cell.value == "=SUM(1)" and cell.data_type == "s"
 
 

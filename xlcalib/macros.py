@@ -27,7 +27,9 @@ from .errors import InputError
 from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_number
 from .workbook import Block, ChartSpec, open_book
 
-RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
+#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
+RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics")
 
 
 @dataclass
@@ -52,7 +54,8 @@ def _preamble(title: str, settings: str, now) -> list[list[Any]]:
     from . import __version__
 
     stamp = (now or _dt.datetime.now()).replace(microsecond=0).isoformat(sep=" ")
-    return [[f"xlcalib {title}", f"run {stamp}", f"xlcalib {__version__}"], ["settings", settings]]
+    # one text per row, in column A: it reads across the empty cells beside it instead of being cut by them
+    return [[f"xlcalib {title}"], [f"run {stamp}, xlcalib {__version__}"], [f"settings: {settings}"]]
 
 
 def _check_own_sheets(backend, names) -> None:
@@ -198,34 +201,21 @@ def _col(frame: pd.DataFrame, name: str) -> int:
     return list(frame.columns).index(name) + 1
 
 
-def calibration_charts(frames: dict[str, pd.DataFrame], tops: dict[str, int]) -> dict[str, list[ChartSpec]]:
-    """The three native charts: biases with ± bounds, raw mean vs calibrated value, bound per object."""
-    b, v = frames["Biases"], frames["Values"]
-    return {
-        "Biases": [ChartSpec("column", "Assessor bias with robustness bound (score units)", tops["Biases"], len(b),
-                             _col(b, "assessor"), (_col(b, "bias"),), "assessor", "bias",
-                             error_column=_col(b, "bound"), anchor="H2", width_cm=24)],
-        "Values": [ChartSpec("scatter", "Raw mean vs calibrated value per object", tops["Values"], len(v),
-                             _col(v, "raw_mean"), (_col(v, "value"),), "raw mean score", "calibrated value",
-                             anchor="J2"),
-                   ChartSpec("column", "Robustness bound per object (score units)", tops["Values"], len(v),
-                             _col(v, "object"), (_col(v, "bound"),), "object", "bound", anchor="J24", width_cm=24)],
-    }
-
-
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
-                      settings: CalibrationSettings, *, now: _dt.datetime | None = None) -> dict[str, int]:
-    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows."""
+                      settings: CalibrationSettings, *, now: _dt.datetime | None = None,
+                      feedback: bool = False) -> dict[str, int]:
+    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
+
+    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
+    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    """
+    from .presentation import calibration_sheets
+
     backend = open_book(book)
     preamble = _preamble("calibration", settings.describe(), now)
-    _check_own_sheets(backend, RESULT_SHEETS)
-    tops = {name: backend.write_frame(name, frames[name], preamble,
-                                      highlight="anomalous" if name == "Residuals" else None)
-            for name in RESULT_SHEETS}
-    for sheet, specs in calibration_charts(frames, tops).items():
-        for spec in specs:
-            backend.add_chart(sheet, spec)
-    return tops
+    specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    return {spec.name: backend.write_sheet(spec) for spec in specs}
 
 
 def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):

@@ -307,7 +307,7 @@ def _deterministic_bytes(wb) -> bytes:
                 data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)", rb"\g<1>" + stamp.encode() + rb"\g<2>", data)
             info = zipfile.ZipInfo(name, date_time=FIXED_TIME.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o600 << 16
+            info.external_attr = 0o644 << 16  # an ordinary readable file when unzipped
             dst.writestr(info, data)
     return out.getvalue()
 

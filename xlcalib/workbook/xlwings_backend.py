@@ -24,7 +24,20 @@ import re
 
 import pandas as pd
 
-from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, frame_rows, is_formula_text
+from .base import (
+    FONT_NAME,
+    FONT_SIZE,
+    HIGHLIGHT_FILL,
+    MARK_FILL,
+    Block,
+    ChartSpec,
+    SheetSpec,
+    WorkbookBackend,
+    cell_format,
+    cell_value,
+    frame_rows,
+    is_formula_text,
+)
 
 _CM = 28.3465  # points per centimetre
 _CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter"}
@@ -64,11 +77,15 @@ class XlwingsBook(WorkbookBackend):
         if actual is not None:
             self.book.sheets[actual].delete()
 
-    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
-        rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
-        actual = self.find_sheet(sheet, required=False)
+    def write_sheet(self, spec: SheetSpec) -> int:
+        """Render a :class:`SheetSpec` through xlwings: values, fonts, number formats, widths and marks;
+        frozen header, header comments, the funding line and print setup through Excel's object model
+        where it exists (Windows/macOS desktop), silently without them elsewhere."""
+        frame = spec.frame
+        rows, header_row = frame_rows(frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        actual = self.find_sheet(spec.name, required=False)
         if actual is None:
-            ws = self.book.sheets.add(sheet, after=self.book.sheets[len(self.book.sheets) - 1])
+            ws = self.book.sheets.add(spec.name, after=self.book.sheets[len(self.book.sheets) - 1])
         else:  # replace in place (keeps the tab's position): contents, formats and charts go
             ws = self.book.sheets[actual]
             for chart in list(ws.charts):
@@ -76,14 +93,39 @@ class XlwingsBook(WorkbookBackend):
             ws.clear()
         width = max(len(r) for r in rows)
         ws.range("A1").options(ndim=2).value = [[excel_text(v) for v in r] + [None] * (width - len(r)) for r in rows]
+        everything = ws.range((1, 1), (len(rows), width))
+        everything.font.name = FONT_NAME
+        everything.font.size = FONT_SIZE
         if header_row > 1:
             ws.range((1, 1), (header_row - 1, width)).font.italic = True
         ws.range((header_row, 1), (header_row, width)).font.bold = True
-        if highlight in frame.columns:
-            flags = frame[highlight].to_numpy(dtype=bool)
-            for offset in flags.nonzero()[0]:
-                r = header_row + 1 + int(offset)
-                ws.range((r, 1), (r, width)).color = _rgb(HIGHLIGHT_FILL)
+        names = list(frame.columns)
+        last = header_row + len(frame)
+        for j, (name, col_width) in enumerate(zip(names, spec.widths()), start=1):
+            col = spec.column(name)
+            if len(frame) and col.number_format and frame[name].dtype.kind in "fiu":
+                ws.range((header_row + 1, j), (last, j)).number_format = col.number_format
+            elif len(frame) and col.number_format and col.number_format.startswith("auto:"):
+                for offset, v in enumerate(frame[name].to_numpy(dtype=object)):
+                    v = cell_value(v)
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        ws.range((header_row + 1 + offset, j)).number_format = cell_format(col.number_format, v)
+            _try(lambda: setattr(ws.range((1, j), (last, j)), "column_width", col_width))
+            if col.meaning:
+                _try(lambda: ws.range((header_row, j)).api.AddComment(col.meaning))
+        for column, colour in ((spec.highlight, HIGHLIGHT_FILL), (spec.mark, MARK_FILL)):
+            if column in frame.columns:
+                flags = frame[column].to_numpy(dtype=bool)
+                for offset in flags.nonzero()[0]:
+                    r = header_row + 1 + int(offset)
+                    ws.range((r, 1), (r, width)).color = _rgb(colour)
+        if spec.line_after is not None:  # xlEdgeBottom = 9, xlThick = 4
+            r = header_row + 1 + spec.line_after
+            _try(lambda: setattr(ws.range((r, 1), (r, width)).api.Borders(9), "Weight", 4))
+        _try(lambda: _freeze(ws, header_row, spec.freeze_columns))
+        _try(lambda: _print_setup(ws, header_row, spec.landscape))
+        for chart in spec.charts:
+            self.add_chart(spec.name, chart)
         return header_row
 
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
@@ -117,6 +159,33 @@ class XlwingsBook(WorkbookBackend):
             pass
         if spec.error_column is not None:
             _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
+
+
+def _try(action) -> bool:
+    """Run a presentation step that needs Excel's object model; False where the platform lacks it."""
+    try:
+        action()
+        return True
+    except Exception:  # macOS / xlwings Server / Lite / the test stand-in: the step is left out
+        return False
+
+
+def _freeze(ws, header_row: int, columns: int) -> None:
+    """Freeze the rows down to the header (and *columns* leading columns) in the sheet's window."""
+    ws.activate()
+    window = ws.book.app.api.ActiveWindow
+    window.FreezePanes = False
+    window.SplitRow, window.SplitColumn = header_row, columns
+    window.FreezePanes = True
+
+
+def _print_setup(ws, header_row: int, landscape: bool) -> None:
+    """Landscape, one page wide, the header row repeated on every printed page (Excel's PageSetup)."""
+    setup = ws.api.PageSetup
+    setup.Orientation = 2 if landscape else 1  # xlLandscape / xlPortrait
+    setup.Zoom = False
+    setup.FitToPagesWide, setup.FitToPagesTall = 1, False
+    setup.PrintTitleRows = f"${header_row}:${header_row}"
 
 
 def _error_bars(chart, rng) -> bool:
