@@ -25,7 +25,7 @@ import pandas as pd
 from .calibration import DEFAULT_LEVELS, CalibrationResult, calibrate
 from .errors import InputError
 from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_number
-from .workbook import Block, ChartSpec, open_book
+from .workbook import Block, open_book
 
 #: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
@@ -197,10 +197,6 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
     return result, frames, settings
 
 
-def _col(frame: pd.DataFrame, name: str) -> int:
-    return list(frame.columns).index(name) + 1
-
-
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
                       settings: CalibrationSettings, *, now: _dt.datetime | None = None,
                       feedback: bool = False) -> dict[str, int]:
@@ -278,14 +274,10 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
         except InputError as exc:
             if "has no ratings" not in exc.message and "no data rows" not in exc.message:
                 raise
-    table = rel.icc_table(x).reset_index()
+    from .presentation import prophecy_k_max, reliability_sheets
+
+    table = rel.icc_table(x)
     boot = rel.krr_bootstrap(x, n_boot=n_boot, seed=seed)
-    summary = pd.DataFrame({"statistic": ["items", "raters (columns)", "ratings", "ICC(1) single rating", "ICC(1k) mean rating",
-                                          "kRR bootstrap (mean of item means)", "kRR CI low", "kRR CI high",
-                                          "Krippendorff alpha (interval)", "note"],
-                            "value": [x.shape[0], x.shape[1], int((~np.isnan(x)).sum()), table.loc[0, "ICC"],
-                                      table.loc[3, "ICC"], boot.estimate, boot.ci_low, boot.ci_high,
-                                      rel.krippendorff_alpha(x, "interval"), table.attrs.get("note") or ""]})
     curve_note = ""
     if rep is not None and rep.shape[0] != x.shape[0]:
         curve_note = f"Replication2 has {rep.shape[0]} items, Ratings {x.shape[0]}: empirical curve left out"
@@ -293,17 +285,14 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
     if rep is not None and (np.isnan(x).any() or np.isnan(rep).any()):
         curve_note = "the empirical curve needs complete replications (a rating is missing): left out"
         rep = None
-    curve = rel.krr_curve(x, replication=rep)
-    if curve_note:
-        summary.loc[len(summary)] = ["kRR curve", curve_note]
-    frames = {"ICC": table, "kRR": summary, "kRR curve": curve}
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    curve = rel.krr_curve(x, replication=rep, k_max=prophecy_k_max(float(table.loc["ICC1", "ICC"]), observed_k))
     pre = _preamble("reliability", f"bootstrap replicates {n_boot}, seed {seed}, CI 95%", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("kRR curve", ChartSpec("scatter", "Reliability of the mean of k ratings", tops["kRR curve"],
-                                             len(curve), 1, tuple(range(2, len(curve.columns) + 1)),
-                                             "k raters", "reliability"))
-    return frames
+    specs = reliability_sheets(x, table, boot, rel.krippendorff_alpha(x, "interval"), curve, curve_note, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
+    return {spec.name: spec.frame for spec in specs}
 
 
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -322,11 +311,14 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
     pre = _preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
                                          f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    roc = frames["ROC"]
-    backend.add_chart("ROC", ChartSpec("scatter", "ROC: cumulative category proportions", tops["ROC"], len(roc),
-                                       2, (3,), "rater 1", "rater 2", anchor="F2"))
+    from .presentation import ordinal_sheets
+
+    header = backend.read_block("Ratings").rows[0]
+    names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
+    specs = ordinal_sheets(frames, names, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
 
 
@@ -385,11 +377,12 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
             summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
     pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],
-                                             len(certainty), 1, (_col(certainty, "certainty"),), "item", "certainty",
-                                             anchor="H2", width_cm=24))
+    from .presentation import ground_truth_sheets
+
+    specs = ground_truth_sheets(frames, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
 
 

@@ -423,7 +423,7 @@ def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds) -> SheetSpec:
 
 
 def residuals_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
-    return SheetSpec("Residuals", frame, preamble, COLUMNS, highlight="anomalous")
+    return SheetSpec("Residuals", frame, preamble, COLUMNS, highlight="anomalous", landscape=False)
 
 
 def checks_from_warnings(diagnostics: pd.DataFrame) -> pd.DataFrame:
@@ -454,3 +454,149 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     if feedback:
         sheets.append(feedback_sheet(result, preamble))
     return sheets
+
+
+# ----------------------------------------------------------------------------
+# reliability
+# ----------------------------------------------------------------------------
+#: Largest rater count the prophecy curve is extended to.
+PROPHECY_MAX_K = 60
+
+
+def prophecy_k_max(icc1: float, observed_k: int) -> int:
+    """How far to extend the reliability curve: to the rater count needed for 0.9 (capped)."""
+    from . import reliability as rel
+    from .errors import InputError
+
+    try:
+        needed = rel.raters_needed(icc1, 0.9)
+    except InputError:
+        needed = observed_k
+    return int(min(max(observed_k, needed), PROPHECY_MAX_K))
+
+
+def headline_reliability(table: pd.DataFrame, complete: bool) -> tuple[str, float, str]:
+    """Which reliability of the average to quote, its value, and why it is the one."""
+    if complete:
+        return ("ICC(2,k)", float(table.loc["ICC2k", "ICC"]),
+                "every item was rated by the same raters, seen as a sample of possible raters: the two-way absolute-"
+                "agreement ICC of the average says how well these averages would agree with averages from other "
+                "raters, with rater leniency counted as error")
+    return ("ICC(1,k)", float(table.loc["ICC1k", "ICC"]),
+            "items were rated by different raters (some ratings missing): only the one-way ICC of the average is "
+            "valid; it counts rater leniency as error, as it should when raters differ between items")
+
+
+def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
+                       preamble) -> list[SheetSpec]:
+    """ICC table, a kRR summary led by the one figure to quote, and the k-rater curve with its prophecy."""
+    from . import reliability as rel
+    from .errors import InputError
+
+    complete = not np.isnan(x).any()
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    name, value, why = headline_reliability(table, complete)
+    icc1 = float(table.loc["ICC1", "ICC"])
+    rows = [(f"Reliability of the average of {observed_k} raters: {name} (quote this)", value, verdict_reliability(value),
+             why),
+            ("items", x.shape[0], "", "rows of the Ratings sheet with at least one rating"),
+            ("raters (columns)", x.shape[1], "", "columns of the Ratings sheet"),
+            ("ratings", int((~np.isnan(x)).sum()), "", "non-blank rating cells"),
+            ("ICC(1) single rating", icc1, verdict_reliability(icc1),
+             "reliability of one rating (one-way, all ratings): the basis of the Spearman-Brown prophecy"),
+            ("ICC(1,k) mean rating", float(table.loc["ICC1k", "ICC"]), "", "one-way, the average of the item's ratings"),
+            ("kRR bootstrap (mean of item means)", boot.estimate, "", "resampling items and raters; see CI below"),
+            ("kRR CI low", boot.ci_low, "", "95% bootstrap interval"), ("kRR CI high", boot.ci_high, "", ""),
+            ("Krippendorff alpha (interval)", alpha, verdict_reliability(alpha), "agreement of single ratings")]
+    for target in (0.8, 0.9):
+        try:
+            k = rel.raters_needed(icc1, target)
+            text = (f"Spearman-Brown prophecy from ICC(1) = {icc1:.3f}" + (" (beyond the observed raters)"
+                                                                           if k > observed_k else ""))
+        except InputError as exc:
+            k, text = None, exc.message
+        rows.append((f"raters needed for {target:.1f}", k, "", text))
+    if "spearman_brown" in curve.columns and "sb_icc1" in curve.attrs:
+        rows.append(("why Spearman-Brown at k = 1 differs from ICC(1)", curve.attrs["sb_icc1"], "",
+                     f"the curve's Spearman-Brown column starts from an ICC(1) of only 2 randomly drawn ratings per "
+                     f"item ({curve.attrs['sb_icc1']:.3f}), as a small pilot would; ICC(1) above uses all ratings "
+                     f"({icc1:.3f}). The gap shows how far a 2-rater pilot can be off."))
+    if table.attrs.get("note"):
+        rows.append(("note", None, "", table.attrs["note"]))
+    if curve_note:
+        rows.append(("kRR curve", None, "", curve_note))
+    summary = pd.DataFrame(rows, columns=["statistic", "value", "verdict", "basis"])
+    summary_cols = {"statistic": Column("statistic", None, "", max_width=50),
+                    "value": Column("value", MIXED, "the figure"),
+                    "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor"),
+                    "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=90)}
+    icc_cols = {"ICC": Column("ICC", RELIAB, "intraclass correlation"), "F": Column("F", "0.00", "F statistic"),
+                "df1": Column("df1", "0.0", "numerator degrees of freedom"),
+                "df2": Column("df2", "0.0", "denominator degrees of freedom"),
+                "pval": Column("pval", PVALUE, "p-value of the F test (ICC = 0)"),
+                "CI_low": Column("CI_low", RELIAB, f"{100 * table.attrs.get('ci_level', 0.95):.0f}% confidence interval"),
+                "CI_high": Column("CI_high", RELIAB, "")}
+    icc = SheetSpec("ICC", table.reset_index(), preamble, icc_cols)
+    # the curve: observed range and prophecy beyond it as two series (one line, two styles of meaning)
+    c = pd.DataFrame({"k": curve["k"].to_numpy()})
+    cols = {"k": Column("k", COUNT, "number of raters averaged")}
+    if "empirical" in curve.columns:
+        c["empirical (Replication2)"] = curve["empirical"].to_numpy()
+        cols["empirical (Replication2)"] = Column("empirical (Replication2)", RELIAB,
+                                                  "measured agreement between averages of k raters of two replications")
+    within = curve["k"] <= observed_k
+    obs_name = "ICC(k), all ratings (observed raters)"
+    pro_name = "ICC(k) prophecy beyond the observed raters"
+    c[obs_name] = curve["icc_k"].where(within).to_numpy()
+    c[pro_name] = curve["icc_k"].where(curve["k"] >= observed_k).to_numpy()
+    cols[obs_name] = Column(obs_name, RELIAB, "one-way variance components of all ratings (equals Spearman-Brown "
+                                              "from ICC(1))")
+    cols[pro_name] = Column(pro_name, RELIAB, "Spearman-Brown extrapolation past the raters you had: a prophecy")
+    sb_name = "Spearman-Brown from 2 ratings per item"
+    c[sb_name] = curve["spearman_brown"].to_numpy()
+    cols[sb_name] = Column(sb_name, RELIAB, "prophecy from a 2-rating pilot (random draw, seeded)")
+    spec_curve = SheetSpec("kRR curve", c, preamble, cols)
+    k_max = int(c["k"].max())
+    spec_curve.charts.append(ChartSpec(
+        "scatter", "Reliability of the mean of k ratings", spec_curve.header_row, len(c), 1,
+        tuple(range(2, len(c.columns) + 1)), "k raters averaged", "reliability", anchor=f"{_letter(len(c.columns) + 2)}2",
+        lines=True, x_range=(0, k_max + 1), y_range=(0, 1), x_major=1 if k_max <= 15 else 5,
+        ref_lines=(RefLine("0.8", (0, k_max + 1), (0.8, 0.8)), RefLine("0.9", (0, k_max + 1), (0.9, 0.9))),
+        width_cm=20, height_cm=11))
+    return [icc, SheetSpec("kRR", summary, preamble, summary_cols), spec_curve]
+
+
+# ----------------------------------------------------------------------------
+# ordinal agreement and uncertain ground truth
+# ----------------------------------------------------------------------------
+def ordinal_sheets(frames: dict[str, pd.DataFrame], rater_names: tuple[str, str], preamble) -> list[SheetSpec]:
+    """Svensson measures, mean ranks, and the ROC curve named by the user's own rater headers."""
+    sv = frames["Svensson"]
+    sv_cols = {"value": Column("value", MIXED, "the measure (PA in percent)"),
+               "SE": Column("SE", RELIAB, "jackknife standard error"),
+               "meaning": Column("meaning", None, "", max_width=80)}
+    mr = frames["MeanRanks"]
+    mr_cols = {c: Column(str(c), RELIAB) for c in mr.columns if pd.api.types.is_float_dtype(mr[c])}
+    h1, h2 = rater_names
+    roc = frames["ROC"].rename(columns={"rater1": f"{h1} (cumulative share)", "rater2": f"{h2} (cumulative share)"})
+    roc_cols = {c: Column(c, PROB, f"share of objects up to this category by {n}")
+                for c, n in ((roc.columns[1], h1), (roc.columns[2], h2))}
+    roc_spec = SheetSpec("ROC", roc, preamble, roc_cols)
+    roc_spec.charts.append(ChartSpec("scatter", f"ROC: {h2} against {h1}", roc_spec.header_row, len(roc), 2, (3,),
+                                     h1, h2, anchor="F2", lines=True, x_range=(0, 1), y_range=(0, 1),
+                                     ref_lines=(RefLine("no systematic difference", (0, 1), (0, 1)),),
+                                     y_number_format="0%", width_cm=14, height_cm=12))
+    return [SheetSpec("Svensson", sv, preamble, sv_cols), SheetSpec("MeanRanks", mr, preamble, mr_cols), roc_spec]
+
+
+def ground_truth_sheets(frames: dict[str, pd.DataFrame], preamble) -> list[SheetSpec]:
+    """Certainty per item (with a chart on a 0-100% axis) and the UA metrics."""
+    cert = frames["Certainty"]
+    spec = SheetSpec("Certainty", cert, preamble, {"annotators": Column("annotators", COUNT, "annotations of the item"),
+                                                   "certainty": COLUMNS["certainty"]})
+    names = list(cert.columns)
+    spec.charts.append(ChartSpec("column", "Annotation certainty per item", spec.header_row, len(cert), 1,
+                                 (names.index("certainty") + 1,), "item", "certainty", anchor=f"{_letter(len(names) + 2)}2",
+                                 width_cm=24, y_range=(0, 1), y_number_format="0%"))
+    ua = SheetSpec("UA metrics", frames["UA metrics"], preamble, {"value": Column("value", MIXED, "the figure")})
+    return [spec, ua]

@@ -265,6 +265,21 @@ def shown_text(value: Any, number_format: str | None) -> str:
     return ("+" + text) if fmt.startswith("+") and value > 0 else text
 
 
+def ref_line_cells(spec: ChartSpec) -> list[tuple[int, int, Any]]:
+    """(row, column, value) cells holding the end points of a chart's reference lines.
+
+    They sit under the chart's top-left corner (the chart hides them): literal series values are not
+    kept by every spreadsheet application, cells are.  Line k: name, x1, y1 on one row, x2, y2 below.
+    """
+    left, top = _split_ref(spec.anchor)
+    cells = []
+    for k, line in enumerate(spec.ref_lines):
+        r = top + 2 * k
+        cells += [(r, left, line.name), (r, left + 1, float(line.x[0])), (r, left + 2, float(line.y[0])),
+                  (r + 1, left + 1, float(line.x[1])), (r + 1, left + 2, float(line.y[1]))]
+    return cells
+
+
 class WorkbookBackend(ABC):
     """The interface; see the module docstring."""
 

@@ -46,8 +46,10 @@ from .base import (
     WorkbookBackend,
     cell_format,
     cell_value,
+    _split_ref,
     frame_rows,
     is_formula_text,
+    ref_line_cells,
 )
 
 #: Workbooks above this size (bytes) are refused before parsing.
@@ -305,9 +307,8 @@ class OpenpyxlBook(WorkbookBackend):
 
     def add_chart(self, sheet: str, spec: ChartSpec) -> None:
         from openpyxl.chart import BarChart, Reference, ScatterChart, Series
-        from openpyxl.chart.data_source import AxDataSource, NumData, NumDataSource, NumFmt, NumRef, NumVal
+        from openpyxl.chart.data_source import NumDataSource, NumFmt, NumRef
         from openpyxl.chart.error_bar import ErrorBars
-        from openpyxl.chart.series import SeriesLabel, XYSeries
         from openpyxl.chart.shapes import GraphicalProperties
         from openpyxl.drawing.line import LineProperties
         from openpyxl.utils import get_column_letter, quote_sheetname
@@ -335,10 +336,14 @@ class OpenpyxlBook(WorkbookBackend):
                     series.graphicalProperties.line.noFill = True  # markers only
                 series.smooth = False
                 chart.series.append(series)
-            for line in spec.ref_lines:
-                ref = XYSeries(tx=SeriesLabel(v=line.name),
-                               xVal=AxDataSource(numLit=NumData(pt=[NumVal(idx=0, v=line.x[0]), NumVal(idx=1, v=line.x[1])])),
-                               yVal=NumDataSource(numLit=NumData(pt=[NumVal(idx=0, v=line.y[0]), NumVal(idx=1, v=line.y[1])])))
+            for row, column, value in ref_line_cells(spec):  # end points under the chart (see ref_line_cells)
+                write_cell(ws, row, column, value)
+            left, top = _split_ref(spec.anchor)
+            for k, line in enumerate(spec.ref_lines):
+                r = top + 2 * k
+                ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
+                             Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), title_from_data=False,
+                             title=line.name)
                 ref.marker.symbol = "none"
                 ref.graphicalProperties = GraphicalProperties(
                     ln=LineProperties(solidFill="7F7F7F", w=15875, prstDash="dash" if line.dashed else "solid"))

@@ -35,8 +35,10 @@ from .base import (
     WorkbookBackend,
     cell_format,
     cell_value,
+    _split_ref,
     frame_rows,
     is_formula_text,
+    ref_line_cells,
 )
 
 _CM = 28.3465  # points per centimetre
@@ -159,6 +161,14 @@ class XlwingsBook(WorkbookBackend):
             pass
         if spec.error_column is not None:
             _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
+        for row, column, value in ref_line_cells(spec):  # the same cells as the openpyxl backend writes
+            ws.range((row, column)).options(ndim=2).value = [[excel_text(value)]]
+        left, top = _split_ref(spec.anchor)
+        for k, line in enumerate(spec.ref_lines):
+            r = top + 2 * k
+            _try(lambda: _add_line_series(chart, line.name, ws.range((r, left + 1), (r + 1, left + 1)),
+                                          ws.range((r, left + 2), (r + 1, left + 2))))
+        _try(lambda: _axes(chart, spec))
 
 
 def _try(action) -> bool:
@@ -186,6 +196,29 @@ def _print_setup(ws, header_row: int, landscape: bool) -> None:
     setup.Zoom = False
     setup.FitToPagesWide, setup.FitToPagesTall = 1, False
     setup.PrintTitleRows = f"${header_row}:${header_row}"
+
+
+def _api(chart):
+    return chart.api[1] if isinstance(chart.api, tuple) else chart.api
+
+
+def _add_line_series(chart, name: str, xs, ys) -> None:
+    """A reference line (y = x, funding line, chance) as a dashed XY series through Excel's object model."""
+    series = _api(chart).SeriesCollection().NewSeries()
+    series.Name, series.XValues, series.Values = name, xs.api, ys.api
+    series.ChartType = 74  # xlXYScatterLinesNoMarkers
+    series.Format.Line.DashStyle = 4  # msoLineDash
+
+
+def _axes(chart, spec: ChartSpec) -> None:
+    """Fixed axis ranges (probabilities 0..1) and tick steps through Excel's object model."""
+    api = _api(chart)
+    for axis_type, rng in ((1, spec.x_range), (2, spec.y_range)):  # xlCategory (x of a scatter), xlValue
+        if rng and (axis_type == 2 or spec.kind == "scatter"):
+            axis = api.Axes(axis_type)
+            axis.MinimumScale, axis.MaximumScale = rng
+    if spec.x_major and spec.kind == "scatter":
+        api.Axes(1).MajorUnit = spec.x_major
 
 
 def _error_bars(chart, rng) -> bool:
