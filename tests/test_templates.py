@@ -32,8 +32,26 @@ def test_calibration_template_structure():
     kinds = sorted(dv.type for dv in ev.data_validations.dataValidation)
     assert kinds == ["decimal", "list", "list", "list"]
     assert ev["C2"].protection.locked is False  # input cells unlocked
-    assert wb["Assessors"]["B2"].protection.locked is True and wb["Assessors"].protection.sheet
     assert wb["Assessors"]["B2"].value.startswith("=IF(")
+    # the lists are Excel Tables that grow (unprotected: Excel does not grow tables on protected sheets), their
+    # count column is a calculated column, and the drop-downs refer to names that follow the table columns
+    for sheet, prefix in (("Assessors", "Assessor"), ("Objects", "Object")):
+        table = wb[sheet].tables[f"{prefix}List"]
+        assert table.ref == f"A1:B{wb[sheet].max_row}" and not wb[sheet].protection.sheet
+        assert [c.name for c in table.tableColumns] == [prefix, "Evaluations entered"]
+        assert "[#This Row]" in table.tableColumns[1].calculatedColumnFormula.attr_text
+        assert wb.defined_names[f"{prefix}Names"].attr_text == f"{prefix}List[{prefix}]"
+    lists = sorted(dv.formula1 for dv in ev.data_validations.dataValidation if dv.type == "list")
+    assert {"AssessorNames", "ObjectNames"} <= set(lists)
+    # Settings: funding line, interval level, model, lottery rows next to the scale, threshold and gauge
+    settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
+    assert settings["Interval level"] == 0.95 and settings["Model"] == "fixed"
+    assert "Funding line (top k)" in settings and "Funding line (score)" in settings and settings["Lottery"] == "no"
+    # instructions: every wrapped line has a row height that holds it
+    ins = wb["Instructions"]
+    for row in range(3, 9):
+        text = ins.cell(row=row, column=1).value or ""
+        assert ins.row_dimensions[row].height >= 15 * -(-len(text) // 120), row
 
 
 def test_macro_variant(tmp_path):
@@ -42,7 +60,7 @@ def test_macro_variant(tmp_path):
     with zipfile.ZipFile(xlsm) as z:
         assert "xl/vbaProject.bin" in z.namelist()  # the xlwings VBA module from the standalone quickstart
     code = py.read_text()
-    assert "def main():" in code and "calibrate_panel(xw.Book.caller())" in code
+    assert "def main():" in code and 'run_from_excel("calibrate_panel", xw.Book.caller())' in code
     compile(code, str(py), "exec")
     wb = openpyxl.load_workbook(xlsm, keep_vba=True)
     assert {"Instructions", "Evaluations", "Levels"} <= set(wb.sheetnames)

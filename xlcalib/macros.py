@@ -224,7 +224,48 @@ def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _
 def main():  # pragma: no cover - called by the xlwings "Run main" button via the template's .py
     import xlwings as xw
 
-    calibrate_panel(xw.Book.caller())
+    run_from_excel("calibrate_panel", xw.Book.caller())
+
+
+def run_from_excel(entry: str, book) -> bool:
+    """The *Run main* button: run one exercise on *book*; a problem with the input reaches the person at
+    Excel as a message box and as a line on the Checks sheet, never as a Python traceback.
+
+    ``entry`` is the macro's name (``calibrate_panel``, ``reliability_report``, ``ordinal_report``,
+    ``ground_truth_report``).  Returns True when the run wrote its results.  Internal errors (bugs) are
+    announced the same way and then raised, so the traceback reaches the log for a bug report.
+    """
+    entries = {"calibrate_panel": calibrate_panel, "reliability_report": reliability_report,
+               "ordinal_report": ordinal_report, "ground_truth_report": ground_truth_report}
+    try:
+        entries[entry](book)
+        return True
+    except InputError as exc:
+        _tell_excel(book, exc.message, exc.where, "Please fix the input")
+        return False
+    except Exception as exc:
+        _tell_excel(book, f"xlcalib stopped with an internal error ({type(exc).__name__}: {exc}); please report it "
+                          "with the Python log", {}, "xlcalib internal error")
+        raise
+
+
+def _tell_excel(book, message: str, where: dict, title: str) -> None:
+    """A message box where the platform has one (``app.alert``), and the message on the Checks sheet."""
+    from .presentation import checks_sheet
+
+    sheet = str(where.get("sheet", "") or "")
+    cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else "")
+    frame = pd.DataFrame({"severity": ["error"], "sheet": [sheet], "cell": [str(cell)], "problem": [message]})
+    backend = open_book(book)
+    try:
+        _check_own_sheets(backend, ["Checks"])
+        backend.write_sheet(checks_sheet(frame, _preamble("checks", "the run stopped: nothing else was written", None)))
+    except InputError:  # a sheet of the user's called Checks: leave it, the message box still speaks
+        pass
+    try:
+        book.app.alert(message, title=f"xlcalib: {title}", buttons="ok", mode="critical")
+    except Exception:  # no message boxes here (xlwings Server / Lite / tests): the Checks sheet carries it
+        pass
 
 
 # ----------------------------------------------------------------------------

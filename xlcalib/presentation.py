@@ -525,7 +525,7 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
         rows.append(("note", None, "", table.attrs["note"]))
     if curve_note:
         rows.append(("kRR curve", None, "", curve_note))
-    summary = pd.DataFrame(rows, columns=["statistic", "value", "verdict", "basis"])
+    summary = pd.DataFrame(rows, columns=["statistic", "value", "verdict", "basis"], dtype=object)  # counts stay integers
     summary_cols = {"statistic": Column("statistic", None, "", max_width=50),
                     "value": Column("value", MIXED, "the figure"),
                     "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor"),
@@ -562,7 +562,7 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
         tuple(range(2, len(c.columns) + 1)), "k raters averaged", "reliability", anchor=f"{_letter(len(c.columns) + 2)}2",
         lines=True, x_range=(0, k_max + 1), y_range=(0, 1), x_major=1 if k_max <= 15 else 5,
         ref_lines=(RefLine("0.8", (0, k_max + 1), (0.8, 0.8)), RefLine("0.9", (0, k_max + 1), (0.9, 0.9))),
-        width_cm=20, height_cm=11))
+        y_number_format="0.0", width_cm=20, height_cm=11))
     return [icc, SheetSpec("kRR", summary, preamble, summary_cols), spec_curve]
 
 

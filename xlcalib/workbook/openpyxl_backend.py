@@ -256,7 +256,8 @@ class OpenpyxlBook(WorkbookBackend):
                         if wrapped[j - 1] or any(wrapped):
                             cell.alignment = wrap if wrapped[j - 1] else top
                             if isinstance(value, str):
-                                lines = max(lines, -(-len(value) // max(int(widths[j - 1]) - 1, 1)))
+                                # a width unit holds about 1.2 characters of running text in an 11 pt font
+                                lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
                     if fill is not None:
                         cell.fill = fill
                     if i == line_row:
