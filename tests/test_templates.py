@@ -223,7 +223,9 @@ def test_sd_variant_and_sizes(tmp_path):
     ev = wb["Evaluations"]
     assert [c.value for c in ev[1]] == ["Assessor", "Object", "Score", "SD"] and ev.tables["Evaluations"].ref == "A1:D11"
     sd = next(dv for dv in ev.data_validations.dataValidation if "D2:D11" in str(dv.sqref))
-    assert (sd.type, sd.operator, sd.formula1) == ("decimal", "greaterThan", "0")
+    # an SD in score units: above 0 and at most the scale's width (consistent with --scale)
+    assert (sd.type, sd.operator, sd.formula1, sd.formula2) == ("decimal", "between", "0.000001",
+                                                                  "Settings!$B$3-Settings!$B$2")
     assert wb["Settings"]["B2"].value == 0 and wb["Settings"]["B3"].value == 100
     assert wb["Assessors"].max_row == 4 and wb["Objects"]["A6"].value == "Object 5"
 
@@ -252,7 +254,7 @@ def test_macro_book_keeps_the_vba_project_consistent(tmp_path):
     assert wb.sheetnames[0] == "Instructions" and wb.sheetnames[-1] == "_xlwings.conf"
     assert wb["Instructions"].sheet_properties.codeName == "Sheet1"
     assert 'xw.Book("My_exercise.xlsm").set_mock_caller()' in py.read_text()
-    assert "ordinal_report(xw.Book.caller())" in py.read_text()
+    assert 'run_from_excel("ordinal_report", xw.Book.caller())' in py.read_text()
     again = build("ordinal_agreement", tmp_path / "again" / "My_exercise.xlsm", macro=True)[0]
     assert again.read_bytes() == xlsm.read_bytes()  # deterministic too
 
