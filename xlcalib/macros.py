@@ -253,8 +253,10 @@ def _tell_excel(book, message: str, where: dict, title: str) -> None:
     """A message box where the platform has one (``app.alert``), and the message on the Checks sheet."""
     from .presentation import checks_sheet
 
-    sheet = str(where.get("sheet", "") or "")
-    cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else "")
+    named = re.search(r"\bsheet ([^,:;()]+?)(?:,|:| row| cell|$)", message)
+    sheet = str(where.get("sheet") or (named.group(1).strip() if named else ""))
+    at = re.search(r"\b(cell [A-Z]{1,3}\d+|rows? [\d, ]+\d)", message)
+    cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else (at.group(1) if at else ""))
     frame = pd.DataFrame({"severity": ["error"], "sheet": [sheet], "cell": [str(cell)], "problem": [message]})
     backend = open_book(book)
     try:
