@@ -51,11 +51,11 @@ def write_demo_exercise(path, seed: int = 2024):
 
     Returns (path, evaluations, true_values, true_biases).
     """
-    from .templates import BUILDERS, _deterministic_bytes
+    from .templates import BUILDERS, _deterministic_bytes, print_ready
     from .workbook import write_bytes_atomically, write_frames
 
     evaluations, true_values, true_biases = demo_panel(seed)
-    wb = BUILDERS["panel_calibration"](assessors=len(true_biases), objects=len(true_values), scale=SCALE)
+    wb = print_ready(BUILDERS["panel_calibration"](assessors=len(true_biases), objects=len(true_values), scale=SCALE))
     for sheet, names in (("Assessors", true_biases.index), ("Objects", true_values.index)):
         for r, name in enumerate(names, start=2):
             wb[sheet].cell(row=r, column=1, value=name)

@@ -345,6 +345,22 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     return wb
 
 
+def print_ready(wb):
+    """Every sheet prints one page wide (instructions and long meanings are not cut at the page edge),
+    landscape, with its first row repeated on every page."""
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    for ws in wb.worksheets:
+        ws.page_setup.orientation = "landscape"
+        ws.page_setup.paperSize = ws.PAPERSIZE_A4
+        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+        if ws.title != "Instructions":
+            ws.print_title_rows = "1:1"
+        ws.oddFooter.center.text = f"{ws.title} - page &P of &N"
+    return wb
+
+
 BUILDERS = {"panel_calibration": panel_calibration, "reliability": reliability,
             "ordinal_agreement": ordinal_agreement, "ground_truth": ground_truth}
 
@@ -382,7 +398,7 @@ def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
 
     if kind not in BUILDERS:
         raise ValueError(f"unknown template kind {kind!r}; choose from {', '.join(KINDS)}")
-    wb = BUILDERS[kind](**size)
+    wb = print_ready(BUILDERS[kind](**size))
     path = Path(path)
     written = []
     if macro:
@@ -475,6 +491,11 @@ def _into_macro_book(wb):
                 fresh.tableColumns = [copy(c) for c in table.tableColumns]
             dst.add_table(fresh)
         dst.protection = copy(src.protection)
+        dst.page_setup.orientation, dst.page_setup.paperSize = src.page_setup.orientation, src.page_setup.paperSize
+        dst.page_setup.fitToWidth, dst.page_setup.fitToHeight = src.page_setup.fitToWidth, src.page_setup.fitToHeight
+        dst.sheet_properties.pageSetUpPr = copy(src.sheet_properties.pageSetUpPr)
+        dst.print_title_rows = src.print_title_rows
+        dst.oddFooter.center.text = src.oddFooter.center.text
         dst.freeze_panes = src.freeze_panes
     for name, defined in wb.defined_names.items():  # drop-down lists that follow the growing tables
         book.defined_names[name] = copy(defined)
