@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 import xlcalib
-from xlcalib.calibration import CalibrationResult
 from xlcalib.cli import main
 from xlcalib.macros import RESULT_SHEETS, CalibrationSettings, compute_calibration, run_from_excel, write_calibration
 from xlcalib.presentation import assessor_sentence, calibration_sheets
@@ -35,42 +34,6 @@ def _demo_book(scores=None):
     for row in evaluations.itertuples(index=False):
         ws.append(list(row))
     return wb, evaluations
-
-
-class _Ranked(CalibrationResult):
-    """A result whose ranking() follows the documented columns (rank, value, se, lower, upper, raw_mean,
-    raw_rank, expected_rank, rank_lower, rank_upper, n, total_confidence, p_above, p_above_mc_se, decision,
-    raw_decision, changed): a normal approximation stands in for the core's simulation."""
-
-    raw: pd.Series = None
-
-    def ranking(self, top_k=None, threshold=None, level=None, **_):
-        from scipy import stats
-
-        v = self.values.copy()
-        v["se"] = 0.4
-        z = stats.norm.ppf(0.5 + (level or 0.95) / 2)
-        v["lower"], v["upper"] = v["value"] - z * v["se"], v["value"] + z * v["se"]
-        v["raw_mean"] = self.raw.reindex(v.index)
-        v = v.sort_values("value", ascending=False)
-        v["rank"] = np.arange(1, len(v) + 1)
-        v["raw_rank"] = v["raw_mean"].rank(ascending=False, method="first").astype(int)
-        v["expected_rank"] = v["rank"].astype(float)
-        v["rank_lower"], v["rank_upper"] = np.maximum(v["rank"] - 2, 1), np.minimum(v["rank"] + 2, len(v))
-        line = (v["value"].iloc[top_k - 1] + v["value"].iloc[top_k]) / 2
-        v["p_above"] = stats.norm.sf((line - v["value"]) / v["se"])
-        v["p_above_mc_se"] = 0.0
-        v["decision"] = np.where(v["p_above"] > 0.95, "above", np.where(v["p_above"] < 0.05, "below", "borderline"))
-        v["raw_decision"] = np.where(v["raw_rank"] <= top_k, "above", "below")
-        v["changed"] = (v["rank"] <= top_k) != (v["raw_rank"] <= top_k)
-        v.attrs.update(line=line, level=level or 0.95)
-        return v
-
-
-def _ranked(result, evaluations):
-    ranked = _Ranked(result.values, result.biases, result.residuals, result.stats)
-    ranked.raw = evaluations.groupby("Object")["Score"].mean()
-    return ranked
 
 
 def test_result_sheets_order_formats_widths_fonts_and_print_setup():
@@ -131,7 +94,10 @@ def test_assessors_harshest_first_with_plain_sentences_and_flagged_reads():
     table = pd.DataFrame(rows[header + 1:], columns=rows[header])
     assert table["bias"].is_monotonic_increasing  # harshest first
     harsh = table.iloc[0]
-    assert harsh["in plain words"] == f"scores on average {abs(harsh['bias']):.2f} points below the panel, {harsh['reads']} reads"
+    pm = harsh["± (95% interval)"]
+    assert pm == pytest.approx(1.959964 * result.biases.loc[harsh["assessor"], "se"], rel=0.05)
+    assert harsh["in plain words"] == (f"scores on average {abs(harsh['bias']):.2f} ± {pm:.2f} points below the panel, "
+                                       f"{harsh['reads']} reads")
     who = evaluations.loc[4, "Assessor"]
     assert table.set_index("assessor").loc[who, "flagged reads"] >= 1
     assert evaluations.loc[4, "Object"] in table.set_index("assessor").loc[who, "flagged objects"]
@@ -157,10 +123,9 @@ def test_diagnostics_speak_in_verdicts_not_formulas():
 
 def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
     wb, evaluations = _demo_book()
-    result, frames, _ = compute_calibration(wb)
-    ranked = _ranked(result, evaluations)
-    settings = CalibrationSettings()
-    settings.fund_top_k = 15
+    settings = CalibrationSettings(fund_top_k=15, draws=2000)
+    result, frames, settings = compute_calibration(wb, settings)
+    ranked = result
     specs = {s.name: s for s in calibration_sheets(ranked, frames, settings, None, [["xlcalib calibration"]])}
     ranking = specs["Ranking"]
     assert ranking.line_after == 14

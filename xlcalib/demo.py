@@ -14,6 +14,9 @@ from .calibration import DEFAULT_LEVELS
 
 #: The demo exercise's score scale (the panel_calibration template's default); scores are clipped to it.
 SCALE = (1, 10)
+#: SD (score units) of a "Medium" read in the simulated panel; High/Low follow the default
+#: relative confidences (SD = MEDIUM_SD / sqrt(relative confidence)).
+MEDIUM_SD = 0.8
 
 
 def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
@@ -38,7 +41,7 @@ def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
         load[chosen] += 1
         for a in chosen:
             level = rng.choice(level_names, p=[0.35, 0.45, 0.20])
-            sd = DEFAULT_LEVELS[level]
+            sd = MEDIUM_SD / np.sqrt(DEFAULT_LEVELS[level])
             score = true_values[obj] + bias[a] + sd * rng.standard_normal()
             # a real panel cannot score outside its scale (the template's 1..10): clip as a form would
             score = min(max(score, SCALE[0]), SCALE[1])

@@ -65,30 +65,17 @@ def _fmt(x: float, digits: int = 2) -> str:
 # ----------------------------------------------------------------------------
 # calibration
 # ----------------------------------------------------------------------------
-def ranking_table(result, raw_mean: pd.Series, settings) -> pd.DataFrame:
-    """The core's ranking (sorted, rank intervals, P(above the line)) or, from a core without it, the
-    values sorted by calibrated value with ranks and raw ranks (no rank interval, no line)."""
-    top_k = getattr(settings, "fund_top_k", None)
-    threshold = getattr(settings, "fund_threshold", None)
-    level = getattr(settings, "interval_level", None)
-    if hasattr(result, "ranking"):
-        kwargs = {"top_k": top_k, "threshold": threshold, "level": level}
-        if getattr(settings, "lottery", False):
-            kwargs["lottery"] = True
-        return result.ranking(**kwargs)
-    v = result.values.copy()
-    v["raw_mean"] = raw_mean.reindex(v.index).to_numpy()
-    v = v.sort_values("value", ascending=False, kind="mergesort")
-    v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
-    v["raw_rank"] = v["raw_mean"].rank(ascending=False, method="min").astype(np.intp)
-    return v
+def ranking_table(result, settings) -> pd.DataFrame:
+    """The core's ranking with the run's funding line, interval level, draws and seed."""
+    kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
+    return result.ranking(level=getattr(settings, "interval_level", None), **kwargs)
 
 
-def ranking_sheet(result, raw_mean: pd.Series, settings, preamble) -> SheetSpec:
+def ranking_sheet(result, settings, preamble) -> SheetSpec:
     """Ranking: objects sorted by calibrated value, ± interval, raw mean and rank, rank interval, reads,
     P(above the funding line) and the decision; the line drawn under the last funded row; rows whose
     decision calibration changed marked; a caterpillar chart."""
-    r = ranking_table(result, raw_mean, settings)
+    r = ranking_table(result, settings)
     level = r.attrs.get("level") or result.stats.get("interval_level") or getattr(settings, "interval_level", None)
     out = pd.DataFrame({"rank": r["rank"].to_numpy(), "object": r.index.astype(str)})
     cols: dict[str, Column] = {"rank": Column("rank", COUNT, "1 = highest calibrated value"),
@@ -103,6 +90,7 @@ def ranking_sheet(result, raw_mean: pd.Series, settings, preamble) -> SheetSpec:
         cols[pm] = Column(pm, SCORE, "half the width of the interval: the calibrated value is within ± this "
                                      "at the stated level (from the standard error)")
         out["lower"], out["upper"] = r["lower"].to_numpy(), r["upper"].to_numpy()
+        cols["lower"], cols["upper"] = COLUMNS["lower"], COLUMNS["upper"]
     elif "se" in r.columns:
         pm = "± (standard error)"
         out[pm] = r["se"].to_numpy()
@@ -409,15 +397,15 @@ def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds) -> SheetSpec:
     spec = SheetSpec("Values", frame, preamble, COLUMNS, freeze_columns=1)
     names = list(frame.columns)
     lo, hi = scatter_bounds
-    bound = "robustness_bound" if "robustness_bound" in names else "bound"
     anchor = _letter(len(names) + 2)
     spec.charts += [
         ChartSpec("scatter", "Raw mean vs calibrated value per object", spec.header_row, len(frame),
                   names.index("raw_mean") + 1, (names.index("value") + 1,), "raw mean score", "calibrated value",
                   anchor=f"{anchor}2", x_range=(lo, hi), y_range=(lo, hi),
                   ref_lines=(RefLine("y = x (no change)", (lo, hi), (lo, hi)),)),
-        ChartSpec("column", "Robustness bound per object (design diagnostic, score units)", spec.header_row, len(frame),
-                  names.index("object") + 1, (names.index(bound) + 1,), "object", "robustness bound",
+        ChartSpec("column", "Calibrated value per object with ± standard error (input order)", spec.header_row,
+                  len(frame), names.index("object") + 1, (names.index("value") + 1,), "object",
+                  "calibrated value (score units)", error_column=names.index("se") + 1 if "se" in names else None,
                   anchor=f"{anchor}24", width_cm=24)]
     return spec
 
@@ -436,10 +424,9 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
                        preamble, *, feedback: bool = False) -> list[SheetSpec]:
     """Every sheet of the calibration result workbook, in reading order."""
     values = frames["Values"]
-    raw = values.set_index("object")["raw_mean"]
     if evaluations is None:  # rebuild the long table from the residuals (same reads)
         evaluations = result.residuals[["assessor", "object", "score"]]
-    ranking = ranking_sheet(result, raw, settings, preamble)
+    ranking = ranking_sheet(result, settings, preamble)
     assessors = assessors_sheet(result, preamble)
     checks = frames.get("Checks")
     if checks is None:

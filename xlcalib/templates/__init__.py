@@ -14,17 +14,14 @@ import io
 import zipfile
 from pathlib import Path
 
-from .. import calibration as _calibration
-from ..calibration import DEFAULT_LEVELS
+from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS
 
 KINDS = ("panel_calibration", "reliability", "ordinal_agreement", "ground_truth")
 FIXED_TIME = _dt.datetime(2024, 1, 1, 0, 0, 0)
 #: Characters of running text per line of the 110-wide instructions column (11 pt), with a margin.
 INSTRUCTION_CHARS_PER_LINE = 115
 #: The default level ratio: High counts lambda^2 times a Medium read, Low 1/lambda^2 (relative confidences).
-LEVEL_RATIO = getattr(_calibration, "DEFAULT_LEVEL_RATIO", 1.75)
-#: Level tables hold relative confidences when the core reads them so (its DEFAULT_LEVEL_RATIO marks that).
-RELATIVE_LEVELS = hasattr(_calibration, "DEFAULT_LEVEL_RATIO")
+LEVEL_RATIO = DEFAULT_LEVEL_RATIO
 _MACRO_ENTRY = {"panel_calibration": "calibrate_panel", "reliability": "reliability_report",
                 "ordinal_agreement": "ordinal_report", "ground_truth": "ground_truth_report"}
 
@@ -157,24 +154,17 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     _protect(settings)
 
     levels = wb.create_sheet("Levels")
+    # relative confidences do not depend on the score scale (the noise scale is estimated from the scores);
+    # a table whose second header is "SD" gives standard deviations in score units instead
+    levels.append(["Level", "Relative confidence", "Meaning"])
     lam2 = LEVEL_RATIO ** 2
-    if RELATIVE_LEVELS:
-        # relative confidences do not depend on the score scale (the noise scale is estimated from the scores);
-        # a table with an "SD" header instead gives standard deviations in score units
-        levels.append(["Level", "Relative confidence", "Meaning"])
-        table = (("High", lam2, f"a High read counts about {lam2:.0f}x a Medium read"),
-                 ("Medium", 1.0, "the reference"),
-                 ("Low", 1 / lam2, f"a Low read counts about 1/{lam2:.0f} of a Medium read"))
-    else:  # a core that reads level tables as SDs in score units: scaled to the score scale's width
-        levels.append(["Level", "SD", "Meaning"])
-        step = (scale[1] - scale[0]) / 9  # the 1..10 scale's step
-        table = tuple((name, round(sd * step, 4), meaning) for (name, sd), meaning in zip(
-            DEFAULT_LEVELS.items(), ("expected within about half a scale step", "within about one step",
-                                     "within about two steps")))
-    for r, (name, weight, meaning) in enumerate(table, start=2):
+    meaning = {"High": f"a High read counts about {lam2:.0f}x a Medium read", "Medium": "the reference (1)",
+               "Low": f"a Low read counts about 1/{lam2:.0f} of a Medium read"}
+    for r, (name, weight) in enumerate(DEFAULT_LEVELS.items(), start=2):
+        meaning_text = meaning.get(name, "")
         _input_cell(levels.cell(row=r, column=1), name)
         _input_cell(levels.cell(row=r, column=2), weight).number_format = "0.000"
-        levels.cell(row=r, column=3, value=meaning)
+        levels.cell(row=r, column=3, value=meaning_text)
     levels.column_dimensions["B"].width = 20
     levels.column_dimensions["C"].width = 45
     _protect(levels)
@@ -311,7 +301,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
         "On Annotations, one row per item and one column per annotator; write each annotation as a ranking, best "
         "first: 'Melanoma > Nevus = Hemangioma' ('>' separates levels, '=' ties). A single label is fine too.",
         "On Predictions, each item's predicted classes, best first (one per column).",
-        "On Settings, the reliability (trust in the annotators; higher = more certain) and Monte Carlo samples.",
+        "On Settings, the reliability (trust in the annotators; higher = more certain), Monte Carlo samples and the "
+        "Setting: xlcalib, or reference to reproduce the paper's public code (see the README).",
         "Results (Run main, or: xlcalib report ground_truth THIS_FILE.xlsx): sheet Certainty (annotation certainty "
         "per item) and UA metrics (uncertainty-adjusted top-k accuracy with its spread, next to the usual accuracy "
         "against the aggregated labels, which over-states performance when annotators disagree).",
@@ -325,7 +316,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     cl.column_dimensions["A"].width = 30
     settings = wb.create_sheet("Settings")
     settings.append(["Setting", "Value"])
-    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks))), start=2):
+    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks)),
+                                        ("Setting", "xlcalib")), start=2):
         settings.cell(row=r, column=1, value=name)
         _input_cell(settings.cell(row=r, column=2), value)
     ann = wb.create_sheet("Annotations")
