@@ -218,9 +218,11 @@ def assessors_sheet(result, preamble) -> SheetSpec:
     out["flagged objects"] = [by_assessor.get(a, "") for a in b.index]
     cols["flagged objects"] = Column("flagged objects", None, "the objects of the flagged reads: query these",
                                      max_width=40)
-    out["total_confidence"] = b["total_confidence"].to_numpy()
+    out["total confidence"] = b["total_confidence"].to_numpy()
+    cols["total confidence"] = Column("total confidence", SCORE, COLUMNS["total_confidence"].meaning)
     bound = "robustness_bound" if "robustness_bound" in b.columns else "bound"
-    out[bound] = b[bound].to_numpy()
+    out["robustness bound (design)"] = b[bound].to_numpy()
+    cols["robustness bound (design)"] = Column("robustness bound (design)", SCORE, COLUMNS["robustness_bound"].meaning)
     cols["reads"] = Column("reads", COUNT, COLUMNS["n"].meaning)
     spec = SheetSpec("Biases", out, preamble, cols, freeze_columns=1)
     names = list(out.columns)
@@ -329,7 +331,8 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     if low.any():
         steps.append(f"consider more reads for {int(low.sum())} object(s) with little confidence "
                      f"({', '.join(map(str, result.values.index[low][:6]))}{' ...' if low.sum() > 6 else ''})")
-    rows.append(("What to do next", ("; ".join(steps) + ".").capitalize() if steps else
+    text = "; ".join(steps) + "."
+    rows.append(("What to do next", text[0].upper() + text[1:] if steps else
                  "Nothing stands out: the ranking can go to the panel."))
     frame = pd.DataFrame(rows, columns=["topic", "in plain words"])
     cols = {"topic": Column("topic", None, ""),
@@ -350,6 +353,22 @@ _PLAIN_STATS = {
     "anomaly_threshold": "reads further than this many expected spreads from the model are flagged",
     "trace_method": "how a summary of the design was computed",
 }
+
+
+#: Descriptions the core phrases as formulas, in words for the Diagnostics sheet.
+_PLAIN_VALUES = {
+    "gauge_meaning": {"weighted": "the confidence-weighted average bias is zero: values sit on the panel's own scale",
+                      "simple": "the plain average bias is zero: values sit on the panel's own scale"},
+    "bound_meaning": "the largest change of a value or bias that score errors of the size the model expects could "
+                     "cause: a design diagnostic, not an error bar",
+}
+
+
+def _plain_value(key: str, value: Any, stats: dict) -> Any:
+    plain = _PLAIN_VALUES.get(key)
+    if isinstance(plain, dict):
+        return plain.get(str(stats.get("gauge", "")), value)
+    return plain if plain is not None else value
 
 
 def stat_verdict(key: str, value: Any) -> str:
@@ -373,6 +392,8 @@ def stat_verdict(key: str, value: Any) -> str:
 def diagnostics_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
     """Diagnostics: each technical figure with a plain verdict and a plain meaning (no formulas)."""
     f = frame.copy()
+    stats = dict(zip(f["statistic"], f["value"]))
+    f["value"] = [_plain_value(k, v, stats) for k, v in zip(f["statistic"], f["value"])]
     f["verdict"] = [stat_verdict(k, v) if k != "warning" else "look at this" for k, v in zip(f["statistic"], f["value"])]
     f["meaning"] = [_PLAIN_STATS.get(k, m) for k, m in zip(f["statistic"], f["meaning"])]
     f = f[["statistic", "value", "verdict", "meaning"]]

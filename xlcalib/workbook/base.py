@@ -210,7 +210,8 @@ class SheetSpec:
             texts = [shown_text(v, col.number_format) for v in self.frame[name].to_numpy(dtype=object)]
             longest = max([len(t) for t in texts] + [0])
             header = len(str(name)) * 1.1 + 2  # bold
-            out.append(round(min(max(longest + 2, header, 6), max(col.max_width, header)), 1))
+            pad = 3 if texts and isinstance(self.frame[name].iloc[0], str) else 2  # text is indented one step
+            out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
         return out
 
     def wrapped(self, name) -> bool:

@@ -113,6 +113,9 @@ class XlwingsBook(WorkbookBackend):
                     if isinstance(v, (int, float)) and not isinstance(v, bool):
                         ws.range((header_row + 1 + offset, j)).number_format = cell_format(col.number_format, v)
             _try(lambda: setattr(ws.range((1, j), (last, j)), "column_width", col_width))
+            if spec.wrapped(name) and len(frame):  # long text wraps inside its capped width; rows grow to hold it
+                _try(lambda: setattr(ws.range((header_row + 1, j), (last, j)), "wrap_text", True))
+                _try(lambda: ws.range((header_row + 1, j), (last, j)).rows.autofit())
             if col.meaning:
                 _try(lambda: ws.range((header_row, j)).api.AddComment(col.meaning))
         for column, colour in ((spec.highlight, HIGHLIGHT_FILL), (spec.mark, MARK_FILL)):
