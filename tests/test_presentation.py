@@ -245,3 +245,34 @@ def test_demo_exercise_stays_on_its_scale():
                                               (7, "auto:0.000", "7"), (0.5, "auto:0.000", "0.500"), ("text", "0.00", "text")])
 def test_shown_text(value, fmt, text):
     assert shown_text(value, fmt) == text
+
+
+def test_every_input_problem_gets_its_own_checks_line():
+    from types import SimpleNamespace
+
+    from xlcalib.macros import _tell_excel
+
+    problems = [SimpleNamespace(severity="error", sheet="Evaluations", cell="C7", message="score 75 is outside 1..9"),
+                SimpleNamespace(severity="warning", sheet="Evaluations", cell="A9", message="'Dr Chen  Wei' looks like "
+                                                                                           "'Dr Chen Wei'")]
+    book = Book([Sheet("Evaluations", [["Assessor"]])])
+    _tell_excel(book, "2 problems", {}, "Please fix the input", problems)
+    rows = [r for r in book.sheets["Checks"].rows() if r and r[0] in ("error", "warning")]
+    assert [(r[1], r[2], r[3]) for r in rows] == [(p.sheet, p.cell, p.message) for p in problems]
+
+
+def test_checks_sheet_joins_input_lines_and_run_warnings():
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb)
+    frames["Checks"] = pd.DataFrame({"severity": ["warning"], "sheet": ["Evaluations"], "cell": ["B9"],
+                                     "problem": ["sheet Evaluations, row 9: A has not yet scored P001 (pending: left "
+                                                 "out of this run)"]})
+    frames["Diagnostics"] = pd.concat([frames["Diagnostics"], pd.DataFrame(
+        {"statistic": ["warning", "warning"], "value": ["1 evaluation(s) are allocated ... pending; see Checks.",
+                                                        "2 object(s) have under a quarter of the median confidence"],
+         "meaning": ["", ""]})], ignore_index=True)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    lines = [r for r in wb["Checks"].iter_rows(values_only=True) if r[0] == "warning"]
+    assert [r[2] for r in lines] == ["B9", None] and "quarter" in lines[1][3]  # the 'see Checks' pointer is not repeated
+    summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
+    assert summary["Still to come"].startswith("1 allocated read(s) have no score yet")

@@ -258,4 +258,5 @@ def test_add_chart_and_style_cells():
 
 
 def test_excel_text_prefix_rule():
-    assert [excel_text(v) for v in ("=1", "1e3", ".5", "abc", 3.0, None)] == ["'=1", "'1e3", "'.5", "abc", 3.0, None]
+    assert [excel_text(v) for v in ("=1", "1e3", ".5", "abc", 3.0, None, "'quoted'")] == [
+        "'=1", "'1e3", "'.5", "abc", 3.0, None, "''quoted'"]  # a leading ' is kept, not eaten as the prefix

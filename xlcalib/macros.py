@@ -313,7 +313,7 @@ def run_from_excel(entry: str, book) -> bool:
         entries[entry](book)
         return True
     except InputError as exc:
-        _tell_excel(book, exc.message, exc.where, "Please fix the input")
+        _tell_excel(book, exc.message, exc.where, "Please fix the input", getattr(exc, "problems", None))
         return False
     except Exception as exc:
         _tell_excel(book, f"xlcalib stopped with an internal error ({type(exc).__name__}: {exc}); please report it "
@@ -321,21 +321,36 @@ def run_from_excel(entry: str, book) -> bool:
         raise
 
 
-def _tell_excel(book, message: str, where: dict, title: str) -> None:
-    """A message box where the platform has one (``app.alert``), and the message on the Checks sheet."""
-    from .presentation import checks_sheet
-
+def _tell_excel(book, message: str, where: dict, title: str, problems=None) -> None:
+    """A message box where the platform has one (``app.alert``), and the message on the Checks sheet
+    (every problem on its own line when the error carries them all)."""
+    if problems:
+        frame = pd.DataFrame({"severity": [p.severity for p in problems], "sheet": [p.sheet for p in problems],
+                              "cell": [p.cell for p in problems], "problem": [p.message for p in problems]})
+        _write_checks(book, frame)
+        _alert(book, message, title)
+        return
     named = re.search(r"\bsheet ([^,:;()]+?)(?:,|:| row| cell|$)", message)
     sheet = str(where.get("sheet") or (named.group(1).strip() if named else ""))
     at = re.search(r"\b(cell [A-Z]{1,3}\d+|rows? [\d, ]+\d)", message)
     cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else (at.group(1) if at else ""))
     frame = pd.DataFrame({"severity": ["error"], "sheet": [sheet], "cell": [str(cell)], "problem": [message]})
+    _write_checks(book, frame)
+    _alert(book, message, title)
+
+
+def _write_checks(book, frame: pd.DataFrame) -> None:
+    from .presentation import checks_sheet
+
     backend = open_book(book)
     try:
         _check_own_sheets(backend, ["Checks"])
         backend.write_sheet(checks_sheet(frame, _preamble("checks", "the run stopped: nothing else was written", None)))
     except InputError:  # a sheet of the user's called Checks: leave it, the message box still speaks
         pass
+
+
+def _alert(book, message: str, title: str) -> None:
     try:
         book.app.alert(message, title=f"xlcalib: {title}", buttons="ok", mode="critical")
     except Exception:  # no message boxes here (xlwings Server / Lite / tests): the Checks sheet carries it

@@ -287,6 +287,10 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
                  f"{s['n_objects']} objects scored by {s['n_assessors']} assessors in {s['n_evaluations']} reads "
                  f"({per_object.min()}-{per_object.max()} reads per object). Each assessor's stringency was estimated "
                  "from the objects they share with others and taken out; surer reads count more."))
+    pending = int(checks["problem"].astype(str).str.contains("pending", regex=False).sum()) if checks is not None else 0
+    if pending:
+        rows.append(("Still to come", f"{pending} allocated read(s) have no score yet (pending): left out of this run "
+                                      "and listed on Checks. Re-run when they are in."))
     if s.get("n_components", 1) > 1:
         rows.append(("Warning", f"The panel falls into {s['n_components']} groups that share no objects: values from "
                                 "different groups are not comparable."))
@@ -438,7 +442,7 @@ def residuals_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
 def checks_from_warnings(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Until the input checks report their own lines: the run's warnings as Checks lines."""
     w = diagnostics[diagnostics["statistic"] == "warning"]
-    return pd.DataFrame({"severity": "warning", "sheet": "", "cell": "", "problem": w["value"].astype(str).to_numpy()})
+    return pd.DataFrame({"severity": "warning", "sheet": None, "cell": None, "problem": w["value"].astype(str).to_numpy()})
 
 
 def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evaluations: pd.DataFrame | None,
@@ -449,9 +453,12 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
         evaluations = result.residuals[["assessor", "object", "score"]]
     ranking = ranking_sheet(result, settings, preamble)
     assessors = assessors_sheet(result, preamble)
+    # the input checks' lines (frames["Checks"], with cells) and the run's own warnings (low confidence,
+    # split panel, anomalies ...), which point at sheets rather than cells
+    run_warnings = checks_from_warnings(frames["Diagnostics"])
+    run_warnings = run_warnings[~run_warnings["problem"].str.contains("see Checks", regex=False)]
     checks = frames.get("Checks")
-    if checks is None:
-        checks = checks_from_warnings(frames["Diagnostics"])
+    checks = run_warnings if checks is None else pd.concat([checks, run_warnings], ignore_index=True)
     summary = summary_sheet(result, ranking, assessors, evaluations, settings, checks, preamble)
     both = pd.concat([values["raw_mean"], values["value"]])
     lo, hi = float(np.nanmin(both)), float(np.nanmax(both))

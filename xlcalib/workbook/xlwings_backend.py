@@ -8,7 +8,7 @@ Platform notes (documented departures from the openpyxl backend):
 
 * Formula-looking text: Excel parses a string assigned to ``Range.value`` as
   if typed, so ``=SUM(A1)`` would become a formula and ``007`` a number.  Text
-  that starts with ``= + - @``, a digit or ``.`` is therefore written with
+  that starts with ``= + - @``, a digit, ``.`` or ``'`` is therefore written with
   Excel's text prefix ``'`` (not part of the value; the cell reads back as the
   original text).
 * Error bars on charts are not part of xlwings' chart API; they are added
@@ -43,7 +43,7 @@ from .base import (
 
 _CM = 28.3465  # points per centimetre
 _CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter"}
-_EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d]")
+_EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d']")  # a leading ' would itself be taken as the text prefix
 
 
 def excel_text(value):
