@@ -107,6 +107,10 @@ def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
     proc = subprocess.run([_soffice(), f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
                            "--outdir", str(out), *map(str, files)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    for f in files:  # no number is too wide for its column anywhere ('###' is what a reader would see)
+        printed = subprocess.run(["pdftotext", str(out / (f.stem + ".pdf")), "-"], capture_output=True, text=True,
+                                 check=True).stdout
+        assert "###" not in printed, f.name
     result = openpyxl.load_workbook(result_path)
     pages = _pdf_pages(out / "calibration_result.pdf")
     assert list(pages)[:4] == ["Ranking", "Summary", "Biases", "Checks"]

@@ -210,7 +210,7 @@ class SheetSpec:
             texts = [shown_text(v, col.number_format) for v in self.frame[name].to_numpy(dtype=object)]
             longest = max([len(t) for t in texts] + [0])
             header = len(str(name)) * 1.1 + 2  # bold
-            pad = 3 if texts and isinstance(self.frame[name].iloc[0], str) else 2  # text is indented one step
+            pad = 3  # text is indented one step; numbers keep a character clear of their neighbour
             out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
         return out
 
@@ -253,6 +253,10 @@ def shown_text(value: Any, number_format: str | None) -> str:
         return str(value)
     import re
 
+    condition = re.match(r'\[<([\d.]+)\]"([^"]*)";(.*)', number_format)
+    if condition:  # e.g. [<0.0001]"<0.0001";0.0000 (p-values)
+        limit, literal, rest = condition.groups()
+        return literal if value < float(limit) else shown_text(value, rest)
     fmt = re.sub(r"\[[^\]]*\]", "", number_format.split(";")[0])  # first section, without [conditions]
     decimals = len(re.search(r"\.(0*)", fmt).group(1)) if "." in fmt else 0
     if "E" in fmt:

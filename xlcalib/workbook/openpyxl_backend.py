@@ -256,7 +256,9 @@ class OpenpyxlBook(WorkbookBackend):
                         if wrapped[j - 1] or any(wrapped):
                             cell.alignment = wrap if wrapped[j - 1] else top
                         if isinstance(cell.value, str) and j > 1:  # keep text clear of the number to its left
-                            cell.alignment = Alignment(wrap_text=wrapped[j - 1], vertical="top", indent=1)
+                            cell.alignment = Alignment(horizontal="left", indent=1, wrap_text=wrapped[j - 1],
+                                                       vertical="top" if any(wrapped) else None)
+                        if wrapped[j - 1]:
                             if isinstance(value, str):
                                 # a width unit holds about 1.2 characters of running text in an 11 pt font
                                 lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
