@@ -41,6 +41,7 @@ def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     result, frames, settings = compute_calibration(wb)
     write_calibration(wb, result, frames, settings, now=NOW)
     assert wb.sheetnames == ["Evaluations", *RESULT_SHEETS] and RESULT_SHEETS[0] == "Ranking"
+    assert wb.active.title == "Ranking"  # opens on the decision table
     ws = wb["Ranking"]
     rows = list(ws.iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank") + 1
@@ -278,3 +279,27 @@ def test_checks_sheet_joins_input_lines_and_run_warnings():
     assert [r[2] for r in lines] == ["B9", None] and "quarter" in lines[1][3]  # the 'see Checks' pointer is not repeated
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
     assert summary["Still to come"].startswith("1 allocated read(s) have no score yet")
+
+
+@pytest.mark.parametrize("kind", ["reliability", "ordinal", "ground_truth"])
+def test_reports_render_alike_through_both_backends(kind, tmp_path):
+    from xlcalib.macros import REPORTS
+
+    from .test_templates import filled_ground_truth, filled_ordinal, filled_reliability
+
+    maker = {"reliability": filled_reliability, "ordinal": filled_ordinal, "ground_truth": filled_ground_truth}[kind]
+    path = maker(tmp_path / f"{kind}.xlsx")
+    path = path[0] if isinstance(path, tuple) else path
+    wb = openpyxl.load_workbook(path, data_only=True)
+    book = Book([Sheet(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in wb.worksheets])
+    kwargs = {"n_boot": 100} if kind == "reliability" else {}
+    frames = REPORTS[kind](wb, now=NOW, **kwargs)
+    REPORTS[kind](book, now=NOW, **kwargs)
+    for name in frames:
+        ours = [list(r) for r in wb[name].iter_rows(values_only=True)]
+        theirs = book.sheets[name].rows()
+        width = max(len(r) for r in ours)
+        assert ours == [list(r) + [None] * (width - len(r)) for r in theirs], name
+        assert wb[name]._charts or not book.sheets[name].charts
+    charted = [s for s in book.sheets if s.charts]
+    assert charted and all(s.charts[0].title for s in charted)

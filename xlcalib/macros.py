@@ -283,7 +283,9 @@ def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.Data
     preamble = _preamble("calibration", settings.describe(), now)
     specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
     _check_own_sheets(backend, [spec.name for spec in specs])
-    return {spec.name: backend.write_sheet(spec) for spec in specs}
+    tops = {spec.name: backend.write_sheet(spec) for spec in specs}
+    backend.activate(specs[0].name)  # the workbook opens on the Ranking
+    return tops
 
 
 def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):

@@ -89,8 +89,6 @@ def ranking_sheet(result, settings, preamble) -> SheetSpec:
         out[pm] = ((r["upper"] - r["lower"]) / 2).to_numpy()
         cols[pm] = Column(pm, SCORE, "half the width of the interval: the calibrated value is within ± this "
                                      "at the stated level (from the standard error)")
-        out["lower"], out["upper"] = r["lower"].to_numpy(), r["upper"].to_numpy()
-        cols["lower"], cols["upper"] = COLUMNS["lower"], COLUMNS["upper"]
     elif "se" in r.columns:
         pm = "± (standard error)"
         out[pm] = r["se"].to_numpy()

@@ -316,6 +316,9 @@ class WorkbookBackend(ABC):
     @abstractmethod
     def delete_sheet(self, name: str) -> None: ...
 
+    def activate(self, sheet: str) -> None:
+        """Show *sheet* when the workbook is opened (the result a reader should see first)."""
+
     @abstractmethod
     def add_chart(self, sheet: str, spec: ChartSpec) -> None: ...
 

@@ -287,6 +287,12 @@ class OpenpyxlBook(WorkbookBackend):
             self.add_chart(spec.name, chart)
         return header_row
 
+    def activate(self, sheet: str) -> None:
+        name = self.find_sheet(sheet)
+        self.book.active = self.book.sheetnames.index(name)
+        for ws in self.book.worksheets:  # one selected tab (several would group them in Excel)
+            ws.sheet_view.tabSelected = ws.title == name
+
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         from copy import copy
 

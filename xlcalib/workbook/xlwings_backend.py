@@ -133,6 +133,9 @@ class XlwingsBook(WorkbookBackend):
             self.add_chart(spec.name, chart)
         return header_row
 
+    def activate(self, sheet: str) -> None:
+        _try(lambda: self.book.sheets[self.find_sheet(sheet)].activate())
+
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         rng = self.book.sheets[self.find_sheet(sheet)].range(ref)
         if bold is not None:
