@@ -183,6 +183,8 @@ class CalibrationResult:
     biases: pd.DataFrame
     residuals: pd.DataFrame
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the ranking table of a run that set a funding line (filled by the macro/CLI path; see :meth:`ranking`)
+    decisions: pd.DataFrame | None = None
 
     def summary(self) -> str:
         """A few plain lines: what was fitted, how precise the values are, what to look at."""

@@ -36,6 +36,15 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--gauge", choices=["weighted", "simple"], default=None,
                      help="weighted: sum C'_a b_a = 0 (default); simple: sum b_a = 0")
     cal.add_argument("--per-component", action="store_true", help="fit each connected group of assessors separately")
+    line = cal.add_mutually_exclusive_group()
+    line.add_argument("--fund", type=int, metavar="K", help="funding line: K places (P(rank <= K) per object)")
+    line.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
+    cal.add_argument("--lottery", action="store_true",
+                     help="with --fund: fill the places left after the sure ones by a recorded draw among the borderline")
+    cal.add_argument("--model", choices=["fixed", "shrinkage"], default=None,
+                     help="fixed effects (default) or shrinkage (objects as random effects)")
+    cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
+    cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
     cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
 
@@ -114,6 +123,7 @@ def _report(args) -> int:
 
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
+                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
                    feedback=False):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
@@ -126,7 +136,15 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     from .workbook import new_workbook, open_workbook, save_atomically, write_bytes_atomically
 
     path = Path(path)
-    overrides = {"gauge": gauge} if gauge else {}  # an explicit command-line gauge beats the Settings sheet
+    # explicit command-line options beat the Settings sheet
+    overrides = {key: value for key, value in (("gauge", gauge), ("model", model), ("interval_level", interval_level),
+                                               ("seed", seed)) if value is not None}
+    if fund is not None or threshold is not None:
+        overrides.update(fund_top_k=fund, fund_threshold=threshold)
+    if lottery:
+        if fund is None:
+            raise InputError("--lottery fills places: give the number of places with --fund K")
+        overrides["lottery"] = True
     if path.suffix.lower() == ".csv":  # fast path for very large exercises: the sheet exported as CSV
         from .workbook.csv_backend import CsvBook
 
@@ -161,7 +179,13 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else v)
                             for k, v in result.stats.items()}
         payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
-                               "anomaly_threshold": settings.anomaly_threshold, "levels": settings.levels}
+                               "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
+                               "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
+                               "funding_threshold": settings.fund_threshold, "lottery": settings.lottery,
+                               "seed": settings.seed, "levels": (settings.levels.describe() if settings.levels
+                                                                 else "default relative levels")}
+        if "Ranking" in frames:
+            payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
         write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
     return result, out
 
@@ -200,9 +224,17 @@ def main(argv: list[str] | None = None) -> int:
             return _report(args)
         if args.command == "calibrate":
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
-                                         per_component=args.per_component, fmt=args.format,
+                                         per_component=args.per_component, fmt=args.format, fund=args.fund,
+                                         threshold=args.threshold, lottery=args.lottery, model=args.model,
+                                         interval_level=args.interval_level, seed=args.seed,
                                          feedback=args.feedback)
             print(result.summary())
+            if result.decisions is not None:
+                from .decisions import decision_summary
+
+                line = decision_summary(result.decisions)
+                if line:
+                    print(line)
             print(f"results written to {out}")
             return 0
     except InputError as exc:

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["rank_objects", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
+__all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
 
 #: Memory of one chunk of draws (values and their ranks).
 CHUNK_BYTES = 64 * 2**20
@@ -257,3 +257,23 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
                         "rank_interval_draws": keep, "note": note, "lottery": lottery_record,
                         "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed")})
     return frame
+
+
+def decision_summary(ranking: pd.DataFrame) -> str:
+    """One plain paragraph on the funding line of a ranking table (empty when no line was set)."""
+    attrs = ranking.attrs
+    if not attrs.get("line") or "decision" not in ranking:
+        return ""
+    counts = ranking["decision"].value_counts()
+    above, border, below = (int(counts.get(k, 0)) for k in ("above", "borderline", "below"))
+    eps = attrs.get("epsilon", 0.05)
+    text = (f"Funding line {attrs['line']}: {above} above (P >= {1 - eps:.0%}), {border} borderline, {below} below "
+            f"(P <= {eps:.0%}); calibration moved {int(ranking['changed'].sum())} object(s) across the line compared "
+            f"with plain averages ({attrs['draws']:,} draws, seed {attrs['seed']}).")
+    lottery = attrs.get("lottery") or {}
+    if lottery.get("drawn"):
+        text += (f" Lottery (seed {lottery['seed']}): {len(lottery['drawn'])} of {len(lottery['pool'])} borderline "
+                 f"object(s) drawn for {lottery['places']} place(s): {', '.join(map(str, lottery['drawn']))}.")
+    if attrs.get("note"):
+        text += f" Note: {attrs['note']}."
+    return text

@@ -225,6 +225,13 @@ def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, p
     return frames
 
 
+def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
+    """The ranking table as a sheet: object first, the run's line and draws kept in ``attrs``."""
+    out = ranking.reset_index()
+    out.attrs.update(ranking.attrs)
+    return out
+
+
 def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
     """Plain-language warnings for the Diagnostics sheet."""
     out = []
@@ -261,6 +268,10 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
         setattr(settings, key, value)
     result, frame = run_calibration(backend.read_block(settings.sheet), settings)
     frames = result_frames(result, frame)
+    if result.stats["n_components"] == 1:
+        ranking = result.ranking(**settings.ranking_arguments())
+        result.decisions = ranking
+        frames = {"Ranking": ranking_frame(ranking), **frames}
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
     if warn:
         frames["Diagnostics"] = pd.concat(

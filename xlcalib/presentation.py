@@ -66,9 +66,24 @@ def _fmt(x: float, digits: int = 2) -> str:
 # calibration
 # ----------------------------------------------------------------------------
 def ranking_table(result, settings) -> pd.DataFrame:
-    """The core's ranking with the run's funding line, interval level, draws and seed."""
+    """The run's ranking (``result.decisions``, computed once by the run) or the core's ranking with the run's
+    funding line, draws and seed; a panel split into unconnected groups (no common scale, no joint ranking)
+    gets its values sorted with plain ranks, and the Summary says why."""
+    from .errors import InputError
+
+    decisions = getattr(result, "decisions", None)
+    if decisions is not None:
+        return decisions
     kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
-    return result.ranking(level=getattr(settings, "interval_level", None), **kwargs)
+    try:
+        return result.ranking(**kwargs)
+    except InputError:
+        if result.stats.get("n_components", 1) == 1:
+            raise
+    v = result.values.sort_values("value", ascending=False, kind="mergesort")
+    v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
+    v["raw_rank"] = v["raw_mean"].rank(ascending=False, method="min").astype(np.intp)
+    return v
 
 
 def ranking_sheet(result, settings, preamble) -> SheetSpec:
