@@ -298,7 +298,8 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     per_object = evaluations.groupby("object").size()
     rows.append(("What was calibrated",
                  f"{s['n_objects']} objects scored by {s['n_assessors']} assessors in {s['n_evaluations']} reads "
-                 f"({per_object.min()}-{per_object.max()} reads per object). Each assessor's stringency was estimated "
+                 f"({per_object.min()}{'' if per_object.min() == per_object.max() else f'-{per_object.max()}'} "
+                 "reads per object). Each assessor's stringency was estimated "
                  "from the objects they share with others and taken out; surer reads count more."))
     pending = int(checks["problem"].astype(str).str.contains("pending", regex=False).sum()) if checks is not None else 0
     if pending:
