@@ -303,3 +303,5 @@ def test_reports_render_alike_through_both_backends(kind, tmp_path):
         assert wb[name]._charts or not book.sheets[name].charts
     charted = [s for s in book.sheets if s.charts]
     assert charted and all(s.charts[0].title for s in charted)
+    curve_kind = {"reliability": "xy_scatter_lines", "ordinal": "xy_scatter_lines", "ground_truth": "column_clustered"}
+    assert charted[0].charts[0].chart_type == curve_kind[kind]  # curves drawn with lines

@@ -152,7 +152,7 @@ class XlwingsBook(WorkbookBackend):
         first, last = spec.header_row + 1, spec.header_row + spec.n_rows
         at = ws.range(spec.anchor)
         chart = ws.charts.add(left=at.left, top=at.top, width=spec.width_cm * _CM, height=spec.height_cm * _CM)
-        chart.chart_type = _CHART_TYPES[spec.kind]
+        chart.chart_type = "xy_scatter_lines" if spec.kind == "scatter" and spec.lines else _CHART_TYPES[spec.kind]
         # series from the (contiguous) value columns with their header; categories / x values set separately
         chart.set_source_data(ws.range((spec.header_row, min(spec.y_columns)), (last, max(spec.y_columns))))
         chart.name = spec.title[:31]
@@ -225,6 +225,8 @@ def _axes(chart, spec: ChartSpec) -> None:
             axis.MinimumScale, axis.MaximumScale = rng
     if spec.x_major and spec.kind == "scatter":
         api.Axes(1).MajorUnit = spec.x_major
+    if spec.y_number_format:
+        api.Axes(2).TickLabels.NumberFormat = spec.y_number_format
 
 
 def _error_bars(chart, rng) -> bool:
