@@ -160,6 +160,15 @@ def test_feedback_pages_one_per_assessor():
     write_calibration(wb, result, frames, settings, now=NOW, feedback=True)
     ws = wb["Feedback"]
     assert len(ws.row_breaks.brk) == evaluations["Assessor"].nunique() - 1
+    rows = list(ws.iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "assessor")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    firsts = table.drop_duplicates("assessor")
+    assert firsts["about you"].str.startswith("Scores ").all() and len(firsts) == evaluations["Assessor"].nunique()
+    assert table["about you"].fillna("").ne("").sum() == len(firsts)  # once per page
+    # each page break sits where the next assessor starts
+    starts = [header + 2 + i for i in firsts.index[1:]]
+    assert [b.id + 1 for b in ws.row_breaks.brk] == starts
     assert ws.page_setup.orientation == "portrait"
 
 

@@ -263,6 +263,17 @@ def feedback_sheet(result, preamble) -> SheetSpec:
             "difference": Column("difference", SIGNED, "your score minus what was expected from you"),
             "stands out": Column("stands out", None, "TRUE = this read differs more than the confidences allow")}
     firsts = np.flatnonzero(out["assessor"].ne(out["assessor"].shift()).to_numpy())
+    # the page's headline: the assessor's overall offset in words, on the first row of their page
+    b = result.biases
+    level = result.stats.get("interval_level")
+    about = [""] * len(out)
+    for i in firsts:
+        row = b.loc[res["assessor"].iloc[i]]
+        sentence = assessor_sentence(row["bias"], _pm_text(row, level), int(row["n"]))
+        about[i] = sentence[0].upper() + sentence[1:]
+    out["about you"] = about
+    cols["about you"] = Column("about you", None, "your overall offset from the panel (bias), with its ±",
+                               wrap=True, max_width=45)
     spec = SheetSpec("Feedback", out, preamble, cols, highlight="stands out", landscape=False)
     spec.page_breaks = [int(i) for i in firsts[1:]]
     return spec
