@@ -42,6 +42,10 @@ def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     write_calibration(wb, result, frames, settings, now=NOW)
     assert wb.sheetnames == ["Evaluations", *RESULT_SHEETS] and RESULT_SHEETS[0] == "Ranking"
     assert wb.active.title == "Ranking"  # opens on the decision table
+    v_rows = list(wb["Values"].iter_rows(values_only=True))
+    v_head = next(i for i, r in enumerate(v_rows) if r[0] == "object")
+    v = [r[list(v_rows[v_head]).index("value")] for r in v_rows[v_head + 1:]]
+    assert v == sorted(v, reverse=True)  # the per-object chart reads in order, not in typing order
     ws = wb["Ranking"]
     rows = list(ws.iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank") + 1

@@ -443,7 +443,9 @@ def checks_sheet(checks: pd.DataFrame, preamble) -> SheetSpec:
 
 
 def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds) -> SheetSpec:
-    """Values (typing order, every column) with the raw-vs-calibrated scatter (y = x drawn) and bounds."""
+    """Values (every column, highest calibrated value first, so the per-object chart reads in order) with the
+    raw-vs-calibrated scatter (y = x drawn) and the values with their ± standard error."""
+    frame = frame.sort_values("value", ascending=False, kind="mergesort").reset_index(drop=True)
     spec = SheetSpec("Values", frame, preamble, COLUMNS, freeze_columns=1)
     names = list(frame.columns)
     lo, hi = scatter_bounds
@@ -453,7 +455,7 @@ def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds) -> SheetSpec:
                   names.index("raw_mean") + 1, (names.index("value") + 1,), "raw mean score", "calibrated value",
                   anchor=f"{anchor}2", x_range=(lo, hi), y_range=(lo, hi),
                   ref_lines=(RefLine("y = x (no change)", (lo, hi), (lo, hi)),)),
-        ChartSpec("column", "Calibrated value per object with ± standard error (input order)", spec.header_row,
+        ChartSpec("column", "Calibrated value per object with ± standard error (highest first)", spec.header_row,
                   len(frame), names.index("object") + 1, (names.index("value") + 1,), "object",
                   "calibrated value (score units)", error_column=names.index("se") + 1 if "se" in names else None,
                   anchor=f"{anchor}24", width_cm=24)]
