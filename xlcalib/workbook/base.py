@@ -202,13 +202,31 @@ class SheetSpec:
             return self.columns[name]
         return Column(str(name), default_format(self.frame[name]) if name in self.frame.columns else None)
 
+    def longest(self, name) -> int:
+        """Characters of the longest shown value of a column (numbers: the extremes decide; text: vectorised)."""
+        series = self.frame[name]
+        fmt = self.column(name).number_format
+        if not len(series):
+            return 0
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            values = series.to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if not len(values):
+                return 0
+            picks = [values.min(), values.max(), values[np.argmin(np.abs(values))]]
+            if pd.api.types.is_integer_dtype(series):
+                picks = [int(v) for v in picks]
+            return max(len(shown_text(v, fmt)) for v in picks)
+        if series.map(type).eq(str).all():
+            return int(series.str.len().max())
+        return max(len(shown_text(v, fmt)) for v in series.to_numpy(dtype=object))
+
     def widths(self) -> list[float]:
         """Column widths (in characters) fitted to the header and the longest shown value, capped."""
         out = []
         for name in self.frame.columns:
             col = self.column(name)
-            texts = [shown_text(v, col.number_format) for v in self.frame[name].to_numpy(dtype=object)]
-            longest = max([len(t) for t in texts] + [0])
+            longest = self.longest(name)
             header = len(str(name)) * 1.1 + 2  # bold
             pad = 3  # text is indented one step; numbers keep a character clear of their neighbour
             out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
@@ -217,10 +235,7 @@ class SheetSpec:
     def wrapped(self, name) -> bool:
         """A column wraps when told to or when its longest text exceeds its capped width."""
         col = self.column(name)
-        if col.wrap:
-            return True
-        texts = [shown_text(v, col.number_format) for v in self.frame[name].to_numpy(dtype=object)]
-        return max([len(t) for t in texts] + [0]) + 2 > col.max_width
+        return col.wrap or self.longest(name) + 2 > col.max_width
 
 
 def cell_format(number_format: str | None, value: Any) -> str | None:
