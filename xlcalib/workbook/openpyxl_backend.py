@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from copy import copy
 import tempfile
 import zipfile
 from pathlib import Path
@@ -138,6 +139,25 @@ def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:
     return path
 
 
+def _style_data_cell(cell, column, wrapped: bool, any_wrapped: bool, fill, bottom, plain, wrap, top) -> None:
+    """Font, number format, alignment, fill and funding-line border of one data cell (cached per kind)."""
+    from openpyxl.styles import Alignment, Border
+
+    cell.font = plain
+    if column is not None:
+        if column.number_format and isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):
+            cell.number_format = cell_format(column.number_format, cell.value)
+        if wrapped or any_wrapped:
+            cell.alignment = wrap if wrapped else top
+        if isinstance(cell.value, str) and cell.column > 1:  # keep text clear of the number to its left
+            cell.alignment = Alignment(horizontal="left", indent=1, wrap_text=wrapped,
+                                       vertical="top" if any_wrapped else None)
+    if fill is not None:
+        cell.fill = fill
+    if bottom is not None:
+        cell.border = Border(bottom=bottom)
+
+
 def write_cell(ws, row: int, column: int, value: Any):
     """Write one value; formula-looking text stays text."""
     value = cell_value(value)
@@ -225,13 +245,14 @@ class OpenpyxlBook(WorkbookBackend):
         thin, thick = Side(style="thin"), Side(style="thick", color="C00000")
         wrap, top = Alignment(wrap_text=True, vertical="top"), Alignment(vertical="top")
         line_row = header_row + 1 + spec.line_after if spec.line_after is not None else None
+        styles: dict = {}
         for i, row in enumerate(rows, start=1):
             is_data = i > header_row
-            fill = None
+            fill, fill_kind = None, ""
             if is_data and flag is not None and bool(row[flag]):
-                fill = red
+                fill, fill_kind = red, "red"
             elif is_data and mark is not None and bool(row[mark]):
-                fill = amber
+                fill, fill_kind = amber, "amber"
             lines = 1
             for j, value in enumerate(row, start=1):
                 cell = write_cell(ws, i, j, value)
@@ -248,24 +269,19 @@ class OpenpyxlBook(WorkbookBackend):
                         comment.width, comment.height = 300, 90
                         cell.comment = comment
                 else:
-                    cell.font = plain
-                    if j <= len(columns):
-                        if columns[j - 1].number_format and isinstance(cell.value, (int, float)) \
-                                and not isinstance(cell.value, bool):
-                            cell.number_format = cell_format(columns[j - 1].number_format, cell.value)
-                        if wrapped[j - 1] or any(wrapped):
-                            cell.alignment = wrap if wrapped[j - 1] else top
-                        if isinstance(cell.value, str) and j > 1:  # keep text clear of the number to its left
-                            cell.alignment = Alignment(horizontal="left", indent=1, wrap_text=wrapped[j - 1],
-                                                       vertical="top" if any(wrapped) else None)
-                        if wrapped[j - 1]:
-                            if isinstance(value, str):
-                                # a width unit holds about 1.2 characters of running text in an 11 pt font
-                                lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
-                    if fill is not None:
-                        cell.fill = fill
-                    if i == line_row:
-                        cell.border = Border(bottom=thick)
+                    kind = (j, fill_kind, i == line_row, type(cell.value).__name__,
+                            cell_format(columns[j - 1].number_format, cell.value) if j <= len(columns) else None)
+                    cached = styles.get(kind)
+                    if cached is not None:  # copying a style array is far cheaper than setting each attribute
+                        cell._style = copy(cached)
+                    else:
+                        _style_data_cell(cell, columns[j - 1] if j <= len(columns) else None,
+                                         wrapped[j - 1] if j <= len(columns) else False, any(wrapped),
+                                         fill, thick if i == line_row else None, plain, wrap, top)
+                        styles[kind] = copy(cell._style)
+                    if j <= len(columns) and wrapped[j - 1] and isinstance(value, str):
+                        # a width unit holds about 1.2 characters of running text in an 11 pt font
+                        lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
             if is_data and lines > 1:
                 ws.row_dimensions[i].height = 15 * lines + 2
         for j, width in enumerate(widths, start=1):
