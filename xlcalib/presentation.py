@@ -400,7 +400,7 @@ def _plain_value(key: str, value: Any, stats: dict) -> Any:
     return plain if plain is not None else value
 
 
-def stat_verdict(key: str, value: Any) -> str:
+def stat_verdict(key: str, value: Any, stats: dict | None = None) -> str:
     """A plain verdict for a technical figure ('' when the figure is a description, not a quality)."""
     try:
         v = float(value)
@@ -409,12 +409,16 @@ def stat_verdict(key: str, value: Any) -> str:
     if not np.isfinite(v):
         return ""
     if key == "mu2":
-        return "good" if v >= 0.3 else "fair" if v >= 0.1 else "poor: biases poorly determined; add shared reads"
+        return f"assessor overlap (mu2 {v:.2f}): " + (
+            "good" if v >= 0.3 else "fair" if v >= 0.1 else "poor: biases poorly determined; add shared reads")
     if key == "n_components":
         return "good: one connected panel" if v == 1 else "split panel: values of different groups not comparable"
-    if key == "w_estimated" or (key == "posterior_variance" and v != 1):
-        return ("consistent with the declared confidences" if 0.5 <= v <= 2 else
-                "reads vary more than their confidences say" if v > 2 else "reads agree better than their confidences say")
+    if key == "w_estimated" and stats is not None:
+        if "face value" in str(stats.get("noise_scale", "")):  # SDs in score units: w about 1 when they are honest
+            return str(stats.get("noise_check") or "")
+        # relative confidences: w is the variance of a read of confidence 1 (Medium), in score units squared
+        which = "a Medium read" if str(stats.get("uncertainty_kind")) == "level" else "a read of confidence 1"
+        return f"{which} scatters about ± {np.sqrt(v):.2f} score units around the model"
     return ""
 
 
@@ -423,7 +427,8 @@ def diagnostics_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
     f = frame.copy()
     stats = dict(zip(f["statistic"], f["value"]))
     f["value"] = [_plain_value(k, v, stats) for k, v in zip(f["statistic"], f["value"])]
-    f["verdict"] = [stat_verdict(k, v) if k != "warning" else "look at this" for k, v in zip(f["statistic"], f["value"])]
+    f["verdict"] = [stat_verdict(k, v, stats) if k != "warning" else "look at this"
+                    for k, v in zip(f["statistic"], f["value"])]
     f["meaning"] = [_PLAIN_STATS.get(k, m) for k, m in zip(f["statistic"], f["meaning"])]
     f = f[["statistic", "value", "verdict", "meaning"]]
     cols = {"value": Column("value", MIXED, "the figure", max_width=60),
