@@ -1,4 +1,4 @@
-"""Command-line interface: ``xlcalib demo | calibrate | template | templates | report``.
+"""Command-line interface: ``xlcalib demo | calibrate | assign | template | templates | report``.
 
 The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
 table, runs :func:`xlcalib.calibrate` through the same macro code the
@@ -58,9 +58,17 @@ def _parser() -> argparse.ArgumentParser:
     tpl.add_argument("--items", type=int, help="reliability / ground_truth: number of items")
     tpl.add_argument("--uncertainty", choices=["level", "sd"], help="panel_calibration: a Level column (default) or an SD column")
     tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
+    tpl.add_argument("--assignment", action="store_true", help="panel_calibration: add an Assignment sheet (xlcalib assign)")
 
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
     tpls.add_argument("--out", default="workbook_templates")
+
+    asg = sub.add_parser("assign", help="allocate reads before scoring (Assignment sheet -> Evaluations rows + Design sheet)")
+    asg.add_argument("workbook", help="panel workbook with an Assignment sheet (never modified)")
+    asg.add_argument("-o", "--out", help="output workbook (default <stem>_assigned.xlsx)")
+    asg.add_argument("--share", type=float, default=0.95,
+                     help="keep at least this share of the best suitability-only total (default 0.95)")
+    asg.add_argument("--seed", type=int, default=0, help="random seed (same seed, same allocation)")
 
     rep = sub.add_parser("report", help="run an exercise's report on a workbook (like the Run main button)")
     rep.add_argument("kind", choices=["calibration", "reliability", "ordinal", "ground_truth"])
@@ -76,6 +84,8 @@ def _template(args) -> int:
     if args.kind == "panel_calibration":
         size = {k: v for k, v in (("assessors", args.assessors), ("objects", args.objects),
                                   ("uncertainty", args.uncertainty)) if v is not None}
+        if args.assignment:
+            size["assignment"] = True
         if args.scale:
             size["scale"] = tuple(args.scale)
     elif args.kind == "reliability":
@@ -200,10 +210,13 @@ def _demo(out_dir: str) -> int:
     print(f"  exercise workbook : {d['exercise']}  (the panel_calibration template, filled in)")
     print(f"  result workbook   : {d['result_path']}")
     print("  " + result.summary().replace("\n", "\n  "))
-    print(f"  harshest assessor : {ranked.index[0]} (bias {ranked.iloc[0]:+.2f}; true {true_biases[ranked.index[0]]:+.2f})")
-    print(f"  most lenient      : {ranked.index[-1]} (bias {ranked.iloc[-1]:+.2f}; true {true_biases[ranked.index[-1]]:+.2f})")
+    se = result.biases["se"]
+    for label, name in (("harshest assessor ", ranked.index[0]), ("most lenient      ", ranked.index[-1])):
+        print(f"  {label}: {name} (bias {ranked[name]:+.2f} ± {se[name]:.2f}; true {true_biases[name]:+.2f})")
     print(f"  RMS error vs truth: plain averages {d['rms_raw']:.3f}, calibrated {d['rms_calibrated']:.3f} "
           f"({100 * (1 - d['rms_calibrated'] / d['rms_raw']):.0f}% closer to the truth)")
+    print(f"  honest error bars : the standard errors shown (RMS {d['rms_se']:.3f}) match the actual error "
+          f"of the calibrated values ({d['rms_calibrated']:.3f})")
     return 0
 
 
@@ -222,6 +235,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "report":
             return _report(args)
+        if args.command == "assign":
+            from .assign_workbook import assign_file, design_verdict
+
+            result, out = assign_file(args.workbook, args.out, share=args.share, seed=args.seed)
+            print("\n".join(design_verdict(result)))
+            print(f"allocation written to {out}")
+            return 0
         if args.command == "calibrate":
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                          per_component=args.per_component, fmt=args.format, fund=args.fund,
