@@ -319,3 +319,16 @@ def test_reports_render_alike_through_both_backends(kind, tmp_path):
     assert charted and all(s.charts[0].title for s in charted)
     curve_kind = {"reliability": "xy_scatter_lines", "ordinal": "xy_scatter_lines", "ground_truth": "column_clustered"}
     assert charted[0].charts[0].chart_type == curve_kind[kind]  # curves drawn with lines
+
+
+def test_summary_reports_the_lottery(tmp_path):
+    wb, _ = _demo_book()
+    settings = CalibrationSettings(fund_top_k=20, lottery=True, draws=2000)
+    result, frames, settings = compute_calibration(wb, settings)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    rows = list(wb["Ranking"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "rank")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    drawn = table.loc[table["lottery"] == "funded by lottery", "object"].tolist()
+    summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
+    assert drawn and summary["Lottery"].startswith(f"{len(drawn)} of ") and all(o in summary["Lottery"] for o in drawn)

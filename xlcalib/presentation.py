@@ -334,6 +334,13 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
                      f"{len(changed)} decision(s) at the funding line differ from plain averages"
                      + (": " + ", ".join(changed[:12]) + (" ..." if len(changed) > 12 else "") if changed else "")
                      + " (amber rows on Ranking)."))
+        if "lottery" in r.columns:
+            drawn = r.loc[r["lottery"] == "funded by lottery", "object"].tolist()
+            pool = int(r["lottery"].isin(["funded by lottery", "not drawn"]).sum())
+            rows.append(("Lottery", f"{len(drawn)} of {pool} borderline object(s) were drawn for the places left "
+                                    f"after the sure ones: {', '.join(drawn)}. The draw is recorded (seed "
+                                    f"{getattr(settings, 'seed', 0)}) and can be repeated." if pool else
+                         "No lottery was needed: no place was left to borderline objects."))
         border = int((r["decision"] == "borderline").sum())
         rows.append(("How sure the line is",
                      f"{border} object(s) are borderline: the data cannot place them above or below the line with "
