@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
 
 from .base import (
     FONT_NAME,
