@@ -15,13 +15,18 @@ Platform notes (documented departures from the openpyxl backend):
   through Excel's object model (``chart.api``) where available (Windows) and
   otherwise left out — the bound column is always on the sheet next to the
   chart.
+* Presentation (:class:`~xlcalib.workbook.base.SheetSpec`): values, the named
+  font, bold header, number formats, column widths, wrapped text and marked
+  rows go through xlwings' API; header comments, the frozen header, the
+  funding-line border, print setup, reference lines on charts, fixed axis
+  ranges and tick formats go through Excel's object model and are left out
+  where it is missing (the values on the sheet are the same everywhere).
 * Merged ranges are not reported (reading them cell by cell over COM is slow);
   a merged non-anchor cell still reads as blank and is reported by cell.
 """
 from __future__ import annotations
 
 import re
-
 
 from .base import (
     FONT_NAME,
