@@ -190,14 +190,6 @@ def _letter(index: int) -> str:
     return out
 
 
-def _pm_text(row, level) -> str:
-    if "lower" in row and "upper" in row and np.isfinite(row["upper"]):
-        return f" ± {(row['upper'] - row['lower']) / 2:.2f}"
-    if "se" in row and np.isfinite(row["se"]):
-        return f" ± {row['se']:.2f}"
-    return ""
-
-
 def assessor_sentence(bias: float, pm: str, n: int) -> str:
     """'scores on average 1.20 ± 0.30 points below the panel, 21 reads'."""
     side = "below" if bias < 0 else "above"
@@ -209,20 +201,16 @@ def assessor_sentence(bias: float, pm: str, n: int) -> str:
 def assessors_sheet(result, preamble) -> SheetSpec:
     """Biases: assessors harshest first, bias with ±, a plain sentence, reads and flagged reads."""
     b = result.biases.sort_values("bias", kind="mergesort")
-    level = result.stats.get("interval_level")
     res = result.residuals
     flagged = res[res["anomalous"].astype(bool)]
     by_assessor = flagged.groupby("assessor", sort=False)["object"].apply(lambda s: ", ".join(map(str, s)))
     out = pd.DataFrame({"assessor": b.index.astype(str), "bias": b["bias"].to_numpy()})
     cols = {"assessor": Column("assessor", None, "the assessor as entered"), "bias": COLUMNS["bias"]}
-    if {"lower", "upper"} <= set(b.columns):
-        name = f"± ({_level_text(level)} interval)" if level else "± (interval)"
-        out[name] = ((b["upper"] - b["lower"]) / 2).to_numpy()
-        cols[name] = Column(name, SCORE, "half the width of the bias's interval")
-    elif "se" in b.columns:
+    if "se" in b.columns:  # the ± of a bias is its standard error (as the CLI prints it)
         out["± (standard error)"] = b["se"].to_numpy()
-        cols["± (standard error)"] = Column("± (standard error)", SCORE, "standard error of the bias")
-    out["in plain words"] = [assessor_sentence(row["bias"], _pm_text(row, level), int(row["n"]))
+        cols["± (standard error)"] = Column("± (standard error)", SCORE, "standard error of the bias (score units)")
+    out["in plain words"] = [assessor_sentence(row["bias"], f" ± {row['se']:.2f}" if "se" in row and
+                                               np.isfinite(row["se"]) else "", int(row["n"]))
                              for _, row in b.iterrows()]
     cols["in plain words"] = Column("in plain words", None, "the bias as a sentence for feedback", max_width=70)
     out["reads"] = b["n"].to_numpy()
@@ -241,7 +229,7 @@ def assessors_sheet(result, preamble) -> SheetSpec:
     names = list(out.columns)
     pm = next((c for c in names if c.startswith("±")), None)
     spec.charts.append(ChartSpec(
-        "column", "Assessor bias, harshest first" + (f" (± {pm[3:-1]})" if pm else ""), spec.header_row, len(out),
+        "column", "Assessor bias, harshest first" + (f" ({pm})" if pm else ""), spec.header_row, len(out),
         1, (2,), "assessor", "bias (score units)", error_column=names.index(pm) + 1 if pm else None,
         anchor=f"{_letter(len(names) + 2)}2", width_cm=24))
     return spec
@@ -265,11 +253,11 @@ def feedback_sheet(result, preamble) -> SheetSpec:
     firsts = np.flatnonzero(out["assessor"].ne(out["assessor"].shift()).to_numpy())
     # the page's headline: the assessor's overall offset in words, on the first row of their page
     b = result.biases
-    level = result.stats.get("interval_level")
     about = [""] * len(out)
     for i in firsts:
         row = b.loc[res["assessor"].iloc[i]]
-        sentence = assessor_sentence(row["bias"], _pm_text(row, level), int(row["n"]))
+        sentence = assessor_sentence(row["bias"], f" ± {row['se']:.2f}" if "se" in row and np.isfinite(row["se"])
+                                     else "", int(row["n"]))
         about[i] = sentence[0].upper() + sentence[1:]
     out["about you"] = about
     cols["about you"] = Column("about you", None, "your overall offset from the panel (bias), with its ±",
