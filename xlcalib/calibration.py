@@ -54,6 +54,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from .errors import InputError
+from .inputs import check_calibration_numbers, check_confidence_spread, whole_argument
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -79,6 +80,8 @@ EXACT_TRACE_LIMIT = 2500
 TRACE_PROBES = 200
 
 _KINDS = ("sd", "confidence", "level")
+#: Most extra assignments design_check suggests (each is verified by exact mu2 solves; time grows with k).
+MAX_DESIGN_SUGGESTIONS = 50
 
 
 @contextlib.contextmanager
@@ -272,7 +275,7 @@ def _numeric(values, name: str, ids) -> np.ndarray:
         i = int(bad[0])
         what = "blank" if np.isnan(out[i]) else f"not finite ({out[i]})"
         raise InputError(f"{_row_text(i)} ({ids(i)}): {name} is {what}", {"row": i, "column": name})
-    return out
+    return check_calibration_numbers(out, name, lambda i: f"{_row_text(i)} ({ids(i)})")
 
 
 def _labels(values, name: str) -> np.ndarray:
@@ -338,13 +341,13 @@ def _confidences(unc, kind: str, levels, ids) -> np.ndarray:
             known = ", ".join(sorted(table))
             raise InputError(f"{_row_text(i)} ({ids(i)}): unknown confidence level {unc[i]!r}; known levels: {known}",
                              {"row": i, "column": "level"})
-        return 1.0 / sd**2
+        return check_confidence_spread(1.0 / sd**2, lambda i: f"{_row_text(i)} ({ids(i)})")
     values = _numeric(unc, kind, ids)
     bad = np.flatnonzero(values <= 0)
     if bad.size:
         i = int(bad[0])
         raise InputError(f"{_row_text(i)} ({ids(i)}): {kind} must be positive, not {values[i]:g}", {"row": i, "column": kind})
-    return 1.0 / values**2 if kind == "sd" else values
+    return check_confidence_spread(1.0 / values**2 if kind == "sd" else values, lambda i: f"{_row_text(i)} ({ids(i)})")
 
 
 # ----------------------------------------------------------------------------
@@ -821,6 +824,7 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
       largest: the least-loaded assessor of the largest component with the
       object of lowest C_o in the other component.
     """
+    k = whole_argument(k, "k", low=0, high=MAX_DESIGN_SUGGESTIONS, why="each suggestion is checked by 10 exact mu2 solves")
     a_lab = _labels(assessors, "assessor")
     o_lab = _labels(objects, "object")
     if len(a_lab) != len(o_lab):

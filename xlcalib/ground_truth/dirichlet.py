@@ -18,14 +18,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 
 __all__ = ["dirichlet_concentration", "sample_dirichlet", "certainty_from_samples", "certainty_from_concentration",
            "annotation_certainty"]
 
 
 def _counts(counts) -> np.ndarray:
+    raw = counts if isinstance(counts, np.ndarray) else np.asarray(counts, dtype=object)
+    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
+        raise InputError("counts must be numbers (items x classes); found text or TRUE/FALSE")
     try:
-        x = np.asarray(counts, dtype=float)
+        x = np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
         raise InputError("counts must be numbers (items x classes)") from None
     if x.ndim == 1:
@@ -42,24 +46,46 @@ def _counts(counts) -> np.ndarray:
 
 def dirichlet_concentration(counts, reliability: float = 1.0, prior: float = 1.0) -> np.ndarray:
     """mu = gamma * s + alpha (Appendix A)."""
-    if not reliability > 0:
-        raise InputError(f"reliability must be positive, not {reliability}")
-    if not prior >= 0:
-        raise InputError(f"prior must be non-negative, not {prior}")
-    return reliability * _counts(counts) + prior
+    reliability = real_argument(reliability, "reliability", low=0, high=MAX_CONCENTRATION, low_open=True)
+    prior = real_argument(prior, "prior", low=0, high=MAX_CONCENTRATION)
+    conc = reliability * _counts(counts) + prior
+    if np.any(conc > MAX_CONCENTRATION):
+        raise InputError(f"reliability x counts exceeds {MAX_CONCENTRATION:g}: the plausibilities would be certain "
+                         "to machine precision; lower the reliability")
+    return conc
+
+
+#: Largest Dirichlet concentration accepted (beyond it every sample equals the mean to machine precision).
+MAX_CONCENTRATION = 1e12
+
+
+def _positive_rows(conc: np.ndarray) -> None:
+    """An item with no evidence and no prior has no plausibility at all: refuse it (its certainty is undefined)."""
+    empty = np.flatnonzero(~(conc > 0).any(axis=1))
+    if empty.size:
+        raise InputError(f"item {int(empty[0]) + 1} has no annotations and the prior is 0: its plausibilities are "
+                         "undefined (give it annotations or a positive prior)", {"row": int(empty[0])})
 
 
 def sample_dirichlet(concentration, samples: int = 1000, seed: int = 0) -> np.ndarray:
     """Plausibility samples (items x samples x classes); zero concentration = structural zero."""
-    conc = np.asarray(concentration, dtype=float)
-    if conc.ndim == 1:
-        conc = conc[None, :]
+    conc = _concentration(concentration)
+    samples, seed = whole_argument(samples, "samples"), seed_argument(seed)
+    check_memory(16.0 * conc.shape[0] * samples * conc.shape[1],
+                 f"{samples} samples of {conc.shape[0]} items x {conc.shape[1]} classes", "lower samples")
     rng = np.random.default_rng(seed)
     g = rng.standard_gamma(np.broadcast_to(conc[:, None, :], (conc.shape[0], int(samples), conc.shape[1])))
     total = g.sum(axis=2, keepdims=True)
     if np.any(total == 0):
         raise InputError("an item has no positive concentration (no annotations and no prior)")
     return g / total
+
+
+def _concentration(concentration) -> np.ndarray:
+    """Concentrations as items x classes: finite, non-negative, every item with some positive concentration."""
+    conc = _counts(concentration)
+    _positive_rows(conc)
+    return conc
 
 
 def _mode_frequency(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,9 +150,13 @@ def certainty_from_concentration(concentration, samples: int = 1000, seed: int =
     positive classes in the chunk, so 419-class PrIRN costs only what the
     ranked classes cost.
     """
-    conc = np.asarray(concentration, dtype=float)
-    if conc.ndim == 1:
-        conc = conc[None, :]
+    conc = _concentration(concentration)
+    samples, seed, chunk = whole_argument(samples, "samples"), seed_argument(seed), whole_argument(chunk, "chunk")
+    top = whole_argument(top, "top", high=conc.shape[1], why=f"there are {conc.shape[1]} classes")
+    width_max = int(max((conc > 0).sum(axis=1).max(), top)) if conc.size else top
+    # gamma draws, the keys of the top sets and their sort, per chunk of items
+    check_memory(32.0 * min(chunk, conc.shape[0]) * samples * width_max,
+                 f"{samples} samples of {min(chunk, conc.shape[0])} items x {width_max} classes", "lower samples")
     n = conc.shape[0]
     rng = np.random.default_rng(seed)
     certainty = np.empty(n)
@@ -155,7 +185,5 @@ def annotation_certainty(counts, reliability: float = 1.0, prior: float = 1.0, s
     >>> bool(c[0] > 0.95), bool(0.3 < c[1] < 0.6)
     (True, True)
     """
-    if int(samples) < 1:
-        raise InputError("samples must be at least 1")
     conc = dirichlet_concentration(counts, reliability, prior)
     return certainty_from_concentration(conc, samples, seed, top)[0]

@@ -53,6 +53,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 from .dirichlet import certainty_from_samples
 
 __all__ = ["pl_log_likelihood", "pl_partial_ranking_log_likelihood", "pl_gibbs", "pl_certainty"]
@@ -216,6 +217,11 @@ def _sweep(case: _Case, lam: np.ndarray, beta: float, rng) -> np.ndarray:
     return rng.gamma(case.shape[None, :], size=lam.shape) / rate
 
 
+#: Limits of the Gibbs sampler's work (repetitions of each ranking; sweeps of one chain).
+MAX_PL_REPETITIONS = 10_000
+MAX_PL_SWEEPS = 100_000
+
+
 def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: int = 1000, burn_in: int = 100,
              thin: int = 1, chains: int = 50, prior_shape: float = 1.0, prior_rate: float = 1.0,
              pool_unranked: bool = True, seed: int = 0) -> np.ndarray:
@@ -236,12 +242,18 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
     pool_unranked:
         carry the classes nobody ranked as one pooled component (exact; see module docstring).
     """
-    if int(reliability) != reliability or reliability < 1:
-        raise InputError(f"reliability for the PL model is a whole number of repetitions >= 1, not {reliability}")
-    if not (prior_shape > 0 and prior_rate > 0):
-        raise InputError("prior_shape and prior_rate must be positive")
-    if samples < 1 or burn_in < 0 or thin < 1 or chains < 1:
-        raise InputError("samples, thin and chains must be >= 1 and burn_in >= 0")
+    reliability = whole_argument(reliability, "reliability", high=MAX_PL_REPETITIONS,
+                                 why="the PL model repeats each ranking that many times")
+    prior_shape = real_argument(prior_shape, "prior_shape", low=0, low_open=True)
+    prior_rate = real_argument(prior_rate, "prior_rate", low=0, low_open=True)
+    samples, thin, chains = whole_argument(samples, "samples"), whole_argument(thin, "thin"), whole_argument(chains, "chains")
+    burn_in, seed = whole_argument(burn_in, "burn_in", low=0), seed_argument(seed)
+    sweeps = burn_in + -(-samples // min(chains, samples)) * thin
+    if sweeps > MAX_PL_SWEEPS:
+        raise InputError(f"burn_in + samples/chains x thin asks for {sweeps:,} Gibbs sweeps; the limit is "
+                         f"{MAX_PL_SWEEPS:,} (about a minute); use more chains or fewer samples")
+    check_memory(8.0 * samples * (n_classes if isinstance(n_classes, (int, np.integer)) else 1) * 3,
+                 f"{samples} plausibility samples", "lower samples")
     case = _Case(case_annotations, n_classes, int(reliability), pool_unranked, prior_shape)
     rng = np.random.default_rng(seed)
     C = min(int(chains), int(samples))
