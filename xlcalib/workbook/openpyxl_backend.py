@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, os_error_message
 from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, cell_value, frame_rows, is_formula_text
 
 #: Workbooks above this size (bytes) are refused before parsing.
@@ -70,42 +70,94 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
         raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
 
 
+#: Temporary files of the atomic writers: ``.xlcalib-<pid>-<random>.tmp`` in the target folder (short, so a
+#: legal 255-character target name never makes the temporary name too long; recognisable, so a run killed
+#: mid-write leaves a file the user can identify, and the next write into that folder removes it).
+TEMP_PREFIX = ".xlcalib-"
+TEMP_SUFFIX = ".tmp"
+#: A temporary file whose writer is gone is removed once it is this old (seconds); any is removed after a day.
+STALE_AFTER = 60
+STALE_ALWAYS_AFTER = 24 * 3600
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Delete temporary files left by killed xlcalib writers in *folder* (never another program's files)."""
+    import time
+
+    now = time.time()
+    try:
+        entries = list(folder.glob(f"{TEMP_PREFIX}*{TEMP_SUFFIX}"))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            pid = int(entry.name[len(TEMP_PREFIX):].split("-", 1)[0])
+            age = now - entry.stat().st_mtime
+        except (ValueError, OSError):
+            continue
+        if age > STALE_ALWAYS_AFTER or (age > STALE_AFTER and not _alive(pid)):
+            try:
+                entry.unlink()
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's) or cannot tell: keep the file
+    return True
+
+
+def _write_via_temporary(path: str | os.PathLike, write) -> Path:
+    """Write through a temporary file in the target folder and ``os.replace``; file-system errors -> InputError.
+
+    *write(tmp_path)* produces the file.  Refused before anything is written:
+    a target that is an existing folder, a parent path that is a file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder, not a file (give a file name)")
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(path.parent)
+        handle, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX, dir=path.parent)
+        os.close(handle)
+        write(tmp)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise InputError(os_error_message(exc, path)) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
 def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime | None = None) -> Path:
     """Save an openpyxl book to *path* via a temporary file in the same folder and ``os.replace``.
 
     ``fixed_time`` pins the document timestamps (deterministic builds).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fixed_time is not None:
         book.properties.created = fixed_time
         book.properties.modified = fixed_time
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(handle)
-    try:
-        book.save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return _write_via_temporary(path, book.save)
 
 
 def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:
     """Write *data* to *path* via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as f:
+    def write(tmp):
+        with open(tmp, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+
+    return _write_via_temporary(path, write)
 
 
 def write_cell(ws, row: int, column: int, value: Any):
@@ -148,6 +200,8 @@ class OpenpyxlBook(WorkbookBackend):
 
         name = self.find_sheet(sheet)
         ws = (self.values_book or self.book)[name]
+        if not hasattr(ws, "iter_rows"):  # a chart sheet of that name holds no cells
+            raise InputError(f"sheet {name} is a chart sheet, not a table; the data must be on a worksheet named {name}")
         tables = getattr(self.book[name], "tables", None)
         if tables:
             min_col, min_row, max_col, max_row = range_boundaries(next(iter(tables.values())).ref)
