@@ -57,5 +57,5 @@ def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
         errno.EEXIST: "a file of that name already exists where a folder is needed",
         errno.EXDEV: "the temporary file and the target are on different file systems",
     }
-    reason = reasons.get(exc.errno, exc.strerror or type(exc).__name__)
+    reason = reasons.get(exc.errno) or exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
     return f"cannot {action} {where}: {reason}"

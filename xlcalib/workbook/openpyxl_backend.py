@@ -67,7 +67,12 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
     try:
         return openpyxl.load_workbook(path, data_only=data_only, keep_links=False, keep_vba=keep_vba)
     except Exception as exc:  # damaged zip, missing parts, hostile XML refused by defusedxml ...
-        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
+        if type(exc).__module__.startswith("defusedxml"):
+            raise InputError(f"{path.name} contains XML entity declarations (a known way to attack programs that "
+                             "read XML); xlcalib refuses such files. Open it in Excel and save it again") from None
+        detail = " ".join(str(exc).split())  # openpyxl's texts can run over several lines: one line, bounded
+        detail = detail if len(detail) <= 160 else detail[:157] + "..."
+        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {detail})") from None
 
 
 #: Temporary files of the atomic writers: ``.xlcalib-<pid>-<random>.tmp`` in the target folder (short, so a
