@@ -54,7 +54,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from .errors import InputError
-from .inputs import check_calibration_numbers, check_confidence_spread, whole_argument
+from .inputs import check_calibration_numbers, check_confidence_spread, real_argument, whole_argument
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -589,7 +589,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     if gauge not in ("weighted", "simple"):
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
     try:
-        anomaly_threshold = float(anomaly_threshold)
+        anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     except (TypeError, ValueError):
         raise InputError(f"anomaly_threshold must be a number, not {anomaly_threshold!r}") from None
     if not anomaly_threshold > 0:

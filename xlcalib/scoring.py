@@ -124,7 +124,7 @@ def standardized_mean_difference(human, system, method: str = "unpooled", popula
     denominator is 0.
     """
     h, m = _vector(human, "human"), _vector(system, "system")
-    ddof = whole_argument(ddof, "ddof", low=0)
+    ddof = whole_argument(ddof, "ddof", low=0, high=max(h.size - 1, 0), why="fewer than the number of scores")
     sd_h, sd_m = h.std(ddof=ddof), m.std(ddof=ddof)
     if method == "unpooled":
         denom = sd_h

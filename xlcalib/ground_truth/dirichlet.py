@@ -117,9 +117,10 @@ def certainty_from_samples(samples: np.ndarray, top: int = 1, class_ids: np.ndar
     x = np.asarray(samples, dtype=float)
     if x.ndim == 2:
         x = x[None]
+    if x.ndim != 3:
+        raise InputError("plausibility samples must be items x samples x classes")
     n, M, K = x.shape
-    if not 1 <= top <= K:
-        raise InputError(f"top must be between 1 and the number of classes ({K})")
+    top = whole_argument(top, "top", high=K, why=f"there are {K} classes")
     ids = np.broadcast_to(np.arange(K), (n, K)) if class_ids is None else np.asarray(class_ids)
     if top == 1:
         local = x.argmax(axis=2)  # items x M

@@ -55,6 +55,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 from .dirichlet import certainty_from_samples
+from .rankings import class_count
 
 __all__ = ["pl_log_likelihood", "pl_partial_ranking_log_likelihood", "pl_gibbs", "pl_certainty"]
 
@@ -101,7 +102,7 @@ def _log_R(lam_block: np.ndarray, zbar: float) -> float:
 def pl_partial_ranking_log_likelihood(weights, ranking, n_classes: int | None = None) -> float:
     """log p(b | lambda) for a partial ranking with ties (B.4.1), exponential (not factorial) in block size."""
     w = np.asarray(weights, dtype=float)
-    K = w.size if n_classes is None else n_classes
+    K = w.size if n_classes is None else class_count(n_classes)
     blocks = _blocks_with_rest(ranking, K)
     total = w.sum()
     placed = 0.0
@@ -242,6 +243,7 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
     pool_unranked:
         carry the classes nobody ranked as one pooled component (exact; see module docstring).
     """
+    n_classes = class_count(n_classes)
     reliability = whole_argument(reliability, "reliability", high=MAX_PL_REPETITIONS,
                                  why="the PL model repeats each ranking that many times")
     prior_shape = real_argument(prior_shape, "prior_shape", low=0, low_open=True)
@@ -252,7 +254,7 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
     if sweeps > MAX_PL_SWEEPS:
         raise InputError(f"burn_in + samples/chains x thin asks for {sweeps:,} Gibbs sweeps; the limit is "
                          f"{MAX_PL_SWEEPS:,} (about a minute); use more chains or fewer samples")
-    check_memory(8.0 * samples * (n_classes if isinstance(n_classes, (int, np.integer)) else 1) * 3,
+    check_memory(8.0 * samples * n_classes * 3,
                  f"{samples} plausibility samples", "lower samples")
     case = _Case(case_annotations, n_classes, int(reliability), pool_unranked, prior_shape)
     rng = np.random.default_rng(seed)
@@ -280,6 +282,8 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
 def pl_certainty(annotations, n_classes: int, reliability: int = 1, samples: int = 1000, top: int = 1, seed: int = 0,
                  **kwargs) -> tuple[np.ndarray, list]:
     """Per-case PL annotation certainty (eq. 4-6 on pl_gibbs samples) and the most certain label(s)."""
+    n_classes, seed = class_count(n_classes), seed_argument(seed)
+    top = whole_argument(top, "top", high=n_classes, why=f"there are {n_classes} classes")
     cert = np.empty(len(annotations))
     labels = []
     for i, case in enumerate(annotations):

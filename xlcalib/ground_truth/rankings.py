@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import EXCEL_MAX_COLUMNS, check_memory, real_argument, whole_argument
 
 __all__ = ["parse_ranking", "irn", "unnormalized_irn", "prirn_concentration", "mean_average_overlap"]
 
@@ -41,6 +42,15 @@ def parse_ranking(text: str, classes: Sequence[str], where: str = "annotation") 
     return blocks
 
 
+#: Most classes a class list may hold: one spilled column per class after the item column.
+MAX_CLASSES = EXCEL_MAX_COLUMNS - 1
+
+
+def class_count(n_classes) -> int:
+    """The number of classes as a checked whole number 2 .. :data:`MAX_CLASSES`."""
+    return whole_argument(n_classes, "n_classes", low=2, high=MAX_CLASSES, why="one column per class on a sheet")
+
+
 def _validate(case, n_classes: int, where: str):
     seen = set()
     for b, block in enumerate(case, start=1):
@@ -65,6 +75,8 @@ def unnormalized_irn(annotations, n_classes: int, block_weighting: str = "eq14")
     """
     if block_weighting not in ("eq14", "reference_code"):
         raise InputError("block_weighting must be 'eq14' or 'reference_code'")
+    n_classes = class_count(n_classes)
+    check_memory(8.0 * len(annotations) * n_classes, f"{len(annotations)} items x {n_classes} classes", "use fewer classes")
     out = np.zeros((len(annotations), n_classes))
     for i, case in enumerate(annotations):
         for r, ranking in enumerate(case):
@@ -95,8 +107,7 @@ def irn(annotations, n_classes: int, block_weighting: str = "eq14") -> np.ndarra
 
 def prirn_concentration(annotations, n_classes: int, reliability: float = 1.0, block_weighting: str = "eq14"):
     """PrIRN: Dirichlet concentration gamma * IRN (B.3); sample with ``sample_dirichlet``."""
-    if not reliability > 0:
-        raise InputError(f"reliability must be positive, not {reliability}")
+    reliability = real_argument(reliability, "reliability", low=0, high=1e12, low_open=True)
     return reliability * irn(annotations, n_classes, block_weighting)
 
 
@@ -119,9 +130,9 @@ def mean_average_overlap(b1, b2, n_classes: int, L: int | None = None) -> float:
 
     UAO@L = Tr{(T P~_B')^T D_L (T P~_B)} with D_L = diag(1/L, 1/2L, ..., 1/L^2, 0, ...).
     """
-    L = n_classes if L is None else int(L)
-    if not 1 <= L <= n_classes:
-        raise InputError(f"L must be between 1 and {n_classes}")
+    n_classes = class_count(n_classes)
+    check_memory(48.0 * n_classes**2, f"the overlap matrices of {n_classes} classes", "use fewer classes")
+    L = n_classes if L is None else whole_argument(L, "L", high=n_classes, why=f"there are {n_classes} classes")
     A, B = _soft_cumulative(b1, n_classes), _soft_cumulative(b2, n_classes)
     d = np.zeros(n_classes)
     d[:L] = 1.0 / (np.arange(1, L + 1) * L)
