@@ -72,7 +72,8 @@ def _list_validation(ws, formula: str, ref: str, prompt: str):
     dv.add(ref)
 
 
-def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level"):
+def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level",
+                      assignment: bool = False):
     """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table).
 
     ``uncertainty="level"`` gives the Evaluations table a Level column
@@ -123,9 +124,9 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     _protect(settings)
 
     levels = wb.create_sheet("Levels")
-    levels.append(["Level", "SD", "Meaning"])
-    meaning = {"High": "expected within about half a scale step", "Medium": "within about one step",
-               "Low": "within about two steps"}
+    levels.append(["Level", "Relative confidence", "Meaning"])
+    meaning = {"High": "counts about 3 times a Medium read", "Medium": "the reference (1)",
+               "Low": "counts about a third of a Medium read"}
     for r, (name, sd) in enumerate(DEFAULT_LEVELS.items(), start=2):
         _input_cell(levels.cell(row=r, column=1), name)
         _input_cell(levels.cell(row=r, column=2), sd)
@@ -170,7 +171,36 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     for c in "ABCD":
         ev.column_dimensions[c].width = 18
     ev.freeze_panes = "A2"
+    if assignment:
+        assignment_sheet(wb, assessors, objects, reads)
     return wb
+
+
+def assignment_sheet(wb, assessors: int, objects: int, reads: int):
+    """Sheet Assignment for ``xlcalib assign``: Assessors, Objects and Conflicts tables side by side (row 1 headers).
+
+    Suitability is optional: a sheet "Suitability" (assessors down, objects across) or subject tags in both
+    Subjects columns (suitability = number of shared tags).
+    """
+    st = _styles()
+    ws = wb.create_sheet("Assignment")
+    load = -(-objects * reads // max(assessors, 1))  # even share of the reads, rounded up
+    headers = {1: "Assessor", 2: "Max load", 3: "Min load", 4: "Subjects", 6: "Object", 7: "Reads wanted",
+               8: "Subjects", 10: "Conflict assessor", 11: "Conflict object"}
+    for col, text in headers.items():
+        ws.cell(row=1, column=col, value=text).font = st["bold"]
+        ws.column_dimensions[_column_letter(col)].width = 18
+    for r in range(2, assessors + 2):
+        for col, value in ((1, f"Assessor {r - 1}"), (2, load + 1), (3, None), (4, None)):
+            _input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, objects + 2):
+        for col, value in ((6, f"Object {r - 1}"), (7, reads), (8, None)):
+            _input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, max(assessors, objects) + 2):
+        for col in (10, 11):
+            _input_cell(ws.cell(row=r, column=col))
+    ws.freeze_panes = "A2"
+    return ws
 
 
 def reliability(items: int = 50, raters: int = 5, replication: bool = True, scale=(0, 10)):
@@ -247,7 +277,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
         "On Annotations, one row per item and one column per annotator; write each annotation as a ranking, best "
         "first: 'Melanoma > Nevus = Hemangioma' ('>' separates levels, '=' ties). A single label is fine too.",
         "On Predictions, each item's predicted classes, best first (one per column).",
-        "On Settings, the reliability (trust in the annotators; higher = more certain) and Monte Carlo samples.",
+        "On Settings, the reliability (trust in the annotators; higher = more certain), Monte Carlo samples and the "
+        "Setting: xlcalib, or reference to reproduce the paper's public code (see the README).",
         "Results (Run main, or: xlcalib report ground_truth THIS_FILE.xlsx): sheet Certainty (annotation certainty "
         "per item) and UA metrics (uncertainty-adjusted top-k accuracy with its spread, next to the usual accuracy "
         "against the aggregated labels, which over-states performance when annotators disagree).",
@@ -261,7 +292,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     cl.column_dimensions["A"].width = 30
     settings = wb.create_sheet("Settings")
     settings.append(["Setting", "Value"])
-    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks))), start=2):
+    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks)),
+                                        ("Setting", "xlcalib")), start=2):
         settings.cell(row=r, column=1, value=name)
         _input_cell(settings.cell(row=r, column=2), value)
     ann = wb.create_sheet("Annotations")
