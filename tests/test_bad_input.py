@@ -94,6 +94,11 @@ def _argv(command: str, tmp_path, out) -> list[str]:
         return ["template", "panel_calibration", "-o", str(out), "--assessors", "3", "--objects", "4"]
     if command in ("demo", "templates"):
         return [command, "--out", str(out)]
+    if command == "assign":
+        from xlcalib.templates import build
+
+        build("panel_calibration", tmp_path / "plan.xlsx", assessors=6, objects=12, reads=2, assignment=True)
+        return ["assign", str(tmp_path / "plan.xlsx"), "-o", str(out)]
     raise AssertionError(f"new CLI command {command!r}: add a valid command line to tests/test_bad_input.py::_argv")
 
 
@@ -152,7 +157,7 @@ def test_cli_a_legal_255_character_file_name(command, tmp_path, capsys):
     assert rc == 0 and out.is_file()
 
 
-@pytest.mark.parametrize("command", ["calibrate", "report"])
+@pytest.mark.parametrize("command", ["calibrate", "report", "assign"])
 def test_cli_unreadable_or_missing_input(command, tmp_path, capsys, monkeypatch):
     argv = _argv(command, tmp_path, tmp_path / "out.xlsx")
     source = next(a for a in argv if a.endswith(".xlsx") and not a.endswith("out.xlsx"))
@@ -345,11 +350,11 @@ VALID_CALLS = {
     "certainty_from_concentration": (([[2.0, 1.0, 0.5]],), {"samples": 50, "seed": 0, "top": 1, "chunk": 8}),
     "certainty_from_samples": ((_DRAWS,), {"top": 1}),
     "dirichlet_concentration": (([[2, 1, 0]],), {"reliability": 1.0, "prior": 1.0}),
-    "mean_average_overlap": (([0, 1, 2], [1, 0, 2], 3), {"L": 2}),
+    "mean_average_overlap": (([[0], [1]], [[1], [0]], 3), {"L": 2}),
     "parse_ranking": (("a > b", ["a", "b"]), {}),
     "pl_certainty": (([[[[0], [1]], [[1], [0]]]], 3), {"reliability": 1, "samples": 20, "top": 1, "seed": 0,
                                                        "burn_in": 5, "chains": 4}),
-    "pl_log_likelihood": (([0.5, 0.3, 0.2], [[0], [1], [2]]), {}),
+    "pl_log_likelihood": (([0.5, 0.3, 0.2], [0, 1, 2]), {}),
     "pl_partial_ranking_log_likelihood": (([0.5, 0.3, 0.2], [[0], [1]]), {"n_classes": 3}),
     "point_topk_accuracy": ((gt.irn(_CASES, 4), _PRED), {"k": 2}),
     "prirn_concentration": ((_CASES, 4), {"reliability": 2.0}),
@@ -360,6 +365,10 @@ VALID_CALLS = {
     "ua_set_accuracy": ((_DRAWS, [[1, 0], [3], [1, 2]]), {}),
     "ua_topk_accuracy": ((_DRAWS, _PRED), {"k": 2}),
     "unnormalized_irn": ((_CASES, 4), {}),
+    "prirn_certainty": ((_CASES, 4), {"reliability": 2.0, "samples": 50, "seed": 0, "top": 1}),
+    "resolve_setting": (("reference",), {}),
+    "assign": ((["A", "B", "C", "D"], ["x", "y", "z", "w", "v", "u"], 2, 3), {"seed": 0, "max_rounds": 20,
+                                                                              "time_limit": 5.0}),
 }
 #: functions exempt from the sweep, and why
 NOT_SWEPT = {"dermatology": "loads the bundled data set; takes no arguments",
@@ -613,7 +622,7 @@ def test_limits_are_documented_in_the_readme():
 # =============================================================================
 # 5. Formula injection in text output
 # =============================================================================
-HOSTILE = ["=1+2", "@SUM(1+1)*cmd|' /C calc'!A0", "+cmd", "-2+3+cmd|' /C calc'!A0", "\t=1", "\r=1"]
+HOSTILE = ["=1+2", "@SUM(1+1)*cmd|' /C calc'!A0", "+cmd", "-2+3+cmd|' /C calc'!A0"]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -644,6 +653,15 @@ def test_text_output_neutralises_formula_starts(fmt, tmp_path, capsys):
     for line in text.splitlines():
         for field in line.split(","):
             assert not field.startswith(("=", "@", "+")), line
+
+
+def test_neutralise_text_rule():
+    from xlcalib.workbook.base import neutralise_text
+
+    for text in HOSTILE + ["\t=1", "\r=1", "-x"]:
+        assert neutralise_text(text) == "'" + text
+    for value in ("-3", "+1.5", "B", "a=b", 3.0, -2, None):
+        assert neutralise_text(value) == value
 
 
 def test_xlsx_output_keeps_formula_looking_names_as_text(tmp_path, capsys):
