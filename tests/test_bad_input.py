@@ -319,7 +319,8 @@ _PRED = np.array([[1, 0, 3], [3, 1, 0], [1, 2, 3]])
 
 #: a valid call of every public function: name -> (positional args, keyword args)
 VALID_CALLS = {
-    "calibrate": ((_panel(),), {}),
+    "calibrate": ((_panel(unc=["High", "Medium", "Low", "Medium"] * 4, kind="level"),), {"level_ratio": 1.75,
+                                                                                         "anomaly_threshold": 3.0}),
     "grid_to_long": ((np.array([[5.0, 6.0], [7.0, 8.0]]), np.ones((2, 2))), {}),
     "design_check": ((["A", "A", "B", "B"], ["x", "y", "x", "y"]), {"k": 2}),
     "icc_table": ((_GRID,), {"alpha": 0.05}),

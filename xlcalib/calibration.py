@@ -103,7 +103,7 @@ class Levels:
 
 def default_levels(ratio: float = DEFAULT_LEVEL_RATIO) -> Levels:
     """High/Medium/Low as relative confidences ratio^2, 1, ratio^-2."""
-    ratio = float(ratio)
+    ratio = real_argument(ratio, "level_ratio", low=1.0, high=100.0)
     if not (np.isfinite(ratio) and 1.0 <= ratio <= 100.0):
         raise InputError(f"level_ratio must be a number from 1 to 100, not {ratio:g}")
     return Levels({"High": ratio**2, "Medium": 1.0, "Low": ratio**-2}, "relative")
