@@ -375,6 +375,8 @@ def whole_argument(value: Any, name: str, *, low: int = 1, high: int | None = No
         if not math.isfinite(x) or not x.is_integer():
             raise InputError(f"the {name} argument must be a whole number, not {x:g}")
         number = int(x)
+    if abs(number) > MAX_SEED:  # beyond 2**53 nothing is a meaningful count (and the digits would flood the message)
+        raise InputError(f"the {name} argument ({number:.3g}) is larger than any count or seed xlcalib can use")
     if number < low:
         raise InputError(f"the {name} argument must be a whole number >= {low}, not {number}")
     if high is not None and number > high:

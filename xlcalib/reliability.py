@@ -198,7 +198,7 @@ def icc_table(ratings, alpha: float = 0.05, *, item=None, rater=None, score=None
     >>> xlcalib.icc_table(x)["ICC"].round(2).tolist()   # Shrout & Fleiss (1979), Table 4
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    alpha = probability_argument(alpha, "alpha")
+    alpha = real_argument(alpha, "alpha", low=MIN_ALPHA, high=1, high_open=True)
     x = _as_matrix(ratings, item=item, rater=rater, score=score)
     _check_size(x)
     if np.nanmax(x) == np.nanmin(x):
@@ -319,6 +319,8 @@ def raters_needed(icc1: float, target: float) -> int:
     return max(k_int, 1)
 
 
+#: Smallest alpha (1 - confidence level) accepted: below it the F quantiles of the intervals are infinite.
+MIN_ALPHA = 1e-9
 #: Largest number of raters :func:`raters_needed` answers with (beyond it the answer is "too many").
 MAX_RATERS = 1e12
 
@@ -473,7 +475,7 @@ def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int =
         raise InputError(f"coefficient must be one of {', '.join(_COEFFICIENTS)}, not {coefficient!r}")
     n_boot = whole_argument(n_boot, "n_boot", low=2)
     seed = seed_argument(seed)
-    alpha = probability_argument(alpha, "alpha")
+    alpha = real_argument(alpha, "alpha", low=MIN_ALPHA, high=1, high_open=True)
     k = None if k is None else whole_argument(k, "k")
     x = _as_matrix(ratings)
     _check_size(x)
