@@ -36,6 +36,7 @@ def test_demo_runs_and_reports_improvement(tmp_path, capsys):
     assert "closer to the truth" in out and "202 evaluations of 60 objects by 12 assessors" in out
     d = run_demo(tmp_path / "again")
     assert d["rms_calibrated"] < 0.7 * d["rms_raw"]  # calibration removes most of the harsh/lenient distortion
+    assert 0.6 < d["rms_se"] / d["rms_calibrated"] < 1.6  # the +- shown is the size of the actual error
     # the exercise workbook is the filled-in template, and deterministic
     exercise = openpyxl.load_workbook(tmp_path / "demo_exercise.xlsx")
     assert exercise.sheetnames[:6] == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations"]
