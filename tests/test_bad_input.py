@@ -256,6 +256,17 @@ def test_calibrate_extreme_values_are_refused_by_cell(column, value):
         xlcalib.calibrate(frame)
 
 
+@pytest.mark.parametrize("score, sd, expected", [
+    ("1e308", "1", "row 3, column Score"), ("5", "1e-200", "row 3, column SD"), ("5", "1e999", "row 3, column SD"),
+    ("nan", "1", "row 3, column Score")])
+def test_cli_extreme_cells_name_the_cell(score, sd, expected, tmp_path, capsys):
+    rows = ["Assessor,Object,Score,SD", "A,x,5,1", f"A,y,{score},{sd}", "B,x,6,1", "B,y,7,1"]
+    (tmp_path / "p.csv").write_text("\n".join(rows) + "\n")
+    err = _one_line_error(capsys, main(["calibrate", str(tmp_path / "p.csv"), "-o", str(tmp_path / "o.xlsx")]))
+    assert expected in err or "sheet Evaluations, row 3 (assessor A, object y)" in err, err
+    assert not (tmp_path / "o.xlsx").exists()
+
+
 @pytest.mark.parametrize("factor", [1e-12, 1e12])
 def test_calibrate_accepted_range_is_computed_correctly(factor):
     """Anything accepted is computed correctly: scores and SDs scaled together scale the answer."""

@@ -16,7 +16,11 @@ Safety rules (issue 6):
   formula.
 * Results are written to a temporary file in the target folder and moved into
   place with ``os.replace`` (atomic on one file system): a crash mid-write
-  leaves any previous file intact and no temporary file behind.
+  leaves any previous file intact and no temporary file behind; a process
+  killed outright (kill -9) leaves ``.xlcalib-<pid>-<random>.tmp``, which the
+  next write into that folder removes.  File-system errors (read-only folder,
+  disk full, a folder or a file in the way, a name too long) become one-line
+  :class:`InputError` messages (:func:`xlcalib.errors.os_error_message`).
 * Reading: an Excel Table's range is used when the sheet has one (rows typed
   just below the table count, as Excel would extend it); hidden rows are data
   like any other (hiding is a view setting); fully blank rows are skipped by
