@@ -1397,6 +1397,9 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
     A, O = len(a_names), len(o_names)
     if A < 2 or O < 2:
         raise InputError("a design needs at least two assessors and two objects")
+    if k > (k_max := max(5, int(MAX_DESIGN_SUGGESTIONS * (100 / max(A, 100)) ** 3))):  # exact solves cost ~A^3; 5 = default
+        raise InputError(f"with {A} assessors at most {k_max} suggestion(s) can be checked within about a minute "
+                         f"(each costs 10 exact mu2 solves of a {A} x {A} system); lower k")
     key = pd.Series(ai.astype(np.int64) * O + oi)
     if key.duplicated().any():
         i = int(np.flatnonzero(key.duplicated().to_numpy())[0])
