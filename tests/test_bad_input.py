@@ -722,6 +722,18 @@ def test_ground_truth_settings_errors_name_the_cell(tmp_path):
             ground_truth_report(wb)
 
 
+@pytest.mark.parametrize("bad, expected", [(-1, "must be positive"), (0, "must be positive"),
+                                           ("1e999", "beyond the largest number"), (True, "logical value")])
+def test_calibration_settings_errors_name_the_cell(bad, expected, tmp_path, capsys):
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "s.xlsx"))
+    row = next(r for r in range(1, 30) if str(book["Settings"].cell(row=r, column=1).value).startswith("Anomaly"))
+    book["Settings"].cell(row=row, column=2, value=bad)
+    book.save(tmp_path / "s2.xlsx")
+    err = _one_line_error(capsys, main(["calibrate", str(tmp_path / "s2.xlsx"), "-o", str(tmp_path / "o.xlsx")]))
+    assert f"sheet Settings, cell B{row} (anomaly threshold)" in err and expected in err, err
+    assert "anomaly_threshold" not in err and "Evaluations" not in err
+
+
 def test_ordinal_report_errors_name_the_sheet_row():
     from xlcalib.macros import ordinal_report
     from xlcalib.templates import BUILDERS

@@ -1079,8 +1079,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
     if model not in ("fixed", "shrinkage"):
         raise InputError(f"model must be 'fixed' or 'shrinkage', not {model!r}")
+    anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     try:
-        anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
+        anomaly_threshold = float(anomaly_threshold)
         interval_level = float(interval_level)
     except (TypeError, ValueError):
         raise InputError("anomaly_threshold and interval_level must be numbers") from None

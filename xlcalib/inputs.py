@@ -398,8 +398,8 @@ def real_argument(value: Any, name: str, *, low: float = -math.inf, high: float 
     below = x <= low if low_open else x < low
     above = x >= high if high_open else x > high
     if below or above:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
+        left = "(" if low_open or low == -math.inf else "["
+        right = ")" if high_open or high == math.inf else "]"
         lo = "-inf" if low == -math.inf else f"{low:g}"
         hi = "inf" if high == math.inf else f"{high:g}"
         raise InputError(f"the {name} argument must be in {left}{lo}, {hi}{right}, not {x:g}")

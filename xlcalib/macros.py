@@ -122,6 +122,8 @@ def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSetting
                 settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
             elif key.startswith("anomaly"):
                 settings.anomaly_threshold = parse_number(row[1], cell + " (anomaly threshold)")
+                if not settings.anomaly_threshold > 0:  # named here, not as the core's Python argument
+                    raise InputError(f"{cell} (anomaly threshold) must be positive, not {settings.anomaly_threshold:g}")
             elif key.startswith("interval level"):
                 level = parse_number(row[1], cell + " (interval level)", allow_blank=True)
                 if not np.isnan(level):
