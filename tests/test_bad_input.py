@@ -767,3 +767,25 @@ def test_entity_declarations_are_refused_in_one_sentence(tmp_path):
     with pytest.raises(InputError) as info:
         openpyxl_backend.open_workbook(out)
     assert "\n" not in info.value.message and len(info.value.message) < 250
+
+
+# =============================================================================
+# Invariance: accepted extreme magnitudes give the answer of ordinary ones
+# =============================================================================
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=-1000, max_value=1000), st.integers(min_value=0, max_value=10_000))
+def test_reliability_is_unchanged_by_any_power_of_two_scale(exponent, seed):
+    """ICC and alpha of ratings x 2**e equal those of the ratings, down to the last bit, for any e that keeps them finite."""
+    x = np.random.default_rng(seed).integers(0, 10, size=(6, 4)).astype(float)
+    if x.max() == x.min():
+        x[0, 0] += 1
+    scaled = np.ldexp(x, exponent)
+    if not np.isfinite(scaled).all() or (scaled[x != 0] == 0).any() or np.any(np.abs(scaled[x != 0]) < 2.3e-308):
+        return  # not representable as normal numbers: outside the accepted range
+    ref = xlcalib.icc_table(x)["ICC"].to_numpy()
+    got = xlcalib.icc_table(scaled)["ICC"].to_numpy()
+    assert np.allclose(got, ref, rtol=1e-12, atol=1e-12, equal_nan=True)
+    assert xlcalib.krippendorff_alpha(scaled) == pytest.approx(xlcalib.krippendorff_alpha(x), rel=1e-12, abs=1e-12)
