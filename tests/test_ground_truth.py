@@ -187,7 +187,7 @@ def test_threshold_certainty():
 def test_bad_counts():
     with pytest.raises(InputError, match="non-negative"):
         annotation_certainty([[1, -1]])
-    with pytest.raises(InputError, match="reliability must be positive"):
+    with pytest.raises(InputError, match=r"reliability argument must be in \(0, "):
         annotation_certainty([[1, 1]], reliability=0)
 
 

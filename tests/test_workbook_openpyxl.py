@@ -184,6 +184,6 @@ def test_atomic_saves_keep_the_previous_file_on_a_crash(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(openpyxl_backend.os, "replace", failing_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="cannot write .*out.xlsx: disk full"):  # one line for the user, not a traceback
         write_bytes_atomically(b"new", target)
     assert target.read_bytes() == b"previous" and [p.name for p in tmp_path.iterdir()] == ["out.xlsx"]

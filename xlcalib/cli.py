@@ -19,7 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, InputProblems
+from .errors import InputError, InputProblems, os_error_message
+from .inputs import EXCEL_MAX_COLUMNS
+
+#: Template size limits: rows of assessors/objects/items, and prepared item x rater cells.
+TEMPLATE_MAX_ROWS = 100_000
+TEMPLATE_MAX_CELLS = 200_000
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     tpl.add_argument("--uncertainty", choices=["level", "sd"], help="panel_calibration: a Level column (default) or an SD column")
     tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
     tpl.add_argument("--assignment", action="store_true", help="panel_calibration: add an Assignment sheet (xlcalib assign)")
+    tpl.add_argument("--force", action="store_true", help="replace an existing file of that name")
 
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
     tpls.add_argument("--out", default="workbook_templates")
@@ -99,8 +105,18 @@ def _template(args) -> int:
     for key, value in size.items():
         if isinstance(value, int) and value < 1:
             raise InputError(f"--{key} must be at least 1, not {value}")
-        if isinstance(value, int) and value > 100_000:
-            raise InputError(f"--{key} {value} is more than a workbook template should hold (limit 100000)")
+        # one row per assessor/object/item below a header; raters and annotators are columns after the Item column
+        limit, why = ((EXCEL_MAX_COLUMNS - 1, "Excel has 16,384 columns and the first holds the item")
+                      if key in ("raters", "annotators") else (TEMPLATE_MAX_ROWS, "a template should stay quick to open"))
+        if isinstance(value, int) and value > limit:
+            flag = "raters" if key == "annotators" else key
+            raise InputError(f"--{flag} {value} is more than a template can hold (limit {limit:,}: {why})")
+    cells = size.get("items", 1) * size.get("raters", size.get("annotators", 1))
+    if cells > TEMPLATE_MAX_CELLS:
+        raise InputError(f"--items x --raters = {cells:,} prepared cells; the limit is {TEMPLATE_MAX_CELLS:,} "
+                         "(building takes about a millisecond per cell); enter larger panels by pasting into a smaller template")
+    if "scale" in size and not all(np.isfinite(size["scale"])):
+        raise InputError("--scale MIN MAX must be finite numbers")
     if "scale" in size and not size["scale"][0] < size["scale"][1]:
         raise InputError(f"--scale MIN MAX needs MIN < MAX, not {size['scale'][0]:g} {size['scale'][1]:g}")
     suffix = Path(args.out).suffix.lower()
@@ -109,6 +125,11 @@ def _template(args) -> int:
                          "button, or write an .xlsx")
     if suffix not in (".xlsx", ".xlsm"):
         raise InputError(f"{Path(args.out).name}: write the template to an .xlsx file (.xlsm with --macro)")
+    target = Path(args.out).with_suffix(".xlsm") if args.macro else Path(args.out)
+    if target.exists() and not args.force:
+        kind = "a folder" if target.is_dir() else "a file"
+        raise InputError(f"{target} already exists ({kind}); xlcalib does not overwrite it with a blank template "
+                         "(choose another name, or --force to replace a file)")
     for path in build(args.kind, args.out, macro=args.macro, **size):
         print(f"wrote {path}")
     return 0
@@ -142,16 +163,6 @@ def _report(args) -> int:
 MAX_PROBLEM_LINES = 20
 
 
-def _csv_safe(frame):
-    """Text cells that a spreadsheet would run as a formula (=, +, -, @) get a leading apostrophe."""
-    frame = frame.copy()
-    for column in frame.columns:
-        if frame[column].dtype == object:
-            frame[column] = [("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@") else v
-                             for v in frame[column]]
-    return frame
-
-
 def _print_problems(exc) -> None:
     """One line per error (capped), then how many more and where all of them are."""
     errors = exc.errors
@@ -177,6 +188,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     from .errors import InputProblems
     from .macros import CalibrationSettings, compute_calibration, write_calibration
     from .workbook import new_workbook, save_atomically, write_bytes_atomically
+    from .workbook.base import neutralise_frame, neutralise_text
 
     path = Path(path)
     # explicit command-line options beat the Settings sheet
@@ -206,7 +218,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
             listing = Path(out).with_name(f"{path.stem}_problems.csv") if out and Path(out).suffix else \
                 (Path(out) if out else path.parent) / f"{path.stem}_problems.csv"
             try:
-                write_bytes_atomically(_csv_safe(checks_frame(exc.problems)).to_csv(index=False).encode("utf-8"), listing)
+                write_bytes_atomically(neutralise_frame(checks_frame(exc.problems)).to_csv(index=False).encode("utf-8"), listing)
                 exc.listing = listing
             except OSError:
                 exc.listing = None
@@ -237,17 +249,17 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         if out.suffix:
             raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
         for name, frame in frames.items():
-            write_bytes_atomically(frame.to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
-    else:
-        payload = {name: json.loads(frame.to_json(orient="records")) for name, frame in frames.items()}
-        payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else v)
+            write_bytes_atomically(neutralise_frame(frame).to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
+    else:  # text output: names that would start a formula get a leading ' (as in the CSV files)
+        payload = {name: json.loads(neutralise_frame(frame).to_json(orient="records")) for name, frame in frames.items()}
+        payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else neutralise_text(v))
                             for k, v in result.stats.items()}
         payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
                                "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
                                "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
                                "funding_threshold": settings.fund_threshold, "lottery": settings.lottery,
-                               "seed": settings.seed, "levels": (settings.levels.describe() if settings.levels
-                                                                 else "default relative levels")}
+                               "seed": settings.seed, "levels": neutralise_text(settings.levels.describe() if settings.levels
+                                                                                else "default relative levels")}
         if "Ranking" in frames:
             payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
         write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
@@ -319,6 +331,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except InputError as exc:
         print(f"xlcalib: error: {exc.message}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # unreadable input, read-only folder, disk full ...: the user's to fix, in one line
+        print(f"xlcalib: error: {os_error_message(exc, action='open')}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("xlcalib: error: not enough memory for this input (see the limits table in the README)", file=sys.stderr)
         return 2
     except Exception:  # a bug: say so, with the traceback for the report
         print("xlcalib: internal error (please report this with the traceback below)", file=sys.stderr)

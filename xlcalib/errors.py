@@ -54,3 +54,33 @@ class InputProblems(InputError):
     @property
     def errors(self):
         return [p for p in self.problems if p.severity == "error"]
+
+
+def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
+    """One line for a file-system error (read-only folder, disk full, a folder where a file is expected ...).
+
+    The one place where operating-system errors become words: the atomic
+    writers raise :class:`InputError` with it, and the CLI uses it for any
+    ``OSError`` that reaches it, so the user sees what to change, never a
+    traceback.
+    """
+    import errno
+
+    where = str(path if path is not None else (exc.filename or "the file"))
+    if len(where) > 120:
+        where = where[:60] + "..." + where[-57:]
+    reasons = {
+        errno.EACCES: "permission denied (the folder is read-only, or the file is open in another program)",
+        errno.EPERM: "permission denied (the folder is read-only, or the file is open in another program)",
+        errno.EROFS: "the file system is read-only",
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exhausted",
+        errno.EISDIR: "it is a folder, not a file",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.ENAMETOOLONG: "the file name is too long",
+        errno.ENOENT: "no such file or folder",
+        errno.EEXIST: "a file of that name already exists where a folder is needed",
+        errno.EXDEV: "the temporary file and the target are on different file systems",
+    }
+    reason = reasons.get(exc.errno) or exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+    return f"cannot {action} {where}: {reason}"

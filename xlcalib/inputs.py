@@ -69,6 +69,12 @@ __all__ = [
     "parse_whole",
     "is_blank_range",
     "is_number_text",
+    "whole_argument",
+    "seed_argument",
+    "real_argument",
+    "probability_argument",
+    "check_memory",
+    "format_bytes",
     "trim_trailing_blanks",
     "same_length",
     "Uncalculated",
@@ -227,7 +233,10 @@ def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
     if isinstance(value, str):
         text = value.strip().replace("\u00a0", "")
         if _PLAIN_NUMBER.match(text):
-            return float(text)
+            number = float(text)
+            if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
+                raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
+            return number
         if _THOUSANDS.match(text):
             raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
                              "Enter it as a number so it is not misread")
@@ -330,20 +339,164 @@ def parse_choice(value: Any, name: str, choices: Sequence[str], default: str) ->
     return lowered[text]
 
 
-def parse_whole(value: Any, name: str, default: int | None, low: int = 1) -> int | None:
+def parse_whole(value: Any, name: str, default: int | None, low: int = 1, high: int | None = None,
+                why: str = "") -> int | None:
     """An optional whole-number argument (k, samples, seed ...); blank -> *default*.
 
     ``2.5`` is rejected rather than truncated to 2, and so is anything below
-    *low*: a silently changed count would be a silently different answer.
+    *low* or above *high*: a silently changed count would be a silently
+    different answer.
     """
     if is_blank(value):
         return default
-    number = parse_number(value, f"the {name} argument")
-    if not number.is_integer():
-        raise InputError(f"the {name} argument must be a whole number, not {number:g}")
+    return whole_argument(value, name, low=low, high=high, why=why)
+
+
+# ----------------------------------------------------------------------------
+# Arguments (counts, seeds, probabilities, thresholds) and the work they ask for
+# ----------------------------------------------------------------------------
+
+#: Largest working memory a single request may ask for.  Size arguments
+#: (bootstrap replicates, Monte Carlo samples, ...) are refused above it with
+#: the memory the request would need named in the message: on a typical
+#: laptop more than this means swapping or the process being killed.
+MAX_WORK_BYTES = 2 * 1024**3
+#: Excel's own sheet limits (a template or result sheet never exceeds them).
+EXCEL_MAX_ROWS = 1_048_576
+EXCEL_MAX_COLUMNS = 16_384
+#: Largest seed accepted (numpy's generators take any non-negative integer;
+#: a cell holds integers exactly only up to 2**53).
+MAX_SEED = 2**53
+
+
+def format_bytes(n: float) -> str:
+    """``34 GiB``-style text for a byte count."""
+    for unit, size in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_memory(n_bytes: float, what: str, hint: str) -> None:
+    """Refuse a request whose working arrays would exceed :data:`MAX_WORK_BYTES`, naming the need.
+
+    *what* says what would be built ("1000000 bootstrap replicates of 353 items
+    x 13 ratings"), *hint* which argument to lower.
+    """
+    if n_bytes > MAX_WORK_BYTES:
+        raise InputError(f"{what} would need about {format_bytes(n_bytes)} of memory, more than the "
+                         f"{format_bytes(MAX_WORK_BYTES)} xlcalib allows for one request; {hint}")
+
+
+def _argument_number(value: Any, name: str) -> float:
+    """A scalar argument as a float with the cell rules (booleans, text, NaN, inf refused), named."""
+    where = f"the {name} argument"
+    if isinstance(value, (np.ndarray, list, tuple)) and np.size(value) == 1:
+        value = np.asarray(value, dtype=object).ravel()[0]
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        raise InputError(f"{where} is not a number (NaN)")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return float(value) if abs(int(value)) < 2**63 else math.copysign(math.inf, int(value))
+    if isinstance(value, np.bool_):
+        value = bool(value)
+    return parse_number(value, where)
+
+
+def whole_argument(value: Any, name: str, *, low: int = 1, high: int | None = None, why: str = "") -> int:
+    """A count argument (samples, replicates, k ...): a whole number in ``low..high``, else InputError naming it.
+
+    ``2.5`` is refused, not truncated; ``True`` is not 1; *why* explains the
+    upper limit (e.g. "Excel has 16,384 columns").
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        number = int(value)
+    else:
+        x = _argument_number(value, name)
+        if not math.isfinite(x) or not x.is_integer():
+            raise InputError(f"the {name} argument must be a whole number, not {x:g}")
+        number = int(x)
+    if abs(number) > MAX_SEED:  # beyond 2**53 nothing is a meaningful count (and the digits would flood the message)
+        raise InputError(f"the {name} argument ({number:.3g}) is larger than any count or seed xlcalib can use")
     if number < low:
-        raise InputError(f"the {name} argument must be a whole number >= {low}, not {number:g}")
-    return int(number)
+        raise InputError(f"the {name} argument must be a whole number >= {low}, not {number}")
+    if high is not None and number > high:
+        raise InputError(f"the {name} argument must be at most {high:,}, not {number:,}" + (f" ({why})" if why else ""))
+    return number
+
+
+def seed_argument(value: Any, name: str = "seed") -> int:
+    """A random seed: a whole number 0 .. 2**53 (0 is valid; negative is not)."""
+    return whole_argument(value, name, low=0, high=MAX_SEED, why="the largest whole number a cell holds exactly")
+
+
+def real_argument(value: Any, name: str, *, low: float = -math.inf, high: float = math.inf,
+                  low_open: bool = False, high_open: bool = False) -> float:
+    """A real argument (threshold, reliability, alpha ...): finite and within the given bounds, else InputError."""
+    x = _argument_number(value, name)
+    if not math.isfinite(x):
+        raise InputError(f"the {name} argument must be a finite number, not {x}")
+    below = x <= low if low_open else x < low
+    above = x >= high if high_open else x > high
+    if below or above:
+        left = "(" if low_open or low == -math.inf else "["
+        right = ")" if high_open or high == math.inf else "]"
+        lo = "-inf" if low == -math.inf else f"{low:g}"
+        hi = "inf" if high == math.inf else f"{high:g}"
+        raise InputError(f"the {name} argument must be in {left}{lo}, {hi}{right}, not {x:g}")
+    return x
+
+
+def probability_argument(value: Any, name: str) -> float:
+    """A probability strictly between 0 and 1 (alpha, target reliability ...)."""
+    return real_argument(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+# ----------------------------------------------------------------------------
+# Numeric ranges of calibration inputs (squares and products stay finite; the solver resolves them)
+# ----------------------------------------------------------------------------
+
+#: |score| above this is refused: squared residuals times confidences must stay finite.
+MAX_ABS_SCORE = 1e15
+#: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
+SD_RANGE = (1e-15, 1e15)
+#: Confidences outside this range are refused.
+CONFIDENCE_RANGE = (1e-30, 1e30)
+#: Largest ratio between the largest and the smallest confidence in one panel: beyond it the reduced
+#: system's condition number leaves too few correct digits in the biases.
+MAX_CONFIDENCE_RATIO = 1e16
+
+
+def check_calibration_numbers(values: np.ndarray, name: str, where) -> np.ndarray:
+    """Range check for one calibration input column (``score``, ``sd`` or ``confidence``); returns *values*.
+
+    *where(i)* names the evaluation (row, assessor, object).  Zero and
+    negative SDs/confidences are left for the caller's "must be positive"
+    message.
+    """
+    values = np.asarray(values, dtype=float)
+    if name == "score":
+        bad = np.flatnonzero(np.abs(values) > MAX_ABS_SCORE)
+        limit = f"scores must lie within +-{MAX_ABS_SCORE:g}"
+    else:
+        low, high = SD_RANGE if name == "sd" else CONFIDENCE_RANGE
+        bad = np.flatnonzero((values > 0) & ((values < low) | (values > high)))
+        limit = f"{name} must lie between {low:g} and {high:g} (rescale the column if its unit is extreme)"
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{where(i)}: {name} {values[i]:g} is out of range: {limit}", {"row": i, "column": name})
+    return values
+
+
+def check_confidence_spread(c: np.ndarray, where) -> np.ndarray:
+    """Refuse confidences whose largest/smallest ratio exceeds :data:`MAX_CONFIDENCE_RATIO`; returns *c*."""
+    c = np.asarray(c, dtype=float)
+    if c.size and np.all(c > 0):
+        lo, hi = int(np.argmin(c)), int(np.argmax(c))
+        if c[hi] / c[lo] > MAX_CONFIDENCE_RATIO:
+            raise InputError(f"the confidences span a ratio of {c[hi] / c[lo]:.3g} ({where(hi)} against {where(lo)}); "
+                             f"xlcalib resolves at most {MAX_CONFIDENCE_RATIO:g} (SDs within a factor "
+                             f"{MAX_CONFIDENCE_RATIO ** 0.5:g})", {"row": lo, "column": "confidence"})
+    return c
 
 
 def is_number_text(text: str) -> bool:

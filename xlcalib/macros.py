@@ -126,6 +126,8 @@ def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSetting
                 settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
             elif key.startswith("anomaly"):
                 settings.anomaly_threshold = parse_number(row[1], cell + " (anomaly threshold)")
+                if not settings.anomaly_threshold > 0:  # named here, not as the core's Python argument
+                    raise InputError(f"{cell} (anomaly threshold) must be positive, not {settings.anomaly_threshold:g}")
             elif key.startswith("interval level"):
                 level = parse_number(row[1], cell + " (interval level)", allow_blank=True)
                 if not np.isnan(level):
@@ -453,10 +455,14 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     backend = open_book(book)
     cats_rows = backend.read_block("Categories").rows
     categories = [str(r[0]).strip() for r in cats_rows[1:] if r and not is_blank(r[0])]
-    _, block, _ = _grid(backend, "Ratings")
+    _, block, first_row = _grid(backend, "Ratings")
     r1 = [None if is_blank(r[0]) else str(r[0]).strip() for r in block]
     r2 = [None if len(r) < 2 or is_blank(r[1]) else str(r[1]).strip() for r in block]
-    result = ordinal.svensson(r1, r2, categories=categories or None)
+    try:
+        result = ordinal.svensson(r1, r2, categories=categories or None)
+    except InputError as exc:  # "rater 1, row 3" counts data rows: name the sheet row the secretary sees
+        raise InputError(re.sub(r"(rater [12]), row (\d+)", lambda m: f"sheet Ratings, row {first_row + int(m.group(2))} "
+                                f"({m.group(1)})", exc.message), exc.where) from None
     frames = {"Svensson": result.to_frame(),
               "MeanRanks": ordinal.mean_rank_table(r1, r2, categories or None),
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
@@ -471,6 +477,20 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     for spec in specs:
         backend.write_sheet(spec)
     return frames
+
+
+def _setting(value, label: str, n_classes: int, where: str):
+    """One ground-truth Settings value, checked like the function argument it feeds; errors name the cell."""
+    from .inputs import real_argument, seed_argument, whole_argument
+
+    checks = {"reliability": lambda v: real_argument(v, label, low=0, high=1e12, low_open=True),
+              "samples": lambda v: whole_argument(v, label),
+              "seed": lambda v: seed_argument(v, label),
+              "top k": lambda v: whole_argument(v, label, high=max(n_classes, 1), why=f"there are {n_classes} classes")}
+    try:
+        return checks[label](value)
+    except InputError as exc:
+        raise InputError(exc.message.replace(f"the {label} argument", f"{where} ({label})"), {"sheet": "Settings"}) from None
 
 
 def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -493,7 +513,10 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
                 cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
                 setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")
             elif key in settings:
-                settings[key] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
+                from .inputs import column_letter
+
+                cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
+                settings[key] = _setting(row[1], key, len(classes), f"sheet Settings, cell {cell}")
     items, block, first_row = _grid(backend, "Annotations")
     cases, kept = [], []
     for i, row in enumerate(block):
@@ -504,7 +527,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
             kept.append(i)
     if not cases:
         raise InputError("sheet Annotations has no annotations")
-    gamma, M, seed, k = settings["reliability"], int(settings["samples"]), int(settings["seed"]), int(settings["top k"])
+    gamma, M, seed, k = settings["reliability"], settings["samples"], settings["seed"], settings["top k"]
     plaus = gt.irn(cases, len(classes), setting=setting)
     cert, labels = gt.prirn_certainty(cases, len(classes), gamma, M, seed, setting=setting)
     certainty = pd.DataFrame({"item": [items[i] for i in kept], "annotators": [len(c) for c in cases],

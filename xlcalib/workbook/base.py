@@ -67,6 +67,38 @@ def is_formula_text(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(FORMULA_STARTS)
 
 
+#: In text files (CSV, JSON) a cell carries no type, so these leading characters (OWASP's CSV-injection list:
+#: formula starts plus tab and carriage return) make Excel evaluate the text when the file is opened.
+TEXT_FILE_FORMULA_STARTS = FORMULA_STARTS + ("\t", "\r")
+
+
+def neutralise_text(value: Any) -> Any:
+    """Text for a CSV/JSON field that Excel will not run as a formula: a leading ``'`` when needed.
+
+    The rule for text output (OWASP CSV-injection guidance): text starting
+    with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
+    apostrophe; text that is a plain number (``-3``, ``+1.5``) and everything
+    that is not text (numbers stay numbers) pass unchanged.  In xlsx output
+    the same text is stored with the text type instead, so nothing is added.
+    """
+    if isinstance(value, str) and value.startswith(TEXT_FILE_FORMULA_STARTS):
+        from ..inputs import is_number_text
+
+        if not is_number_text(value):
+            return "'" + value
+    return value
+
+
+def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of *frame* whose text cells and column names pass :func:`neutralise_text` (numbers untouched)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
+            out[column] = out[column].map(neutralise_text)
+    out.columns = [neutralise_text(c) for c in out.columns]
+    return out
+
+
 @dataclass(frozen=True)
 class Block:
     """Raw cells of a table read from a sheet, and where they sit."""

@@ -17,7 +17,11 @@ Safety rules (issue 6):
   formula.
 * Results are written to a temporary file in the target folder and moved into
   place with ``os.replace`` (atomic on one file system): a crash mid-write
-  leaves any previous file intact and no temporary file behind.
+  leaves any previous file intact and no temporary file behind; a process
+  killed outright (kill -9) leaves ``.xlcalib-<pid>-<random>.tmp``, which the
+  next write into that folder removes.  File-system errors (read-only folder,
+  disk full, a folder or a file in the way, a name too long) become one-line
+  :class:`InputError` messages (:func:`xlcalib.errors.os_error_message`).
 * Reading: an Excel Table's range is used when the sheet has one (rows typed
   just below the table count, as Excel would extend it); hidden rows are data
   like any other (hiding is a view setting); fully blank rows are skipped by
@@ -35,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, os_error_message
 from .base import (
     FONT_NAME,
     FONT_SIZE,
@@ -67,11 +71,91 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
     import openpyxl  # adapters only
 
     path = Path(path)
-    bound_workbook(path)  # size, zip expansion and cell count first: openpyxl holds the whole workbook in memory
     try:
+        bound_workbook(path)  # size, zip expansion and cell count first: openpyxl holds the whole workbook in memory
         return openpyxl.load_workbook(path, data_only=data_only, keep_links=False, keep_vba=keep_vba)
+    except InputError:
+        raise
+    except OSError as exc:  # unreadable file, a folder ...: one line, like every other file-system error
+        raise InputError(os_error_message(exc, path, "read")) from None
     except Exception as exc:  # damaged zip, missing parts, hostile XML refused by defusedxml ...
-        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
+        if type(exc).__module__.startswith("defusedxml"):
+            raise InputError(f"{path.name} contains XML entity declarations (a known way to attack programs that "
+                             "read XML); xlcalib refuses such files. Open it in Excel and save it again") from None
+        detail = " ".join(str(exc).split())  # openpyxl's texts can run over several lines: one line, bounded
+        detail = detail if len(detail) <= 160 else detail[:157] + "..."
+        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {detail})") from None
+
+
+#: Temporary files of the atomic writers: ``.xlcalib-<pid>-<random>.tmp`` in the target folder (short, so a
+#: legal 255-character target name never makes the temporary name too long; recognisable, so a run killed
+#: mid-write leaves a file the user can identify, and the next write into that folder removes it).
+TEMP_PREFIX = ".xlcalib-"
+TEMP_SUFFIX = ".tmp"
+#: A temporary file whose writer is gone is removed once it is this old (seconds); any is removed after a day.
+STALE_AFTER = 60
+STALE_ALWAYS_AFTER = 24 * 3600
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Delete temporary files left by killed xlcalib writers in *folder* (never another program's files)."""
+    import time
+
+    now = time.time()
+    try:
+        entries = list(folder.glob(f"{TEMP_PREFIX}*{TEMP_SUFFIX}"))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            pid = int(entry.name[len(TEMP_PREFIX):].split("-", 1)[0])
+            age = now - entry.stat().st_mtime
+        except (ValueError, OSError):
+            continue
+        if age > STALE_ALWAYS_AFTER or (age > STALE_AFTER and not _alive(pid)):
+            try:
+                entry.unlink()
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's) or cannot tell: keep the file
+    return True
+
+
+def _write_via_temporary(path: str | os.PathLike, write) -> Path:
+    """Write through a temporary file in the target folder and ``os.replace``; file-system errors -> InputError.
+
+    *write(tmp_path)* produces the file.  Refused before anything is written:
+    a target that is an existing folder, a parent path that is a file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder, not a file (give a file name)")
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(path.parent)
+        handle, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX, dir=path.parent)
+        os.close(handle)
+        write(tmp)
+        _honour_umask(tmp)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise InputError(os_error_message(exc, path)) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
 
 
 def _honour_umask(path) -> None:
@@ -89,39 +173,19 @@ def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime |
 
     ``fixed_time`` pins the document timestamps (deterministic builds).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fixed_time is not None:
         book.properties.created = fixed_time
         book.properties.modified = fixed_time
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(handle)
-    try:
-        book.save(tmp)
-        _honour_umask(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return _write_via_temporary(path, book.save)
 
 
 def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:
     """Write *data* to *path* via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as f:
+    def write(tmp):
+        with open(tmp, "wb") as f:
             f.write(data)
-        _honour_umask(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+
+    return _write_via_temporary(path, write)
 
 
 def _style_data_cell(cell, column, wrapped: bool, any_wrapped: bool, fill, bottom, plain, wrap, top) -> None:
@@ -187,6 +251,8 @@ class OpenpyxlBook(WorkbookBackend):
                 return self.values_book.read_block(name)
             return OpenpyxlBook(self.book).read_block(name)  # a sheet written in this run
         ws = (self.values_book or self.book)[name]
+        if not hasattr(ws, "iter_rows"):  # a chart sheet of that name holds no cells
+            raise InputError(f"sheet {name} is a chart sheet, not a table; the data must be on a worksheet named {name}")
         tables = getattr(self.book[name], "tables", None)
         if tables:
             min_col, min_row, max_col, max_row = range_boundaries(next(iter(tables.values())).ref)

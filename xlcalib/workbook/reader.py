@@ -345,6 +345,8 @@ class FastBook(WorkbookBackend):
         except Exception as exc:  # damaged zip, missing parts, malformed XML
             raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
         self._names = list(self._cal.sheet_names)
+        # chart sheets share the sheet-name space but hold no cells: say so rather than "the sheet is empty"
+        self._chart_sheets = {m.name for m in self._cal.sheets_metadata if "chart" in str(m.typ).lower()}
         self._tables = {}
         for table in (self._cal.table_names or []) if self.kind == "xlsx" else []:
             try:
@@ -365,6 +367,8 @@ class FastBook(WorkbookBackend):
 
     def read_block(self, sheet: str) -> Block:
         name = self.find_sheet(sheet)
+        if name in self._chart_sheets:
+            raise InputError(f"sheet {name} is a chart sheet, not a table; the data must be on a worksheet named {name}")
         scan = None
         part = self._parts.get(name)
         if part is not None:
