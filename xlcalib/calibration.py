@@ -604,6 +604,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
 
     ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
     oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
+    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)  # numpy's index type (32-bit in Pyodide)
     A, O = len(a_names), len(o_names)
     pair = ai.astype(np.int64) * O + oi
     dup = pd.Series(pair).duplicated(keep=False).to_numpy()
@@ -637,7 +638,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     comp_of_o = labels[A:]
     sizes = np.bincount(labels[:A][ai], minlength=n_comp)
     order = np.argsort(-sizes, kind="stable")
-    rank = np.empty(n_comp, dtype=int)
+    rank = np.empty(n_comp, dtype=np.intp)
     rank[order] = np.arange(n_comp)
     comp_of_a, comp_of_o = rank[comp_of_a], rank[comp_of_o]
     comp_of_e = comp_of_a[ai]
@@ -649,9 +650,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         e_mask = comp_of_e == k
         a_idx = np.flatnonzero(comp_of_a == k)
         o_idx = np.flatnonzero(comp_of_o == k)
-        a_local = np.full(A, -1)
+        a_local = np.full(A, -1, dtype=np.intp)
         a_local[a_idx] = np.arange(a_idx.size)
-        o_local = np.full(O, -1)
+        o_local = np.full(O, -1, dtype=np.intp)
         o_local[o_idx] = np.arange(o_idx.size)
         design = _Design(a_local[ai[e_mask]], o_local[oi[e_mask]], c[e_mask], a_idx.size, o_idx.size)
         design.C = design.C_a.sum()
@@ -835,6 +836,7 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
             raise InputError(f"{_row_text(i)}: confidence must be positive", {"row": i, "column": "confidence"})
     ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
     oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
+    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)  # numpy's index type (32-bit in Pyodide)
     A, O = len(a_names), len(o_names)
     if A < 2 or O < 2:
         raise InputError("a design needs at least two assessors and two objects")
@@ -875,7 +877,7 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
     score = c_new * (g[:, None] - gbar[None, :]) ** 2
     score[ai, oi] = -np.inf  # already assigned
     n_cand = min(10 * k, int(np.isfinite(score).sum()))
-    flat = np.argpartition(-score.ravel(), n_cand - 1)[:n_cand] if n_cand else np.array([], dtype=int)
+    flat = np.argpartition(-score.ravel(), n_cand - 1)[:n_cand] if n_cand else np.array([], dtype=np.intp)
     rows = []
     for idx in flat:
         a, o = divmod(int(idx), O)

@@ -76,7 +76,7 @@ def _pairs(human, system, exclude_zero: bool, names=("human", "system")):
 
 def cohen_kappa(h, m) -> float | None:
     """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (seed)."""
-    h, m = np.rint(h).astype(np.int64), np.rint(m).astype(np.int64)
+    h, m = np.rint(h).astype(np.intp), np.rint(m).astype(np.intp)
     low = min(h.min(), m.min())
     K = int(max(h.max(), m.max()) - low + 1)
     table = np.bincount((h - low) * K + (m - low), minlength=K * K).reshape(K, K) / h.size
