@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test bench templates clean
+.PHONY: demo test test-lite bench templates clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,15 @@ demo: $(STAMP_RUN)
 
 test: $(STAMP_TEST)
 	$(PY) -m pytest tests
+
+# xlwings Lite for real: xlcalib's wheel in Pyodide 0.27.7 under Node (see lite/fetch.py, lite/run.mjs).
+LITE_CACHE ?= .lite-cache
+test-lite: $(STAMP_TEST)
+	$(PY) lite/fetch.py --cache $(LITE_CACHE)
+	rm -rf $(LITE_CACHE)/dist $(LITE_CACHE)/run
+	$(PY) -m pip wheel --quiet --no-deps -w $(LITE_CACHE)/dist .
+	$(PY) lite/lite_calls.py --out $(LITE_CACHE)/run/cpython.json
+	node lite/run.mjs --cache $(LITE_CACHE) --repo .
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py

@@ -1,0 +1,159 @@
+"""make test-lite, Pyodide side (run by lite/run.mjs with top-level await; the last expression is the exit code).
+
+1. the xlwings Lite example: every catalogue function registered through xlwings Lite's own
+   decorators, and a sample call of each giving the same cells as CPython gave in this run;
+2. the core and spreadsheet-function test modules with pytest (tests that need what Pyodide does
+   not have are skipped, each with its reason);
+3. timings of representative calls against the CPython reference.
+
+The host repository is mounted at /host/repo and the cache at /host/cache; xlcalib itself is the
+wheel installed by micropip (no dependencies pulled), never the repository's source tree.
+"""
+import json
+import os
+import pathlib
+import shutil
+import sys
+
+REPO = pathlib.Path("/host/repo")
+CACHE = pathlib.Path("/host/cache")
+WORK = pathlib.Path("/lite")  # tests run from a copy: the repository root must not shadow the installed wheel
+
+CORE_MODULES = ["tests/test_calibration.py", "tests/test_ordinal.py", "tests/test_reliability.py",
+                "tests/test_scoring.py", "tests/test_ground_truth.py", "tests/test_plackett_luce.py",
+                "tests/test_inputs.py", "tests/test_index_dtype.py"]
+UDF_MODULES = ["tests/test_udf.py", "tests/test_udf_errors.py", "tests/test_udf_import.py",
+               "tests/test_udf_lite.py", "tests/test_udf_names.py"]
+#: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
+SKIP = {
+    "test_core_never_imports_xlwings": "starts a Python subprocess; Pyodide has no processes",
+    "test_catalogue_importable_without_xlwings": "starts a Python subprocess; Pyodide has no processes",
+}
+
+
+def _print(*lines):
+    print(*lines, sep="\n", flush=True)
+
+
+def _prepare_tree():
+    if WORK.exists():
+        shutil.rmtree(WORK)
+    WORK.mkdir()
+    for name in ("tests", "examples", "docs", "lite"):
+        shutil.copytree(REPO / name, WORK / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, WORK / name)
+
+
+def _check_installed_wheel():
+    import importlib.util
+
+    for name in ("xlcalib", "udf_registry"):  # located, not imported: xlwings must be imported later
+        where = pathlib.Path(importlib.util.find_spec(name).origin).resolve()
+        if str(where).startswith(("/host/", str(WORK))):
+            raise RuntimeError(f"{name} would be imported from {where}, not from the installed wheel")
+    return where.parent.parent
+
+
+async def example_check() -> bool:
+    sys.path.insert(0, str(WORK / "lite"))
+    from lite_calls import compare_cells, lite_cells
+    from udf_registry.registry import REGISTRY
+
+    saved = {k: os.environ.get(k) for k in ("XLWINGS_ON_SERVER", "XLWINGS_LICENSE_KEY")}
+    got = await lite_cells(WORK)
+    ref = json.loads((CACHE / "run" / "cpython.json").read_text())
+    ok = True
+    if set(got["registered"]) != set(REGISTRY):
+        _print(f"FAIL example: xlwings Lite registered {len(got['registered'])} functions, the catalogue has "
+               f"{len(REGISTRY)}: missing {sorted(set(REGISTRY) - set(got['registered']))}")
+        ok = False
+    if got["meta"] != ref["meta"]:
+        _print("FAIL example: the function metadata differs from CPython's")
+        ok = False
+    cmp = compare_cells(got["cells"], ref["cells"])
+    internal = [n for n, c in got["cells"].items() if "internal error" in json.dumps(c)]
+    if internal:
+        _print(f"FAIL example: internal errors in {internal}")
+        ok = False
+    for p in cmp["problems"][:20]:
+        _print(f"FAIL example: {p}")
+    ok = ok and not cmp["problems"]
+    _print(f"example: {len(got['registered'])} of {len(REGISTRY)} catalogue functions registered by xlwings Lite's "
+           f"decorators; sample calls: {cmp['cells']} cells, {cmp['identical']} identical to CPython "
+           f"{ref['python']}, largest relative difference {cmp['max_rel_diff']:.1e} -> {'ok' if ok else 'FAILED'}")
+    (CACHE / "run" / "pyodide_cells.json").write_text(json.dumps(got))
+    # leave no trace of the Lite setting for the tests, which import xlwings classically
+    for name in [m for m in sys.modules if m == "xlwings" or m.startswith("xlwings.")]:
+        del sys.modules[name]
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    return ok
+
+
+class LitePlugin:
+    """Skips what Pyodide cannot do (each with its reason) and counts outcomes."""
+
+    def __init__(self):
+        self.counts = {}
+
+    def pytest_collection_modifyitems(self, config, items):
+        import pytest
+
+        for item in items:
+            reason = SKIP.get(item.originalname or item.name)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=f"Pyodide: {reason}"))
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or report.outcome != "passed":
+            self.counts[report.outcome] = self.counts.get(report.outcome, 0) + 1
+
+
+def run_tests() -> int:
+    import pytest
+    from hypothesis import settings
+
+    # wasm is slower than native: property tests keep their examples but lose the per-example deadline
+    settings.register_profile("pyodide", deadline=None)
+    settings.load_profile("pyodide")
+    os.chdir(WORK)
+    plugin = LitePlugin()
+    code = pytest.main(["-q", "-ra", "-p", "no:cacheprovider", "-p", "no:faulthandler", "--capture=sys", "--rootdir", str(WORK), *CORE_MODULES, *UDF_MODULES],
+                       plugins=[plugin])
+    _print(f"pytest in Pyodide: {plugin.counts}")
+    return int(code)
+
+
+def run_timings():
+    sys.path.insert(0, str(WORK / "lite"))
+    from lite_calls import timing_table, timings
+
+    ref = json.loads((CACHE / "run" / "cpython.json").read_text())
+    mine = timings()
+    _print("", "Pyodide versus CPython, same inputs (median of 5 calls):", *timing_table(mine, ref["timings"]))
+    (CACHE / "run" / "pyodide_timings.json").write_text(json.dumps({"pyodide": mine, "cpython": ref["timings"]}))
+
+
+async def main() -> int:
+    _prepare_tree()
+    where = _check_installed_wheel()
+    import numpy, pandas, scipy  # noqa: E401
+
+    _print(f"xlcalib from {where}; Python {sys.version.split()[0]}, numpy {numpy.__version__} "
+           f"(index type {numpy.dtype(numpy.intp)}), scipy {scipy.__version__}, pandas {pandas.__version__}")
+    if LITE_MODE == "bench":  # noqa: F821 - set by run.mjs
+        run_timings()
+        return 0
+    example_ok = await example_check()
+    code = run_tests()
+    run_timings()
+    if not example_ok:
+        _print("test-lite: the xlwings Lite example check FAILED")
+    return code if code else (0 if example_ok else 1)
+
+
+await main()  # noqa: F704 - top-level await: Pyodide's runPythonAsync
