@@ -12,11 +12,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[excel]"
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[excel,test]"
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)

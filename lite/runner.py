@@ -100,6 +100,13 @@ class LitePlugin:
     def __init__(self):
         self.counts = {}
 
+    def pytest_configure(self, config):
+        from hypothesis import settings
+
+        # wasm is slower than native: property tests keep their examples but lose the per-example deadline
+        settings.register_profile("pyodide", deadline=None)
+        settings.load_profile("pyodide")
+
     def pytest_collection_modifyitems(self, config, items):
         import pytest
 
@@ -115,11 +122,7 @@ class LitePlugin:
 
 def run_tests() -> int:
     import pytest
-    from hypothesis import settings
 
-    # wasm is slower than native: property tests keep their examples but lose the per-example deadline
-    settings.register_profile("pyodide", deadline=None)
-    settings.load_profile("pyodide")
     os.chdir(WORK)
     plugin = LitePlugin()
     code = pytest.main(["-q", "-ra", "-p", "no:cacheprovider", "-p", "no:faulthandler", "--capture=sys", "--rootdir", str(WORK), *CORE_MODULES, *UDF_MODULES],

@@ -9,8 +9,10 @@ module is handed a numpy that behaves like the 32-bit one where it matters:
 * its ``np.int64`` is ``np.longlong`` — the same width, but a dtype distinct from intp
   (numpy's type number 9 instead of 7 on Linux), so arrays the code explicitly makes
   int64 stay recognisable;
-* its ``bincount`` and ``repeat`` refuse an index array that is neither intp nor safely
-  castable to int32 — the rule 32-bit numpy applies.
+* its ``bincount``, ``repeat``, ``take``, ``put`` and ``choose`` refuse an index array that is
+  neither intp nor safely castable to int32 — the rule numpy 2.0.2 applies in Pyodide 0.27.7
+  (checked there; fancy indexing, ``take_along_axis`` and ``ufunc.at`` accept int64, but
+  ``ufunc.reduceat`` does not: xlcalib does not use it).
 
 Every spreadsheet function (which reaches every core family: calibration, design,
 reliability, ordinal, scoring, ground truth) then runs on the sample inputs of the
@@ -49,12 +51,27 @@ def _repeat(a, repeats, axis=None):
     return np.repeat(a, _check_index(repeats, "np.repeat repeats"), axis=axis)
 
 
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    return np.take(a, _check_index(indices, "np.take indices"), axis=axis, out=out, mode=mode)
+
+
+def _put(a, ind, v, mode="raise"):
+    return np.put(a, _check_index(ind, "np.put indices"), v, mode=mode)
+
+
+def _choose(a, choices, out=None, mode="raise"):
+    return np.choose(_check_index(a, "np.choose"), choices, out=out, mode=mode)
+
+
 class _Numpy32(types.ModuleType):
     """numpy as modules see it on a 32-bit platform (for the index-type rules only)."""
 
     int64 = np.longlong
     bincount = staticmethod(_bincount)
     repeat = staticmethod(_repeat)
+    take = staticmethod(_take)
+    put = staticmethod(_put)
+    choose = staticmethod(_choose)
 
     def __getattr__(self, name):
         return getattr(np, name)
@@ -85,6 +102,8 @@ def test_the_emulation_refuses_what_32_bit_numpy_refuses(numpy32):
         numpy32.repeat(np.arange(3), np.ones(3).astype(numpy32.int64))
     with pytest.raises(TypeError, match="rule 'safe'"):
         numpy32.bincount(np.arange(4, dtype=np.uint32))
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        numpy32.take(np.arange(3), np.arange(3).astype(numpy32.int64))
     # what 32-bit numpy accepts passes: intp (numpy's own index results), int32, small ints, bool
     for dtype in (np.intp, np.int32, np.int16, np.uint16, np.int8, np.bool_):
         assert numpy32.bincount(np.ones(3, dtype=dtype)).sum() == 3
