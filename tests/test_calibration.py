@@ -79,7 +79,7 @@ def test_doc_example_hand_computed():
     # two assessors sharing two objects equally: W = [[1,1],[1,1]], C' = 2 -> mu2 = 1
     assert r.stats["mu2"] == pytest.approx(1.0)
     # |dv_o| <= sqrt(2N/(mu2 C_o)) = sqrt(2*4/2) = 2
-    assert r.values["bound"].tolist() == pytest.approx([2.0, 2.0])
+    assert r.values["robustness_bound"].tolist() == pytest.approx([2.0, 2.0])
     assert r.stats["rms_bound"] == pytest.approx(1 / np.sqrt(1.0 * 4 / 4))
 
 
@@ -168,7 +168,7 @@ def test_every_bound_holds_against_exact_worst_case(seed, gauge, kind):
     N, w = len(frame), r.stats["posterior_variance"]
     # max |row . ds| subject to sum c ds^2 <= N w  equals sqrt(N w) * ||row / sqrt(c)||
     worst = np.sqrt(N * w) * np.linalg.norm(G / np.sqrt(c)[None, :], axis=1)
-    bounds = np.concatenate([r.values["bound"], r.biases["bound"]])
+    bounds = np.concatenate([r.values["robustness_bound"], r.biases["robustness_bound"]])
     assert np.all(bounds >= worst * (1 - 1e-9)), np.max(worst / bounds)
     # ...and the weighted-gauge operator bound is tight somewhere (sqrt(2/mu2) is attained up to the 1/sqrt(C_o) step)
     if gauge == "weighted":
@@ -187,7 +187,7 @@ def test_seed_simple_gauge_rule_is_not_always_valid_but_ours_is():
         G = linear_map(frame, "simple")
         c = 1 / frame["sd"].to_numpy() ** 2
         worst = np.sqrt(len(frame)) * np.linalg.norm(G / np.sqrt(c)[None, :], axis=1)
-        seed_rule = np.concatenate([rw.values["bound"], rw.biases["bound"]]) / np.sqrt(2)
+        seed_rule = np.concatenate([rw.values["robustness_bound"], rw.biases["robustness_bound"]]) / np.sqrt(2)
         exceeded |= bool(np.any(worst > seed_rule * (1 + 1e-9)))
     assert exceeded
 
@@ -229,7 +229,7 @@ def test_scaling_confidences_changes_nothing(seed, factor):
     r1 = xlcalib.calibrate(conf.assign(confidence=conf["confidence"] * factor))
     np.testing.assert_allclose(r1.values["value"], r0.values["value"], atol=1e-8)
     np.testing.assert_allclose(r1.biases["bias"], r0.biases["bias"], atol=1e-8)
-    np.testing.assert_allclose(r1.values["bound"], r0.values["bound"], rtol=1e-7)  # w absorbs the scale
+    np.testing.assert_allclose(r1.values["robustness_bound"], r0.values["robustness_bound"], rtol=1e-7)  # w absorbs the scale
     assert r1.stats["rms_bound"] == pytest.approx(r0.stats["rms_bound"], rel=1e-7)
 
 
@@ -254,8 +254,11 @@ def test_levels_defaults_override_and_case():
     by_sd = xlcalib.calibrate(frame)
     names = {0.5: "high", 1.0: " Medium ", 2.0: "LOW"}
     lev = frame.assign(level=frame["sd"].map(names)).drop(columns="sd")
-    by_level = xlcalib.calibrate(lev)
+    by_level = xlcalib.calibrate(lev, levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # SDs: same fit as by_sd
     np.testing.assert_allclose(by_level.values["value"], by_sd.values["value"])
+    np.testing.assert_allclose(by_level.values["se"], by_sd.values["se"])
+    relative = xlcalib.calibrate(lev, level_ratio=2.0)  # default levels are relative: 4, 1, 1/4 -> same weights
+    np.testing.assert_allclose(relative.values["value"], by_sd.values["value"])
     custom = xlcalib.calibrate(lev, levels={"High": 1, "Medium": 1, "Low": 1})
     equal = xlcalib.calibrate(frame.assign(sd=1.0))
     np.testing.assert_allclose(custom.values["value"], equal.values["value"])
@@ -274,8 +277,9 @@ def test_outputs_shapes_flags_and_frames():
     frame, *_ = random_design(6)
     frame.loc[3, "score"] += 25  # a wild evaluation
     r = xlcalib.calibrate(frame)
-    assert list(r.values.columns) == ["value", "bound", "total_confidence", "n"]
-    assert list(r.biases.columns) == ["bias", "bound", "total_confidence", "n"]
+    assert list(r.values.columns) == ["value", "se", "lower", "upper", "robustness_bound", "total_confidence", "n",
+                                      "raw_mean"]
+    assert list(r.biases.columns) == ["bias", "se", "lower", "upper", "robustness_bound", "total_confidence", "n"]
     assert list(r.residuals.columns) == ["assessor", "object", "score", "fitted", "residual", "std_residual", "anomalous"]
     assert r.residuals.loc[3, "anomalous"]
     assert r.residuals["anomalous"].sum() <= 3
@@ -310,7 +314,7 @@ def test_per_component_fits_each_with_its_own_gauge():
     ra = xlcalib.calibrate(a)
     assert r.stats["n_components"] == 2
     np.testing.assert_allclose(r.values.loc[ra.values.index, "value"], ra.values["value"], atol=1e-10)
-    np.testing.assert_allclose(r.values.loc[ra.values.index, "bound"], ra.values["bound"], rtol=1e-10)
+    np.testing.assert_allclose(r.values.loc[ra.values.index, "robustness_bound"], ra.values["robustness_bound"], rtol=1e-10)
     assert set(r.values["component"]) == {1, 2} and "component" in r.residuals and "component" in r.biases
     assert len(r.stats["mu2"]) == 2
 
@@ -360,7 +364,7 @@ def test_bad_cell_messages_name_the_row(column, value, pattern):
 
 def test_unknown_level():
     frame = _base().drop(columns="sd").assign(level=["High", "High", "Meh", "Low"])
-    with pytest.raises(InputError, match=r"row 3 .* unknown confidence level 'Meh'; known levels: high, low, medium"):
+    with pytest.raises(InputError, match=r"row 3 .* unknown confidence level 'Meh'; known levels: High, Medium, Low"):
         xlcalib.calibrate(frame)
 
 

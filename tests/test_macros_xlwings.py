@@ -33,7 +33,8 @@ def test_calibrate_panel_through_the_xlwings_backend():
     book, evaluations = _demo_book()
     before = {s.name: dict(s.cells) for s in book.sheets}
     result = calibrate_panel(book)
-    core = xlcalib.calibrate(evaluations.rename(columns=str.lower), gauge="simple", anomaly_threshold=2.5)
+    core = xlcalib.calibrate(evaluations.rename(columns=str.lower), gauge="simple", anomaly_threshold=2.5,
+                             levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # the Levels sheet gives SDs
     np.testing.assert_allclose(result.values["value"], core.values["value"], atol=1e-12)
     names = [s.name for s in book.sheets]
     assert names == ["Evaluations", "Settings", "Levels", *RESULT_SHEETS]

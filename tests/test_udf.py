@@ -51,8 +51,8 @@ _GT_PRED_IDS = np.array([[1, 0, 3], [3, 1, 0], [1, 2, 3]])
 
 # name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
 CASES = {
-    "CALIB_VALUES": (CALIB_ARGS, CORE.values.reset_index()[["object", "value", "bound"]], 2),
-    "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "bound"]], 2),
+    "CALIB_VALUES": (CALIB_ARGS, CORE.values.reset_index()[["object", "value", "se", "lower", "upper", "n", "raw_mean"]], 2),
+    "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "se", "lower", "upper", "n"]], 2),
     "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value"]], 2),
     "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
     "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),

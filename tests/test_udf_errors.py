@@ -64,7 +64,7 @@ def test_unknown_level_and_levels_table():
     # the same level known through a levels table: a number comes back
     table = [["Level", "SD"], ["Huge", 4.0], ["High", 0.5], ["Medium", 1.0], ["Low", 2.0]]
     got = harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(levels), "level", table)
-    assert got[0] == ["object", "value", "bound"] and isinstance(got[1][1], float)
+    assert got[0] == ["object", "value", "se", "lower", "upper", "n", "raw_mean"] and isinstance(got[1][1], float)
     text = _text(harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(levels), "level", [["Huge", "four"]]))
     assert "row 1 of the levels range (SD) is text ('four')" in text
 
@@ -211,7 +211,7 @@ def test_omitted_middle_arguments_take_their_defaults():
     assert skipped == spelled and skipped[0][0] == "x"  # no header row
     # a referenced empty cell (None after conversion) means the default as well
     assert harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U), None, None, None, None)[0] == [
-        "object", "value", "bound"]
+        "object", "value", "se", "lower", "upper", "n", "raw_mean"]
 
 
 def test_whole_column_selection_with_blank_rows_below_the_data():
@@ -265,6 +265,6 @@ def test_cache_key_copes_with_date_cells(monkeypatch):
     objects = COL([days[o] for o in O])  # e.g. objects identified by a session date
     first = harness.call("CALIB_VALUES", COL(A), objects, COL(S), COL(U))
     second = harness.call("CALIB_BIASES", COL(A), objects, COL(S), COL(U))
-    assert first[1][0] == "2024-01-01T00:00:00" and second[0] == ["assessor", "bias", "bound"]
+    assert first[1][0] == "2024-01-01T00:00:00" and second[0] == ["assessor", "bias", "se", "lower", "upper", "n"]
     assert len(calls) == 1
     fam._cache.clear()

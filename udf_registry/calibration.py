@@ -41,7 +41,8 @@ _COMMON = (
     Arg("scores", "Range of scores, one per evaluation"),
     Arg("uncertainty", "Range of SDs (numbers), confidences, or levels such as High/Medium/Low"),
     Arg("kind", 'Optional: "sd" (default for numbers), "confidence" (relative weights) or "level" (default for text)', range=False),
-    Arg("levels", "Optional two-column range: level name, SD (overrides High 0.5 / Medium 1 / Low 2)"),
+    Arg("levels", "Optional two-column range: level name and SD (score units), or with a header row Level | "
+                  "Relative confidence; default: High/Medium/Low as relative confidences 3.06 / 1 / 0.33"),
     Arg("gauge", 'Optional: "weighted" (default, sum of C\'a*ba = 0) or "simple" (sum of ba = 0)', range=False),
     Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
 )
@@ -50,29 +51,41 @@ _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score],
 
 
 def _levels(levels):
-    """The optional two-column levels range (level name, SD) as a dict.
+    """The optional two-column levels range as a :class:`xlcalib.calibration.Levels`.
 
-    The first row is taken as a header only when it reads like one (``Level``/
-    ``Name`` in the first cell or ``SD``/``Sigma`` ... in the second); any other
-    first row is data, so a typo in the first SD is reported, not skipped.
+    A header row decides what the numbers mean: ``SD`` (standard deviations in
+    score units, taken at face value) or ``Relative confidence`` /
+    ``Confidence`` / ``Weight`` (relative; the noise scale is estimated).
+    Without a header row the numbers are SDs.  The first row is taken as a
+    header only when it reads like one (``Level``/``Name`` in the first cell or
+    a known word in the second); any other first row is data, so a typo in the
+    first number is reported, not skipped.
     """
+    from xlcalib.calibration import LEVEL_RELATIVE_HEADERS, Levels
+
     if is_blank_range(levels):
         return None
-    table = {}
+    table, kind = {}, "sd"
     for i, row in enumerate(as_rows(levels)):
         if len(row) < 2:
-            raise InputError("the levels range needs two columns: level name and SD")
+            raise InputError("the levels range needs two columns: level name and SD (or relative confidence)")
         if is_blank(row[0]):
             continue
         if i == 0 and _is_levels_header(row):
+            second = " ".join(str(row[1]).strip().lower().split()) if isinstance(row[1], str) else ""
+            kind = "relative" if second in LEVEL_RELATIVE_HEADERS else "sd"
             continue
-        table[str(row[0]).strip()] = parse_number(row[1], f"row {i + 1} of the levels range (SD)")
-    return table or None
+        what = "SD" if kind == "sd" else "relative confidence"
+        table[str(row[0]).strip()] = parse_number(row[1], f"row {i + 1} of the levels range ({what})")
+    return Levels(table, kind) if table else None
 
 
 def _is_levels_header(row) -> bool:
-    first, second = (str(c).strip().lower() if isinstance(c, str) else None for c in row[:2])
-    return first in (*EVALUATION_COLUMNS["level"], "name", "level name") or second in EVALUATION_COLUMNS["sd"]
+    from xlcalib.calibration import LEVEL_RELATIVE_HEADERS
+
+    first, second = (" ".join(c.strip().lower().split()) if isinstance(c, str) else None for c in row[:2])
+    return (first in (*EVALUATION_COLUMNS["level"], "name", "level name") or second in EVALUATION_COLUMNS["sd"]
+            or second in LEVEL_RELATIVE_HEADERS)
 
 
 class _Solved:
@@ -215,20 +228,28 @@ def _frame(table: pd.DataFrame, index_name: str, columns: list[str]) -> dict:
     return {index_name: table.index, **{c: table[c] for c in columns}}
 
 
-@udf("CALIB_VALUES", category=CATEGORY, help="Calibrated value and robustness bound per object (spills).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('object', 'value', 'bound'),
-     example=f"=CALIB_VALUES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |dv_o| <= sqrt(2 N w / (mu2 C_o))")
+_SE_FORMULA = ("; se: Var(v_o) = w/C_o + u_o' Cov(b) u_o, u_o = c_.o/C_o, Cov(b) = w (M_reg^-1 - 1 1'/C); "
+               "95% interval normal (SDs) or t (levels/confidences: w estimated)")
+
+
+@udf("CALIB_VALUES", category=CATEGORY,
+     help="Calibrated value per object with standard error, 95% interval, reads and raw mean (spills).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table",
+     columns=('object', 'value', 'se', 'lower', 'upper', 'n', 'raw_mean'),
+     example=f"=CALIB_VALUES({_EXAMPLE_ARGS})", formula=_FORMULA + _SE_FORMULA)
 def calib_values(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _spill(solved, "values", header, lambda r: _frame(r.values, "object", ["value", "bound"]))
+    return _spill(solved, "values", header,
+                  lambda r: _frame(r.values, "object", ["value", "se", "lower", "upper", "n", "raw_mean"]))
 
 
-@udf("CALIB_BIASES", category=CATEGORY, help="Bias (positive = lenient) and robustness bound per assessor (spills).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('assessor', 'bias', 'bound'),
-     example=f"=CALIB_BIASES({_EXAMPLE_ARGS})", formula=_FORMULA + "; bound |db_a| <= sqrt(2 N w / (mu2 C'_a))")
+@udf("CALIB_BIASES", category=CATEGORY,
+     help="Bias per assessor (positive = lenient) with standard error, 95% interval and reads (spills).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('assessor', 'bias', 'se', 'lower', 'upper', 'n'),
+     example=f"=CALIB_BIASES({_EXAMPLE_ARGS})", formula=_FORMULA + _SE_FORMULA)
 def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _spill(solved, "biases", header, lambda r: _frame(r.biases, "assessor", ["bias", "bound"]))
+    return _spill(solved, "biases", header, lambda r: _frame(r.biases, "assessor", ["bias", "se", "lower", "upper", "n"]))
 
 
 @udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...).",

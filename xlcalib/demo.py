@@ -12,6 +12,10 @@ import pandas as pd
 
 from .calibration import DEFAULT_LEVELS
 
+#: SD (score units) of a "Medium" read in the simulated panel; High/Low follow the default
+#: relative confidences (SD = MEDIUM_SD / sqrt(relative confidence)).
+MEDIUM_SD = 0.8
+
 
 def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
     """Return (evaluations, true_values, true_biases) for the demo exercise."""
@@ -35,7 +39,7 @@ def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
         load[chosen] += 1
         for a in chosen:
             level = rng.choice(level_names, p=[0.35, 0.45, 0.20])
-            sd = DEFAULT_LEVELS[level]
+            sd = MEDIUM_SD / np.sqrt(DEFAULT_LEVELS[level])
             score = true_values[obj] + bias[a] + sd * rng.standard_normal()
             rows.append({"Assessor": assessors[a], "Object": obj, "Score": round(float(score), 1), "Level": level})
     return pd.DataFrame(rows), true_values, true_biases

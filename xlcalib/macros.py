@@ -16,15 +16,23 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .calibration import DEFAULT_LEVELS, CalibrationResult, calibrate
+from .calibration import (
+    LEVEL_RELATIVE_HEADERS,
+    LEVEL_SD_HEADERS,
+    CalibrationResult,
+    Levels,
+    calibrate,
+    default_levels,
+    levels_table,
+)
 from .errors import InputError
-from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_number
+from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_flag, parse_number, parse_whole
 from .workbook import Block, ChartSpec, open_book
 
 RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
@@ -32,17 +40,41 @@ RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
 
 @dataclass
 class CalibrationSettings:
-    """What the run used; written on every result sheet."""
+    """What the run used; written on every result sheet.
+
+    ``levels``: ``None`` = the default relative levels (High/Medium/Low with
+    ratio 1.75, noise scale estimated), or a :class:`~xlcalib.calibration.Levels`
+    read from the Levels sheet.  The funding line is ``fund_top_k`` (places) or
+    ``fund_threshold`` (a calibrated score); ``lottery`` fills the places left
+    after the sure ones by a recorded draw among the borderline group.
+    """
 
     gauge: str = "weighted"
     anomaly_threshold: float = 3.0
     per_component: bool = False
-    levels: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_LEVELS))
+    levels: Levels | None = None
     sheet: str = "Evaluations"
+    interval_level: float = 0.95
+    model: str = "fixed"
+    fund_top_k: int | None = None
+    fund_threshold: float | None = None
+    lottery: bool = False
+    draws: int = 10_000
+    seed: int = 0
 
     def describe(self) -> str:
-        return (f"gauge={self.gauge}; anomaly threshold={self.anomaly_threshold:g}; per_component={self.per_component}; "
-                f"levels=" + ", ".join(f"{k}:{v:g}" for k, v in self.levels.items()))
+        levels = (self.levels or default_levels()).describe()
+        line = (f"funding line: top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line: calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
+                "no funding line")
+        return (f"model={self.model}; gauge={self.gauge}; intervals {self.interval_level:.0%}; {line}"
+                f"{' with lottery' if self.lottery else ''}; anomaly threshold={self.anomaly_threshold:g}; "
+                f"per_component={self.per_component}; {levels}")
+
+    def ranking_arguments(self) -> dict[str, Any]:
+        """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
+        return {"top_k": self.fund_top_k, "threshold": self.fund_threshold, "draws": self.draws, "seed": self.seed,
+                "lottery": self.lottery and self.fund_top_k is not None}
 
 
 # ----------------------------------------------------------------------------
@@ -75,29 +107,69 @@ def _check_own_sheets(backend, names) -> None:
 
 
 def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSettings:
-    settings = CalibrationSettings(**{**defaults.__dict__, "levels": dict(defaults.levels)})
+    """Settings and Levels sheets -> CalibrationSettings; every bad cell is named (sheet, row, column B)."""
+    settings = replace(defaults)
     name = backend.find_sheet("Settings", required=False)
     if name:
         block = backend.read_block(name)
+        line_cells = {}
         for offset, row in enumerate(block.rows):
             if len(row) < 2 or is_blank(row[0]):
                 continue
-            key = str(row[0]).strip().lower()
-            where = f"sheet {name}, row {block.first_row + offset}"
+            key = " ".join(str(row[0]).strip().lower().split())
+            cell = f"sheet {name}, cell B{block.first_row + offset}"
             if key.startswith("gauge"):
-                settings.gauge = parse_choice(row[1], f"gauge ({where})", ("weighted", "simple"), settings.gauge)
+                settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
             elif key.startswith("anomaly"):
-                settings.anomaly_threshold = parse_number(row[1], where + " (anomaly threshold)")
+                settings.anomaly_threshold = parse_number(row[1], cell + " (anomaly threshold)")
+            elif key.startswith("interval level"):
+                level = parse_number(row[1], cell + " (interval level)", allow_blank=True)
+                if not np.isnan(level):
+                    if not 0.5 <= level < 1:
+                        raise InputError(f"{cell} (interval level) must be at least 50% and below 100%, not {level:g}")
+                    settings.interval_level = level
+            elif key.startswith("model"):
+                settings.model = parse_choice(row[1], f"model ({cell})", ("fixed", "shrinkage"), settings.model)
+            elif key.startswith("funding line (top k)") or key.startswith("places funded"):
+                places = parse_whole(row[1], f"funding line, top k ({cell})", None, low=1)
+                if places is not None:
+                    settings.fund_top_k, line_cells["top k"] = places, cell
+            elif key.startswith("funding line (score)"):
+                score = parse_number(row[1], cell + " (funding line score)", allow_blank=True)
+                if not np.isnan(score):
+                    settings.fund_threshold, line_cells["score"] = score, cell
+            elif key.startswith("lottery"):
+                settings.lottery = parse_flag(row[1], f"lottery ({cell})", settings.lottery)
+            elif key.startswith("monte carlo draws") or key == "draws":
+                settings.draws = parse_whole(row[1], f"draws ({cell})", settings.draws, low=100)
+            elif key == "seed":
+                settings.seed = parse_whole(row[1], f"seed ({cell})", settings.seed, low=0)
+        if len(line_cells) == 2:
+            raise InputError(f"two funding lines are set ({line_cells['top k']} places and {line_cells['score']} a "
+                             "score): keep one and clear the other")
     name = backend.find_sheet("Levels", required=False)
     if name:
         block = backend.read_block(name)
+        rows = block.rows
+        header = rows[0] if rows else []
+        second = " ".join(str(header[1]).strip().lower().split()) if len(header) > 1 and not is_blank(header[1]) else ""
+        where = f"sheet {name}, cell B{block.first_row}"
+        if second in LEVEL_SD_HEADERS:
+            kind, what = "sd", "SD"
+        elif second in LEVEL_RELATIVE_HEADERS:
+            kind, what = "relative", "relative confidence"
+        else:
+            raise InputError(f"{where} heads the numbers column '{header[1] if len(header) > 1 else ''}': write "
+                             "'Relative confidence' (how much a level counts, relative to the others) or 'SD' "
+                             "(standard deviation in score units)")
         table = {}
-        for offset, row in enumerate(block.rows[1:], start=1):
+        for offset, row in enumerate(rows[1:], start=1):
             if len(row) < 2 or is_blank(row[0]):
                 continue
-            table[str(row[0]).strip()] = parse_number(row[1], f"sheet {name}, row {block.first_row + offset}, column B (SD)")
+            table[str(row[0]).strip()] = parse_number(
+                row[1], f"sheet {name}, row {block.first_row + offset}, column B ({what})")
         if table:
-            settings.levels = table
+            settings.levels = levels_table(Levels(table, kind))
     return settings
 
 
@@ -120,7 +192,8 @@ def run_calibration(block: Block, settings: CalibrationSettings):
         raise _explain_merged(exc, block) from None
     try:
         result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
-                           per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold)
+                           per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold,
+                           interval_level=settings.interval_level, model=settings.model)
     except InputError as exc:
         if isinstance(exc.where.get("row"), (int, np.integer)):
             sheet_row = sheet_rows[exc.where["row"]]
@@ -143,9 +216,8 @@ def _sheet_rows_text(numbers: str, sheet_rows: list[int], sheet: str) -> str:
 
 def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     frames = result.to_frames()
-    raw = frame.groupby("object", sort=False)["score"].mean()
     values = frames["Values"]
-    values.insert(1, "raw_mean", values["object"].map(raw).to_numpy())  # next to value: one chart block
+    values.insert(1, "raw_mean", values.pop("raw_mean"))  # next to value: one chart block
     frames["Values"] = values
     return frames
 
@@ -199,17 +271,18 @@ def _col(frame: pd.DataFrame, name: str) -> int:
 
 
 def calibration_charts(frames: dict[str, pd.DataFrame], tops: dict[str, int]) -> dict[str, list[ChartSpec]]:
-    """The three native charts: biases with ± bounds, raw mean vs calibrated value, bound per object."""
+    """The native charts: biases with +- standard error, raw mean vs calibrated value, value with +- SE per object."""
     b, v = frames["Biases"], frames["Values"]
     return {
-        "Biases": [ChartSpec("column", "Assessor bias with robustness bound (score units)", tops["Biases"], len(b),
+        "Biases": [ChartSpec("column", "Assessor bias with standard error (score units)", tops["Biases"], len(b),
                              _col(b, "assessor"), (_col(b, "bias"),), "assessor", "bias",
-                             error_column=_col(b, "bound"), anchor="H2", width_cm=24)],
+                             error_column=_col(b, "se"), anchor="J2", width_cm=24)],
         "Values": [ChartSpec("scatter", "Raw mean vs calibrated value per object", tops["Values"], len(v),
                              _col(v, "raw_mean"), (_col(v, "value"),), "raw mean score", "calibrated value",
-                             anchor="J2"),
-                   ChartSpec("column", "Robustness bound per object (score units)", tops["Values"], len(v),
-                             _col(v, "object"), (_col(v, "bound"),), "object", "bound", anchor="J24", width_cm=24)],
+                             anchor="L2"),
+                   ChartSpec("column", "Calibrated value with standard error per object", tops["Values"], len(v),
+                             _col(v, "object"), (_col(v, "value"),), "object", "calibrated value",
+                             error_column=_col(v, "se"), anchor="L24", width_cm=24)],
     }
 
 
@@ -348,12 +421,19 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     cls_rows = backend.read_block("Classes").rows
     classes = [str(r[0]).strip() for r in cls_rows[1:] if r and not is_blank(r[0])]
     settings = {"reliability": 3.0, "samples": 1000, "seed": 0, "top k": 3}
+    setting = gt.XLCALIB  # the "Setting" row: xlcalib's conventions or the reference code's (gt.settings)
     if backend.find_sheet("Settings", required=False):
         block = backend.read_block("Settings")
         rows, first_row = block.rows, block.first_row
         for offset, row in enumerate(rows[1:], start=1):
-            if len(row) >= 2 and not is_blank(row[0]) and str(row[0]).strip().lower() in settings:
-                settings[str(row[0]).strip().lower()] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
+            key = str(row[0]).strip().lower() if len(row) >= 2 and not is_blank(row[0]) else None
+            if key == "setting" and not is_blank(row[1]):
+                from .inputs import column_letter
+
+                cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
+                setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")
+            elif key in settings:
+                settings[key] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
     items, block, first_row = _grid(backend, "Annotations")
     cases, kept = [], []
     for i, row in enumerate(block):
@@ -365,8 +445,8 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     if not cases:
         raise InputError("sheet Annotations has no annotations")
     gamma, M, seed, k = settings["reliability"], int(settings["samples"]), int(settings["seed"]), int(settings["top k"])
-    plaus = gt.irn(cases, len(classes))
-    cert, labels = gt.certainty_from_concentration(gamma * plaus, M, seed)
+    plaus = gt.irn(cases, len(classes), setting=setting)
+    cert, labels = gt.prirn_certainty(cases, len(classes), gamma, M, seed, setting=setting)
     certainty = pd.DataFrame({"item": [items[i] for i in kept], "annotators": [len(c) for c in cases],
                               "IRN top-1": [classes[j] for j in plaus.argmax(axis=1)],
                               "certainty": cert, "most certain label": [classes[j] for j in labels]})
@@ -385,7 +465,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
                 raise InputError(f"sheet Predictions, row {prow + 1 + i}: unknown class '{unknown[0]}'")
             preds.append([lookup[str(c).strip().lower()] for c in row])
         if all(len(p) >= k for p in preds):
-            draws = gt.sample_dirichlet(gamma * plaus, M, seed)
+            draws = gt.sample_dirichlet(gt.prirn_concentration(cases, len(classes), gamma, setting=setting), M, seed)
             top = np.array([p[:k] for p in preds])
             for kk in sorted({1, k}):
                 ua = gt.ua_topk_accuracy(draws, top[:, :kk], kk)
@@ -394,7 +474,8 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
         else:
             summary_rows.append(("note", f"UA metrics need {k} predictions on every annotated item"))
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
-    pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}", now)
+    pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}, "
+                    f"setting {setting.name}", now)
     _check_own_sheets(backend, frames)
     tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
     backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],

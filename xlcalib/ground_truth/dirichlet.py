@@ -16,6 +16,7 @@ common top-j *set* among the samples.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import gammainc
 
 from ..errors import InputError
 
@@ -80,6 +81,25 @@ def _mode_frequency(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mode, lengths.max(axis=1) / M
 
 
+def _set_keys(glob: np.ndarray, base: int) -> np.ndarray:
+    """Sorted label sets (items x M x top, class ids < base) -> one integer key per set."""
+    keys = np.zeros(glob.shape[:2], dtype=np.int64)
+    for j in range(glob.shape[2]):  # top is small (1..5): a loop over set positions, not over samples
+        keys = keys * base + glob[:, :, j]
+    return keys
+
+
+def _key_labels(mode: np.ndarray, base: int, top: int) -> list:
+    labels = []
+    for key in mode:
+        digits = []
+        for _ in range(top):
+            key, d = divmod(int(key), base)
+            digits.append(d)
+        labels.append(tuple(sorted(digits)))
+    return labels
+
+
 def certainty_from_samples(samples: np.ndarray, top: int = 1, class_ids: np.ndarray | None = None):
     """Annotation certainty from plausibility samples (items x M x K).
 
@@ -103,43 +123,121 @@ def certainty_from_samples(samples: np.ndarray, top: int = 1, class_ids: np.ndar
     idx = np.argpartition(-x, top - 1, axis=2)[:, :, :top]
     glob = np.sort(np.take_along_axis(np.broadcast_to(ids[:, None, :], (n, M, K)), idx, axis=2), axis=2)
     base = int(ids.max()) + 1
-    keys = np.zeros((n, M), dtype=np.int64)
-    for j in range(top):  # top is small (1..5): a loop over set positions, not over samples
-        keys = keys * base + glob[:, :, j]
-    mode, freq = _mode_frequency(keys)
-    labels = []
-    for key in mode:
-        digits = []
-        for _ in range(top):
-            key, d = divmod(int(key), base)
-            digits.append(d)
-        labels.append(tuple(sorted(digits)))
-    return freq, labels
+    mode, freq = _mode_frequency(_set_keys(glob, base))
+    return freq, _key_labels(mode, base, top)
 
 
-def certainty_from_concentration(concentration, samples: int = 1000, seed: int = 0, top: int = 1, chunk: int = 256):
-    """Certainty under Dirichlet(concentration) per item, sampling only classes with positive concentration.
+def _distinct_picks(rng, counts: np.ndarray, samples: int, j: int) -> np.ndarray:
+    """j distinct positions in 0..counts[i]-1 drawn uniformly without replacement, per item and sample (items x M x j).
 
-    Items are processed in chunks and padded to the largest number of
-    positive classes in the chunk, so 419-class PrIRN costs only what the
-    ranked classes cost.
+    The k-th pick is uniform over the counts[i]-k positions not yet taken:
+    draw r in 0..counts-k-1 and step it past the taken positions in ascending
+    order.  Positions beyond an item's count are 0 (the caller never uses them).
+    """
+    n = counts.shape[0]
+    out = np.zeros((n, int(samples), j), dtype=np.intp)
+    for k in range(j):  # j <= top: a loop over set positions, not over samples
+        left = np.maximum(counts - k, 1)[:, None]
+        r = np.minimum((rng.random((n, int(samples))) * left).astype(np.intp), left - 1)
+        taken = np.sort(out[:, :, :k], axis=2)
+        for t in range(k):
+            r = r + (r >= taken[:, :, t])
+        out[:, :, k] = np.where(counts[:, None] > k, r, 0)
+    return out
+
+
+def _top_sets_with_exchangeable(rng, g, order, positive, base, top):
+    """Top-``top`` label sets (items x M x top, sorted) when the zero-concentration classes all have ``base``.
+
+    ``g`` holds the gamma draws of the positive classes (padding -1).  The
+    U other classes are iid Gamma(base): only how many of them lie above each
+    of the ``top`` largest positive draws matters.  With v_1 > v_2 > ... those
+    draws and Q(v) = P(Gamma(base) > v) (regularised upper incomplete gamma),
+    the counts of others in (v_1, inf), (v_2, v_1], ... are multinomial(U,
+    Q(v_1), Q(v_2) - Q(v_1), ...), drawn as successive binomials.  Positive
+    class k (k-th largest) is in the top set iff (k - 1) + N_k < top, N_k the
+    number of others above v_k; the remaining places go to a uniformly random
+    set of distinct other classes (they are exchangeable).  Exact, and it
+    needs ``top`` incomplete-gamma values per sample instead of U gamma draws.
+    """
+    rows, M, width = g.shape
+    K = positive.shape[1]
+    U = K - positive.sum(axis=1)  # per item
+    j = top
+    srt = np.argsort(-g, axis=2, kind="stable")[:, :, :j]  # the j largest positive draws, descending
+    v = np.take_along_axis(g, srt, axis=2)
+    named_ids = np.take_along_axis(np.broadcast_to(order[:, None, :], g.shape), srt, axis=2)
+    q = np.where(v >= 0, 1.0 - gammainc(base, np.maximum(v, 0.0)), 1.0)  # padding: every other class lies above
+    q = np.maximum.accumulate(q, axis=2)  # guard the monotonicity rounding could break
+    above = np.zeros((rows, M), dtype=np.int64)
+    left = np.broadcast_to(U[:, None], (rows, M)).astype(np.int64)
+    prev = np.zeros((rows, M))
+    in_top = np.zeros((rows, M, j), dtype=bool)
+    for k in range(j):  # top is small: a loop over set positions, not over samples
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(prev < 1.0, (q[:, :, k] - prev) / (1.0 - prev), 0.0)
+        new = rng.binomial(left, np.clip(p, 0.0, 1.0))
+        above = above + new
+        left = left - new
+        prev = q[:, :, k]
+        in_top[:, :, k] = (k + above < j) & (v[:, :, k] >= 0)
+    m = in_top.sum(axis=2)  # positive classes in the top set (a prefix of the j largest)
+    picks = _distinct_picks(rng, U, M, j)
+    other_ids = np.argsort(positive, axis=1, kind="stable").astype(np.intp)  # zero-concentration classes first
+    other_labels = np.take_along_axis(np.broadcast_to(other_ids[:, None, :], (rows, M, K)), picks, axis=2)
+    slot = np.arange(j)
+    # set = the m largest positive classes, then j - m other classes
+    chosen = np.where(slot[None, None, :] < m[:, :, None], named_ids,
+                      np.take_along_axis(other_labels, np.maximum(slot[None, None, :] - m[:, :, None], 0), axis=2))
+    return np.sort(chosen, axis=2)
+
+
+def certainty_from_concentration(concentration, samples: int = 1000, seed: int = 0, top: int = 1, chunk: int = 256,
+                                 base: float = 0.0):
+    """Certainty under Dirichlet(concentration + base) per item, sampling only what can win.
+
+    ``base = 0`` (PrIRN as B.3 writes it): classes with zero concentration are
+    structural zeros; items are processed in chunks and padded to the largest
+    number of positive classes in the chunk, so 419-class PrIRN costs only what
+    the ranked classes cost.
+
+    ``base > 0`` (the reference code's PrIRN adds 0.01 to every class): the
+    classes with zero ``concentration`` all have concentration ``base`` and are
+    exchangeable; which of them enter the top set is drawn exactly from how
+    many of their gamma variables exceed the positive classes' draws (see
+    :func:`_top_sets_with_exchangeable`) instead of drawing ~400 gammas per sample.
     """
     conc = np.asarray(concentration, dtype=float)
     if conc.ndim == 1:
         conc = conc[None, :]
-    n = conc.shape[0]
+    if not (np.isfinite(base) and base >= 0):
+        raise InputError(f"base concentration must be a finite number >= 0, not {base}")
+    n, K = conc.shape
+    if not 1 <= top <= K:
+        raise InputError(f"top must be between 1 and the number of classes ({K})")
     rng = np.random.default_rng(seed)
+    M = int(samples)
     certainty = np.empty(n)
     labels: list = [None] * n
     for start in range(0, n, chunk):
         block = conc[start:start + chunk]
+        rows = block.shape[0]
         positive = block > 0
         width = max(int(positive.sum(axis=1).max()), top)
-        order = np.argsort(~positive, axis=1, kind="stable")[:, :width]
+        order = np.argsort(~positive, axis=1, kind="stable")[:, :width].astype(np.intp)
         sub = np.take_along_axis(block, order, axis=1)
-        g = rng.standard_gamma(np.broadcast_to(sub[:, None, :], (sub.shape[0], int(samples), width)))
-        g[np.broadcast_to(sub[:, None, :] == 0, g.shape)] = -1.0  # padding never wins
-        freq, lab = certainty_from_samples(g, top, class_ids=order)
+        pad = ~np.take_along_axis(positive, order, axis=1)
+        g = rng.standard_gamma(np.broadcast_to((sub + base)[:, None, :], (rows, M, width)))
+        g[np.broadcast_to(pad[:, None, :], g.shape)] = -1.0  # padding never wins
+        if base > 0 and positive.sum(axis=1).min() < K:
+            sets = _top_sets_with_exchangeable(rng, g, order, positive, base, top)
+            if top == 1:
+                lab, freq = _mode_frequency(sets[:, :, 0])
+            else:
+                mode, freq = _mode_frequency(_set_keys(sets, K))
+                lab = _key_labels(mode, K, top)
+        else:
+            freq, lab = certainty_from_samples(g, top, class_ids=order)
         certainty[start:start + chunk] = freq
         labels[start:start + chunk] = list(lab)
     return certainty, labels

@@ -123,9 +123,9 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     _protect(settings)
 
     levels = wb.create_sheet("Levels")
-    levels.append(["Level", "SD", "Meaning"])
-    meaning = {"High": "expected within about half a scale step", "Medium": "within about one step",
-               "Low": "within about two steps"}
+    levels.append(["Level", "Relative confidence", "Meaning"])
+    meaning = {"High": "counts about 3 times a Medium read", "Medium": "the reference (1)",
+               "Low": "counts about a third of a Medium read"}
     for r, (name, sd) in enumerate(DEFAULT_LEVELS.items(), start=2):
         _input_cell(levels.cell(row=r, column=1), name)
         _input_cell(levels.cell(row=r, column=2), sd)
@@ -247,7 +247,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
         "On Annotations, one row per item and one column per annotator; write each annotation as a ranking, best "
         "first: 'Melanoma > Nevus = Hemangioma' ('>' separates levels, '=' ties). A single label is fine too.",
         "On Predictions, each item's predicted classes, best first (one per column).",
-        "On Settings, the reliability (trust in the annotators; higher = more certain) and Monte Carlo samples.",
+        "On Settings, the reliability (trust in the annotators; higher = more certain), Monte Carlo samples and the "
+        "Setting: xlcalib, or reference to reproduce the paper's public code (see the README).",
         "Results (Run main, or: xlcalib report ground_truth THIS_FILE.xlsx): sheet Certainty (annotation certainty "
         "per item) and UA metrics (uncertainty-adjusted top-k accuracy with its spread, next to the usual accuracy "
         "against the aggregated labels, which over-states performance when annotators disagree).",
@@ -261,7 +262,8 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     cl.column_dimensions["A"].width = 30
     settings = wb.create_sheet("Settings")
     settings.append(["Setting", "Value"])
-    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks))), start=2):
+    for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks)),
+                                        ("Setting", "xlcalib")), start=2):
         settings.cell(row=r, column=1, value=name)
         _input_cell(settings.cell(row=r, column=2), value)
     ann = wb.create_sheet("Annotations")

@@ -1,0 +1,148 @@
+"""Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.decisions)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm, t
+
+import xlcalib
+from xlcalib import decisions
+from xlcalib.errors import InputError
+
+from .test_uncertainty import random_panel
+
+
+@pytest.fixture(scope="module")
+def result():
+    return xlcalib.calibrate(random_panel(21, A=8, O=40, reads=(2, 4)))
+
+
+def test_reproducible_bit_for_bit_and_seed_matters(result):
+    a = result.ranking(top_k=8, draws=3000, seed=5)
+    b = result.ranking(top_k=8, draws=3000, seed=5)
+    pd.testing.assert_frame_equal(a, b)
+    c = result.ranking(top_k=8, draws=3000, seed=6)
+    assert not np.array_equal(a["p_above"].to_numpy(), c.loc[a.index, "p_above"].to_numpy())
+
+
+def test_invariants_of_the_draws(result):
+    table = result.ranking(top_k=8, draws=2000)
+    O = len(table)
+    assert table["p_above"].sum() == pytest.approx(8.0, abs=1e-9)  # every draw funds exactly 8
+    assert table["expected_rank"].sum() == pytest.approx(O * (O + 1) / 2, abs=1e-6)
+    assert (table["rank_lower"] <= table["rank_upper"]).all()
+    assert table["rank"].is_monotonic_increasing and list(table["rank"]) == sorted(table["rank"])
+    p = table["p_above"]
+    np.testing.assert_allclose(table["p_above_mc_se"], np.sqrt(p * (1 - p) / 2000))
+    expected = np.where(p >= 0.95, "above", np.where(p <= 0.05, "below", "borderline"))
+    assert (table["decision"].to_numpy() == expected).all()
+    assert (table["changed"] == ((table["rank"] <= 8) != (table["raw_rank"] <= 8))).all()
+    assert table.attrs["line"] == "top 8" and table.attrs["draws"] == 2000
+
+
+def test_threshold_probability_is_exact(result):
+    table = result.ranking(threshold=5.5, draws=100)
+    z = (table["value"] - 5.5) / table["se"]
+    np.testing.assert_allclose(table["p_above"], norm.cdf(z), rtol=1e-12)
+    assert (table["p_above_mc_se"] == 0).all()
+    assert (table["raw_decision"] == np.where(table["raw_mean"] >= 5.5, "above", "below")).all()
+    estimated = xlcalib.calibrate(random_panel(21, A=8, O=40, reads=(2, 4), kind="confidence"))
+    tt = estimated.ranking(threshold=5.5, draws=100)
+    df = estimated.stats["df"]
+    np.testing.assert_allclose(tt["p_above"], t.cdf((tt["value"] - 5.5) / tt["se"], df), rtol=1e-12)
+
+
+def test_lottery_is_recorded_and_fills_the_places(result):
+    table = result.ranking(top_k=10, draws=2000, lottery=True, lottery_seed=11)
+    record = table.attrs["lottery"]
+    n_above = int((table["decision"] == "above").sum())
+    assert record["places"] == 10 - n_above and record["seed"] == 11
+    assert len(record["drawn"]) == min(record["places"], len(record["pool"]))
+    assert set(record["drawn"]) <= set(record["pool"]) == set(table.index[table["decision"] == "borderline"])
+    assert (table.loc[record["drawn"], "lottery"] == "funded by lottery").all()
+    again = result.ranking(top_k=10, draws=2000, lottery=True, lottery_seed=11)
+    assert again.attrs["lottery"]["drawn"] == record["drawn"]
+
+
+def test_bad_arguments_are_named(result):
+    for kwargs, pattern in [({"top_k": 0}, "top_k"), ({"top_k": 40}, "top_k"), ({"top_k": 2.5}, "top_k"),
+                            ({"top_k": 3, "threshold": 5}, "one funding line"), ({"threshold": float("nan")}, "finite"),
+                            ({"draws": 10}, "draws"), ({"draws": True}, "draws"), ({"seed": -1}, "seed"),
+                            ({"epsilon": 0.6}, "epsilon"), ({"level": 1.0}, "level"),
+                            ({"threshold": 5, "lottery": True}, "lottery")]:
+        with pytest.raises(InputError, match=pattern):
+            result.ranking(**kwargs)
+
+
+def test_draw_count_is_bounded_with_a_note(result, monkeypatch):
+    monkeypatch.setattr(decisions, "MAX_DRAW_CELLS", 40 * 500)
+    table = result.ranking(top_k=5, draws=5000)
+    assert table.attrs["draws"] == 500 and "reduced" in table.attrs["note"]
+
+
+def test_rank_intervals_use_a_bounded_store(result, monkeypatch):
+    monkeypatch.setattr(decisions, "STORED_RANK_BYTES", 4 * 40 * 300)
+    monkeypatch.setattr(decisions, "CHUNK_BYTES", 12 * 40 * 128)  # several chunks
+    table = result.ranking(top_k=5, draws=1000)
+    assert table.attrs["rank_interval_draws"] == 300
+    full = result.ranking(top_k=5, draws=1000)
+    np.testing.assert_allclose(table["p_above"], full["p_above"])  # chunking does not change the stream
+
+
+def test_disconnected_panel_cannot_be_ranked():
+    ev = pd.DataFrame({"assessor": ["A", "A", "B", "B", "C", "C", "D", "D"],
+                       "object": ["x", "y", "x", "y", "u", "w", "u", "w"],
+                       "score": [5, 6, 5.5, 6.5, 3, 4, 3.5, 4.2], "sd": [1.0] * 8})
+    r = xlcalib.calibrate(ev, per_component=True)
+    with pytest.raises(InputError, match="unconnected groups"):
+        r.ranking(top_k=1)
+    with pytest.raises(InputError, match="unconnected groups"):
+        r.difference("x", "u")
+
+
+def _simulate(model, line, reps, seed0):
+    """Decisions and probabilities against the truth over simulated panels (truth in the fit's gauge)."""
+    P, T, D = [], [], []
+    for rep in range(reps):
+        ev, v, b = random_panel(seed0 + rep, A=10, O=50, reads=(2, 5), truth=True)
+        r = xlcalib.calibrate(ev, model=model)
+        if line == "top":
+            table = r.ranking(top_k=10, draws=2000, seed=rep)
+            truth = v.rank(ascending=False, method="first") <= 10
+        else:
+            c = 1 / ev["sd"] ** 2
+            C_a = c.groupby(ev["assessor"]).sum().reindex(b.index)
+            m = float((C_a / C_a.sum() * b).sum())
+            table = r.ranking(threshold=6.0, draws=100, seed=rep)
+            truth = (v + m) >= 6.0
+        table = table.reindex(v.index)
+        P += list(table["p_above"])
+        T += list(truth)
+        D += list(table["decision"])
+    return np.array(P), np.array(T, dtype=bool), np.array(D)
+
+
+def _check_calibrated(P, T):
+    bins = np.digitize(P, [0.2, 0.4, 0.6, 0.8])
+    for i in range(5):
+        sel = bins == i
+        if sel.sum() < 30:
+            continue
+        p, freq = P[sel].mean(), T[sel].mean()
+        assert abs(p - freq) <= 3 * np.sqrt(max(p * (1 - p), 0.01) / sel.sum()) + 0.02, (i, p, freq, sel.sum())
+
+
+@pytest.mark.parametrize("model,line", [("fixed", "top"), ("shrinkage", "threshold")])
+def test_decisions_wrong_at_most_epsilon_and_probabilities_calibrated(model, line):
+    """Measured here (80 panels): wrong 'above' 1.0%, wrong 'below' 0.4% at epsilon 5% (fixed, top 10).
+
+    The fixed model's threshold probabilities are a little overconfident when objects come from a
+    common population (P 0.29 -> 20% above); the shrinkage model, which models that population, is
+    calibrated -- which is why both are offered.
+    """
+    P, T, D = _simulate(model, line, 60, 9000)
+    above, below = D == "above", D == "below"
+    assert above.sum() > 100 and below.sum() > 100
+    assert (~T[above]).mean() <= 0.05 and T[below].mean() <= 0.05
+    _check_calibrated(P, T)
