@@ -31,7 +31,7 @@ test-lite: $(STAMP_TEST)
 	$(PY) lite/fetch.py --cache $(LITE_CACHE)
 	rm -rf $(LITE_CACHE)/dist $(LITE_CACHE)/run
 	$(PY) -m pip wheel --quiet --no-deps -w $(LITE_CACHE)/dist .
-	$(PY) lite/lite_calls.py --out $(LITE_CACHE)/run/cpython.json
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) lite/lite_calls.py --out $(LITE_CACHE)/run/cpython.json
 	node lite/run.mjs --cache $(LITE_CACHE) --repo .
 
 bench: $(STAMP_TEST)

@@ -4,13 +4,13 @@ Runs only when the Lite harness is available: Node.js and the verified Pyodide c
 ``make test-lite`` (lite/fetch.py) leaves in ``.lite-cache/``; otherwise one row says why it was
 skipped.  The wheel is rebuilt from the working tree, CPython's timings are measured here and
 Pyodide's by ``node lite/run.mjs --bench`` right after, on the cases of ``lite/lite_calls.py``
-(median of 5 calls each).  ``ours`` is Pyodide, the "peer" CPython: ratio = CPython/Pyodide, so
+(best of at least 5 calls each).  ``ours`` is Pyodide, the "peer" CPython: ratio = CPython/Pyodide, so
 below 1 means slower in the browser.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -30,19 +30,18 @@ def run() -> list[dict]:
         return _skip("Node.js is not installed")
     if not (CACHE / "manifest.json").exists():
         return _skip("no verified Pyodide in .lite-cache/ (run make test-lite once)")
-    spec = importlib.util.spec_from_file_location("lite_calls", ROOT / "lite" / "lite_calls.py")
-    calls = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(calls)
     dist = CACHE / "dist"
     shutil.rmtree(dist, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(ROOT)],
                    check=True, capture_output=True)
-    cpython = calls.timings()
     run_dir = CACHE / "run"
     run_dir.mkdir(exist_ok=True)
     ref = run_dir / "cpython.json"
-    old = json.loads(ref.read_text()) if ref.exists() else {}
-    ref.write_text(json.dumps({**old, "timings": cpython}))
+    # CPython with one BLAS thread, as Pyodide has (same work on both sides)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, str(ROOT / "lite" / "lite_calls.py"), "--timings-only", "--out", str(ref)],
+                   check=True, capture_output=True, env=env)
+    cpython = json.loads(ref.read_text())["timings"]
     proc = subprocess.run(["node", str(ROOT / "lite" / "run.mjs"), "--cache", str(CACHE), "--repo", str(ROOT),
                            "--bench"], capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
