@@ -2,8 +2,9 @@
 
 1. the xlwings Lite example: every catalogue function registered through xlwings Lite's own
    decorators, and a sample call of each giving the same cells as CPython gave in this run;
-2. the core and spreadsheet-function test modules with pytest (tests that need what Pyodide does
-   not have are skipped, each with its reason);
+2. every test module with pytest except those of the `excel` extra's adapters (NOT_IN_LITE, listed
+   with reasons in the output); tests that need what Pyodide does not have are skipped, each with
+   its reason;
 3. timings of representative calls against the CPython reference.
 
 The host repository is mounted at /host/repo and the cache at /host/cache; xlcalib itself is the
@@ -63,10 +64,10 @@ def _check_installed_wheel():
 async def example_check() -> bool:
     sys.path.insert(0, str(WORK / "lite"))
     from lite_calls import compare_cells, lite_cells
-    from udf_registry.registry import REGISTRY
 
     saved = {k: os.environ.get(k) for k in ("XLWINGS_ON_SERVER", "XLWINGS_LICENSE_KEY")}
     got = await lite_cells(WORK)
+    from udf_registry.registry import REGISTRY  # after lite_cells: imported under the Lite setting
     ref = json.loads((CACHE / "run" / "cpython.json").read_text())
     ok = True
     if set(got["registered"]) != set(REGISTRY):
