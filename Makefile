@@ -41,4 +41,4 @@ templates: $(STAMP_RUN)
 	$(VENV)/bin/xlcalib templates --out workbook_templates
 
 clean:
-	rm -rf $(VENV) demo_output .pytest_cache .hypothesis
+	rm -rf $(VENV) demo_output .pytest_cache .hypothesis $(LITE_CACHE)
