@@ -135,7 +135,9 @@ def test_sum_inverse_full_spectrum_identity_and_hutchinson(monkeypatch):
     rc = xlcalib.calibrate(conf)
     w, C = rc.stats["posterior_variance"], rc.biases["total_confidence"].sum()
     assert rc.stats["rms_bound"] == pytest.approx(np.sqrt(w / (2 * C) * np.sum(1 / mu_full)), rel=1e-10)
-    monkeypatch.setattr(cal, "EXACT_TRACE_LIMIT", 1)  # force the stochastic estimator
+    assert "inverse of the reduced system" in rc.stats["trace_method"]  # the SEs' inverse gives the trace exactly
+    monkeypatch.setattr(cal, "EXACT_TRACE_LIMIT", 1)  # force the stochastic estimator (sparse path: no inverse)
+    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
     rh = xlcalib.calibrate(conf)
     assert "Hutchinson" in rh.stats["trace_method"]
     assert rh.stats["rms_bound"] == pytest.approx(rc.stats["rms_bound"], rel=0.05)

@@ -36,6 +36,7 @@ def test_demo_runs_and_reports_improvement(tmp_path, capsys):
     assert "closer to the truth" in out and "202 evaluations of 60 objects by 12 assessors" in out
     d = run_demo(tmp_path / "again")
     assert d["rms_calibrated"] < 0.7 * d["rms_raw"]  # calibration removes most of the harsh/lenient distortion
+    assert 0.6 < d["rms_se"] / d["rms_calibrated"] < 1.6  # the +- shown is the size of the actual error
     # the exercise workbook is the filled-in template, and deterministic
     exercise = openpyxl.load_workbook(tmp_path / "demo_exercise.xlsx")
     assert exercise.sheetnames[:6] == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations"]
@@ -181,7 +182,7 @@ def test_macro_rerun_replaces_only_result_sheets():
     book.create_sheet("Notes")["A1"] = "keep me"
     calibrate_panel(book)
     calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert book.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 
@@ -206,7 +207,7 @@ def test_report_calibration_equals_calibrate(tmp_path):
     book.save(src)
     assert main(["report", "calibration", str(src)]) == 0
     out = openpyxl.load_workbook(tmp_path / "p_report.xlsx")
-    assert out.sheetnames == ["Evaluations", "Notes", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert out.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
     assert out["Notes"]["A1"].value == "=1+1" and out["Notes"]["A1"].data_type == "f"
     rows = list(out["Values"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r and r[0] == "object")
@@ -250,3 +251,36 @@ def test_numbers_stored_as_text_are_read(tmp_path):
     src2 = _book(tmp_path / "n.xlsx", GOOD)
     assert main(["calibrate", str(src2), "--format", "json", "-o", str(tmp_path / "n.json")]) == 0
     assert json.loads((tmp_path / "t.json").read_text())["Values"] == json.loads((tmp_path / "n.json").read_text())["Values"]
+
+
+def test_calibrate_with_a_funding_line_writes_ranking_and_decisions(tmp_path, capsys):
+    import json
+
+    from xlcalib.demo import write_demo_exercise
+
+    exercise, *_ = write_demo_exercise(tmp_path / "ex.xlsx")
+    assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.json"), "--format", "json", "--fund", "10",
+                 "--lottery", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "Funding line top 10:" in out and "Lottery (seed 4)" in out
+    payload = json.loads((tmp_path / "r.json").read_text())
+    ranking = payload["Ranking"]
+    assert [row["rank"] for row in ranking] == sorted(row["rank"] for row in ranking)
+    assert {"p_above", "decision", "changed", "lottery", "rank_lower"} <= set(ranking[0])
+    assert sum(row["p_above"] for row in ranking) == pytest.approx(10)
+    assert payload["ranking"]["lottery"]["seed"] == 4 and payload["settings"]["funding_top_k"] == 10
+    assert {"se", "lower", "upper", "robustness_bound"} <= set(payload["Values"][0])
+    # xlsx: the Ranking sheet comes first
+    assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.xlsx"), "--threshold", "7"]) == 0
+    import openpyxl
+
+    book = openpyxl.load_workbook(tmp_path / "r.xlsx", read_only=True)
+    assert book.sheetnames[0] == "Ranking"
+
+
+def test_lottery_without_places_is_refused(tmp_path, capsys):
+    from xlcalib.demo import write_demo_exercise
+
+    exercise, *_ = write_demo_exercise(tmp_path / "ex.xlsx")
+    assert main(["calibrate", str(exercise), "--lottery", "-o", str(tmp_path / "r.xlsx")]) == 2
+    assert "--fund K" in capsys.readouterr().err

@@ -132,6 +132,10 @@ def test_single_precision_inverse_path_agrees(monkeypatch):
     exact = xlcalib.calibrate(ev)
     monkeypatch.setattr(cal, "DOUBLE_INVERSE_LIMIT", 5)
     single = xlcalib.calibrate(ev)
+    # single-precision factor, double-precision refinement: the estimates keep full accuracy
+    np.testing.assert_allclose(single.values["value"], exact.values["value"], rtol=1e-11)
+    np.testing.assert_allclose(single.biases["bias"], exact.biases["bias"], rtol=1e-9, atol=1e-11)
+    assert single.stats["mu2"] == pytest.approx(exact.stats["mu2"], rel=1e-6)
     np.testing.assert_allclose(single.values["se"], exact.values["se"], rtol=2e-5)
     np.testing.assert_allclose(single.biases["se"], exact.biases["se"], rtol=2e-5)
     assert "single-precision" in single.stats["se_method"]

@@ -302,3 +302,41 @@ def calib_design(assessors, objects, confidence=None, k=None, header=True):
         detail = f"mu2 after = {s['mu2_after']:.4g}" if "mu2_after" in s else s.get("connects", "")
         rows.append((f"add {i + 1}", f"{s['assessor']} -> {s['object']}", detail))
     return pd.DataFrame(rows, columns=["item", "value", "detail"])
+
+
+_RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank",
+                    "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "decision", "changed")
+
+
+@udf("CALIB_RANKING", category=CATEGORY,
+     help="Ranking by calibrated value with rank intervals and, given a funding line (top k or a score), "
+          "P(above the line) and the decision above/below/borderline (spills).",
+     args=(*_COMMON[:4],
+           Arg("top_k", "Optional funding line: number of places (objects ranked 1..top_k are above)", range=False),
+           Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
+           Arg("level", "Optional coverage of the rank interval (default 0.95)", range=False),
+           Arg("draws", "Optional Monte Carlo draws (default 10000, at least 100)", range=False),
+           Arg("seed", "Optional random seed (default 0): the same seed gives the same numbers", range=False),
+           *_COMMON[4:]),
+     core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
+     example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
+     formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "
+             "estimated); P(above) = share of draws with rank <= top_k, or exactly P(v_o > threshold); decision: above "
+             "if P >= 0.95, below if P <= 0.05, else borderline")
+def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
+                  seed=None, kind=None, levels=None, gauge=None, header=True):
+    top_k = parse_whole(top_k, "top_k", None, low=1)
+    threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
+    level = None if is_blank(level) else parse_number(level, "the level argument")
+    draws = parse_whole(draws, "draws", 10_000, low=100)
+    seed = parse_whole(seed, "seed", 0, low=0)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+
+    def build(result):
+        table = result.ranking(top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed)
+        columns = {"object": table.index}
+        for name in _RANKING_COLUMNS[1:]:
+            columns[name] = table[name] if name in table else [None] * len(table)
+        return columns
+
+    return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}", header, build)

@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "grid_to_long": "calibration",
     "DEFAULT_LEVELS": "calibration",
     "design_check": "calibration",
+    "assign": "design",
     # reliability
     "icc_table": "reliability",
     "icc": "reliability",
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "scoring": "scoring",
     "ground_truth": "ground_truth",
     "inputs": "inputs",
+    "design": "design",
     "demo": "demo",
 }
 

@@ -183,6 +183,8 @@ class CalibrationResult:
     biases: pd.DataFrame
     residuals: pd.DataFrame
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the ranking table of a run that set a funding line (filled by the macro/CLI path; see :meth:`ranking`)
+    decisions: pd.DataFrame | None = None
 
     def summary(self) -> str:
         """A few plain lines: what was fitted, how precise the values are, what to look at."""
@@ -231,8 +233,6 @@ class CalibrationResult:
         ``w [1/C_1 + 1/C_2 + (d_1 - d_2)' H (d_1 - d_2)]`` from one solve of
         the reduced system.  The interval is normal or t like the values'.
         """
-        from scipy.stats import norm, t as student_t
-
         level = self.stats.get("interval_level", 0.95) if level is None else float(level)
         if not 0.5 <= level < 1.0:
             raise InputError(f"level must be at least 0.5 and below 1, not {level:g}")
@@ -244,7 +244,7 @@ class CalibrationResult:
         estimate = float(self.values.at[first, "value"] - self.values.at[second, "value"])
         se = float(np.sqrt(post1.difference_variance(i, j)))
         t_df = getattr(self, "_t_df", None)
-        q = student_t.ppf(0.5 + level / 2, t_df) if t_df else norm.ppf(0.5 + level / 2)
+        q = _quantile(0.5 + level / 2, t_df)
         return Difference(first, second, estimate, se, estimate - q * se, estimate + q * se, level)
 
     def ranking(self, top_k=None, threshold=None, level=None, draws: int = 10_000, seed: int = 0,
@@ -446,6 +446,28 @@ def _labels(values, name: str) -> np.ndarray:
     return arr
 
 
+def _factorized_labels(values, name: str) -> tuple[np.ndarray, pd.Index, np.ndarray]:
+    """(codes, distinct ids, the ids) -- a blank id (None, NaN, empty text) is an error naming its row.
+
+    Ids are factorised first (hashing in C) and blank text is looked for among
+    the *distinct* ids only, so a million evaluations by 5,000 assessors cost
+    5,000 string checks, not a million.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iufO":
+        arr = arr.astype(object)
+    codes, uniques = pd.factorize(arr)
+    bad = codes < 0  # NaN / None
+    if arr.dtype.kind == "O":
+        blank_text = np.fromiter((type(u) is str and not u.strip() for u in uniques), dtype=bool, count=len(uniques))
+        if blank_text.any():
+            bad |= blank_text[np.maximum(codes, 0)] & (codes >= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{_row_text(i)}: the {name} is blank", {"row": i, "column": name})
+    return codes.astype(np.intp, copy=False), pd.Index(uniques, dtype=object if arr.dtype.kind == "O" else None), arr
+
+
 def _collect(evaluations, assessors, objects, scores, sd, confidence, level):
     """Return (assessor labels, object labels, scores, uncertainty values, kind)."""
     if evaluations is not None:
@@ -562,11 +584,18 @@ class _ReducedSolver:
         Ca, C = design.C_a, design.C_a.sum()
         self.C = C
         rank_one = 1.0 / C if self.lam == 0.0 else 0.0
+        self.rank_one = rank_one
+        self.single = self.dense and A > DOUBLE_INVERSE_LIMIT
         if self.dense:
             with _plain_pages():
                 M = design.reduced_laplacian(dense=True, lam=self.lam)
                 for start in range(0, A, 512) if rank_one else ():  # rank-one term in row chunks: no A x A temporary
                     M[start:start + 512] += np.outer(Ca[start:start + 512] * rank_one, Ca)
+                if self.single:
+                    # Large panels: factor in single precision (half the time and memory of the O(A^3) step);
+                    # solves are refined in double precision against the sparse operator, so estimates keep
+                    # full accuracy (see solve()).
+                    M = M.astype(np.float32)
                 # M is symmetric, so its transpose is the same matrix in Fortran order: LAPACK factors it in place,
                 # and later solves need no C-to-Fortran copy of the A x A factor (a copy per solve otherwise).
                 self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
@@ -575,7 +604,35 @@ class _ReducedSolver:
             self.op = spla.LinearOperator((A, A), matvec=lambda x: M @ x + Ca * (Ca @ x) * rank_one, dtype=float)
             self.precond = spla.LinearOperator((A, A), matvec=lambda x: x / (Ca + Ca**2 * rank_one), dtype=float)
 
+    def matvec(self, x: np.ndarray) -> np.ndarray:
+        """M_reg x (or M_lam x) in double precision from the sparse design, without forming W."""
+        d = self.design
+        Cd = d.C_o + self.lam
+        if x.ndim == 1:
+            out = d.C_a * x - d.Cm @ ((d.Cm.T @ x) / Cd)
+            return out + d.C_a * (d.C_a @ x) * self.rank_one if self.rank_one else out
+        out = d.C_a[:, None] * x - d.Cm @ ((d.Cm.T @ x) / Cd[:, None])
+        return out + np.outer(d.C_a, d.C_a @ x) * self.rank_one if self.rank_one else out
+
+    def _solve_factor(self, rhs: np.ndarray) -> np.ndarray:
+        c = self.factor[0]
+        if rhs.ndim == 1:  # BLAS trsv twice: faster than LAPACK potrs for a single right-hand side
+            trsv = sla.blas.strsv if self.single else sla.blas.dtrsv
+            y = trsv(c, rhs.astype(c.dtype, copy=False), lower=1)
+            return trsv(c, y, lower=1, trans=1).astype(float, copy=False)
+        return sla.cho_solve(self.factor, rhs.astype(c.dtype, copy=False), check_finite=False).astype(float, copy=False)
+
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        if self.dense and self.single:
+            # mixed-precision iterative refinement: single-precision factor, double-precision residuals
+            x = self._solve_factor(rhs)
+            scale = max(float(np.max(np.abs(rhs))), 1e-300)
+            for _ in range(30):
+                r = rhs - self.matvec(x)
+                if float(np.max(np.abs(r))) <= 1e-13 * scale:
+                    return x
+                x = x + self._solve_factor(r)
+            raise RuntimeError("iterative refinement of the reduced system did not converge")
         if self.dense:
             if rhs.ndim == 1:  # BLAS trsv twice: faster than LAPACK potrs for a single right-hand side
                 y = sla.blas.dtrsv(self.factor[0], rhs, lower=1)
@@ -616,7 +673,7 @@ def _mu2(solver: _ReducedSolver) -> float:
     # then one float64 Rayleigh quotient v'Tv/v'v, whose error is quadratic in the eigenvector's.
     s_half = np.sqrt(solver.design.C_a)
     with _plain_pages():
-        factor32 = (solver.factor[0].astype(np.float32, order="F"), solver.factor[1])
+        factor32 = (solver.factor[0].astype(np.float32, order="F", copy=False), solver.factor[1])
         s32 = s_half.astype(np.float32)
 
         def t_inverse32(x):
@@ -753,11 +810,11 @@ class _Posterior:
             c, _lower = self.solver.factor
             A = c.shape[0]
             with _plain_pages():
-                if A <= DOUBLE_INVERSE_LIMIT:
+                if c.dtype == np.float64:
                     inv, info = sla.lapack.dpotri(c, lower=1, overwrite_c=False)
                 else:
-                    inv, info = sla.lapack.spotri(c.astype(np.float32, order="F"), lower=1, overwrite_c=True)
-                    self.method = "exact (single-precision inverse, relative error ~1e-6)"
+                    inv, info = sla.lapack.spotri(c, lower=1, overwrite_c=False)
+                    self.method = "exact formula, single-precision inverse (relative error of the SEs ~1e-6)"
             if info != 0:
                 raise RuntimeError(f"inverting the reduced system failed (LAPACK info {info})")
             self._inverse = inv
@@ -830,20 +887,28 @@ class _Posterior:
 
     # ------------------------------------------------------------------ draws
     def draw_deviations(self, n: int, rng) -> np.ndarray:
-        """n joint draws of (v - v_hat), as an objects x n array (before any t scaling)."""
+        """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).
+
+        Single precision is ample for Monte Carlo ranks and halves the memory traffic of the sort.
+        """
         d = self.design
         if self.solver is None:
             xi = np.zeros((d.n_assessors, n))
         elif self.solver.dense:
             z = rng.standard_normal((d.n_assessors, n))
-            xi = sla.solve_triangular(self.solver.factor[0], z, lower=True, trans="T", check_finite=False)
+            factor = self.solver.factor[0]
+            xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
+                                      check_finite=False).astype(float, copy=False)
             if self.fixed:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
                 xi -= (d.C_a @ xi)[None, :] / self.solver.C
         else:
             xi = self._draw_theta_sparse(n, rng)
-        dev = (self.k @ xi)[None, :] - self.D @ xi
-        dev += rng.standard_normal((d.n_objects, n)) / np.sqrt(self.Cd)[:, None]
-        return np.sqrt(self.w) * dev
+        dev = rng.standard_normal((n, d.n_objects), dtype=np.float32)
+        dev *= (1.0 / np.sqrt(self.Cd)).astype(np.float32)[None, :]
+        dev -= (self.D @ xi).T.astype(np.float32)
+        dev += (self.k @ xi).astype(np.float32)[:, None]
+        dev *= np.float32(np.sqrt(self.w))
+        return dev
 
 
 def _fit_shrinkage(design: _Design, s: np.ndarray, fixed_w: bool = False):
@@ -894,19 +959,26 @@ def _fit_shrinkage(design: _Design, s: np.ndarray, fixed_w: bool = False):
     return theta, u, lam, w, solver, bool(best.x > hi - 1e-3)
 
 
+def _quantile(q: float, t_df) -> float:
+    """Normal (t_df None) or Student-t quantile; scipy.special keeps scipy.stats' slow import off this path."""
+    from scipy.special import ndtri, stdtrit
+
+    return float(stdtrit(t_df, q)) if t_df else float(ndtri(q))
+
+
 def _noise_check(R: float, dof: int) -> tuple[str, float]:
     """Declared SDs against the residual scatter: chi-square test of R on its degrees of freedom.
 
     Returns (plain-words verdict, two-sided p-value).
     """
-    from scipy.stats import chi2
+    from scipy.special import chdtr, chdtrc
 
     if dof <= 0:
         return "the panel has no spare evaluations to check the declared SDs against", float("nan")
     if not R > 0:
         return "the scores fit the model exactly: no residual scatter to check the declared SDs against", float("nan")
     ratio = float(np.sqrt(R / dof))
-    p = float(min(1.0, 2 * min(chi2.sf(R, dof), chi2.cdf(R, dof))))
+    p = float(min(1.0, 2 * min(chdtrc(dof, R), chdtr(dof, R))))
     base = f"(chi-square {R:.4g} on {dof} degrees of freedom, p = {p:.2g})"
     if p < 0.01 and ratio > 1.0:
         return (f"the scores scatter about {ratio:.1f}x more than the declared SDs allow {base}; the error bars use the "
@@ -1000,8 +1072,6 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     >>> round(float(r.values["se"].iloc[0]), 6)   # sqrt(w / C_o) = sqrt(1/2): the biases cancel in u_o' Cov(b) u_o
     0.707107
     """
-    from scipy.stats import norm, t as student_t
-
     if gauge not in ("weighted", "simple"):
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
     if model not in ("fixed", "shrinkage"):
@@ -1020,17 +1090,13 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     N = len(a_raw)
     if N == 0:
         raise InputError("there are no evaluations")
-    a_lab = _labels(a_raw, "assessor")
-    o_lab = _labels(o_raw, "object")
+    ai, a_names, a_lab = _factorized_labels(a_raw, "assessor")
+    oi, o_names, o_lab = _factorized_labels(o_raw, "object")
     ids = lambda i: f"assessor {a_lab[i]}, object {o_lab[i]}"  # noqa: E731
     s = _numeric(s_raw, "score", ids)
     level_table = levels_table(levels, level_ratio) if kind == "level" else None
     c = _confidences(unc, kind, level_table, ids)
     face_value = kind == "sd" or (kind == "level" and level_table.kind == "sd")
-
-    ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
-    oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
-    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)
     A, O = len(a_names), len(o_names)
     pair = ai.astype(np.int64) * O + oi
     dup = pd.Series(pair).duplicated(keep=False).to_numpy()
@@ -1138,8 +1204,18 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         vb, bb, factor = _bounds(design, mu2, Nk, w, gauge)
         value_bound[o_idx], bias_bound[a_idx] = vb, bb
         C = design.C
+        post = _Posterior(design, unc_solver, w_shrink[len(posteriors)] if model == "shrinkage" else w, lam, gauge)
+        value_var[o_idx], bias_var[a_idx] = post.variances()
+        se_methods.append(post.method)
+        posteriors.append((post, a_idx, o_idx))
         if estimated:
-            inv_red, method = (0.0, "exact (one assessor)") if solver is None else _sum_inverse_reduced(solver)
+            if solver is None:
+                inv_red, method = 0.0, "exact (one assessor)"
+            elif post._inverse is not None and post.fixed:  # the inverse the SEs needed gives the trace for free
+                inv_red = float(design.C_a @ np.diagonal(post._inverse).astype(float)) - 1.0
+                method = "exact (inverse of the reduced system)"
+            else:
+                inv_red, method = _sum_inverse_reduced(solver)
             Ak, Ok = design.n_assessors, design.n_objects
             sum_inv_full = 2.0 * inv_red + 0.5 + (Ok - Ak)  # full normalised Laplacian spectrum (see _sum_inv docs)
             rms = np.sqrt(w / (2 * C) * sum_inv_full)
@@ -1151,10 +1227,6 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
             rms = rms + shift
         mu2s.append(mu2)
         rms_list.append(float(rms))
-        post = _Posterior(design, unc_solver, w_shrink[len(posteriors)] if model == "shrinkage" else w, lam, gauge)
-        value_var[o_idx], bias_var[a_idx] = post.variances()
-        se_methods.append(post.method)
-        posteriors.append((post, a_idx, o_idx))
 
     if gauge == "simple" and model == "fixed":
         for design, solver, a_idx, o_idx, e_mask, _u, _l in fits:
@@ -1163,7 +1235,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
             v[o_idx] += m
         fitted = v[oi] + b[ai]
 
-    quantile = student_t.ppf(0.5 + interval_level / 2, t_df) if t_df else norm.ppf(0.5 + interval_level / 2)
+    quantile = _quantile(0.5 + interval_level / 2, t_df)
     v_se, b_se = np.sqrt(value_var), np.sqrt(bias_var)
     std_res = np.sqrt(c) * resid / np.sqrt(w)
     raw_mean = np.bincount(oi, weights=s, minlength=O) / np.bincount(oi, minlength=O)

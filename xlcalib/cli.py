@@ -1,4 +1,4 @@
-"""Command-line interface: ``xlcalib demo | calibrate | template | templates | report``.
+"""Command-line interface: ``xlcalib demo | calibrate | assign | template | templates | report``.
 
 The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
 table, runs :func:`xlcalib.calibrate` through the same macro code the
@@ -36,6 +36,15 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--gauge", choices=["weighted", "simple"], default=None,
                      help="weighted: sum C'_a b_a = 0 (default); simple: sum b_a = 0")
     cal.add_argument("--per-component", action="store_true", help="fit each connected group of assessors separately")
+    line = cal.add_mutually_exclusive_group()
+    line.add_argument("--fund", type=int, metavar="K", help="funding line: K places (P(rank <= K) per object)")
+    line.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
+    cal.add_argument("--lottery", action="store_true",
+                     help="with --fund: fill the places left after the sure ones by a recorded draw among the borderline")
+    cal.add_argument("--model", choices=["fixed", "shrinkage"], default=None,
+                     help="fixed effects (default) or shrinkage (objects as random effects)")
+    cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
+    cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
 
     tpl = sub.add_parser("template", help="write a fresh exercise workbook")
@@ -48,9 +57,17 @@ def _parser() -> argparse.ArgumentParser:
     tpl.add_argument("--items", type=int, help="reliability / ground_truth: number of items")
     tpl.add_argument("--uncertainty", choices=["level", "sd"], help="panel_calibration: a Level column (default) or an SD column")
     tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
+    tpl.add_argument("--assignment", action="store_true", help="panel_calibration: add an Assignment sheet (xlcalib assign)")
 
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
     tpls.add_argument("--out", default="workbook_templates")
+
+    asg = sub.add_parser("assign", help="allocate reads before scoring (Assignment sheet -> Evaluations rows + Design sheet)")
+    asg.add_argument("workbook", help="panel workbook with an Assignment sheet (never modified)")
+    asg.add_argument("-o", "--out", help="output workbook (default <stem>_assigned.xlsx)")
+    asg.add_argument("--share", type=float, default=0.95,
+                     help="keep at least this share of the best suitability-only total (default 0.95)")
+    asg.add_argument("--seed", type=int, default=0, help="random seed (same seed, same allocation)")
 
     rep = sub.add_parser("report", help="run an exercise's report on a workbook (like the Run main button)")
     rep.add_argument("kind", choices=["calibration", "reliability", "ordinal", "ground_truth"])
@@ -66,6 +83,8 @@ def _template(args) -> int:
     if args.kind == "panel_calibration":
         size = {k: v for k, v in (("assessors", args.assessors), ("objects", args.objects),
                                   ("uncertainty", args.uncertainty)) if v is not None}
+        if args.assignment:
+            size["assignment"] = True
         if args.scale:
             size["scale"] = tuple(args.scale)
     elif args.kind == "reliability":
@@ -106,7 +125,8 @@ def _report(args) -> int:
     return 0
 
 
-def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx"):
+def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
+                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
@@ -118,7 +138,15 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     from .workbook import new_workbook, open_workbook, save_atomically, write_bytes_atomically
 
     path = Path(path)
-    overrides = {"gauge": gauge} if gauge else {}  # an explicit command-line gauge beats the Settings sheet
+    # explicit command-line options beat the Settings sheet
+    overrides = {key: value for key, value in (("gauge", gauge), ("model", model), ("interval_level", interval_level),
+                                               ("seed", seed)) if value is not None}
+    if fund is not None or threshold is not None:
+        overrides.update(fund_top_k=fund, fund_threshold=threshold)
+    if lottery:
+        if fund is None:
+            raise InputError("--lottery fills places: give the number of places with --fund K")
+        overrides["lottery"] = True
     if path.suffix.lower() == ".csv":  # fast path for very large exercises: the sheet exported as CSV
         from .workbook.csv_backend import CsvBook
 
@@ -151,7 +179,13 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else v)
                             for k, v in result.stats.items()}
         payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
-                               "anomaly_threshold": settings.anomaly_threshold, "levels": settings.levels}
+                               "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
+                               "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
+                               "funding_threshold": settings.fund_threshold, "lottery": settings.lottery,
+                               "seed": settings.seed, "levels": (settings.levels.describe() if settings.levels
+                                                                 else "default relative levels")}
+        if "Ranking" in frames:
+            payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
         write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
     return result, out
 
@@ -166,10 +200,13 @@ def _demo(out_dir: str) -> int:
     print(f"  exercise workbook : {d['exercise']}  (the panel_calibration template, filled in)")
     print(f"  result workbook   : {d['result_path']}")
     print("  " + result.summary().replace("\n", "\n  "))
-    print(f"  harshest assessor : {ranked.index[0]} (bias {ranked.iloc[0]:+.2f}; true {true_biases[ranked.index[0]]:+.2f})")
-    print(f"  most lenient      : {ranked.index[-1]} (bias {ranked.iloc[-1]:+.2f}; true {true_biases[ranked.index[-1]]:+.2f})")
+    se = result.biases["se"]
+    for label, name in (("harshest assessor ", ranked.index[0]), ("most lenient      ", ranked.index[-1])):
+        print(f"  {label}: {name} (bias {ranked[name]:+.2f} ± {se[name]:.2f}; true {true_biases[name]:+.2f})")
     print(f"  RMS error vs truth: plain averages {d['rms_raw']:.3f}, calibrated {d['rms_calibrated']:.3f} "
           f"({100 * (1 - d['rms_calibrated'] / d['rms_raw']):.0f}% closer to the truth)")
+    print(f"  honest error bars : the standard errors shown (RMS {d['rms_se']:.3f}) match the actual error "
+          f"of the calibrated values ({d['rms_calibrated']:.3f})")
     return 0
 
 
@@ -192,10 +229,25 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "report":
             return _report(args)
+        if args.command == "assign":
+            from .assign_workbook import assign_file, design_verdict
+
+            result, out = assign_file(args.workbook, args.out, share=args.share, seed=args.seed)
+            print("\n".join(design_verdict(result)))
+            print(f"allocation written to {out}")
+            return 0
         if args.command == "calibrate":
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
-                                         per_component=args.per_component, fmt=args.format)
+                                         per_component=args.per_component, fmt=args.format, fund=args.fund,
+                                         threshold=args.threshold, lottery=args.lottery, model=args.model,
+                                         interval_level=args.interval_level, seed=args.seed)
             print(result.summary())
+            if result.decisions is not None:
+                from .decisions import decision_summary
+
+                line = decision_summary(result.decisions)
+                if line:
+                    print(line)
             print(f"results written to {out}")
             return 0
     except InputError as exc:

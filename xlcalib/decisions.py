@@ -36,7 +36,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["rank_objects", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
+__all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
 
 #: Memory of one chunk of draws (values and their ranks).
 CHUNK_BYTES = 64 * 2**20
@@ -74,10 +74,14 @@ def _fraction(value, name: str, low: float, high: float, closed_high: bool = Fal
 
 
 def _ranks_desc(values: np.ndarray) -> np.ndarray:
-    """Ranks (1 = largest) of each column of an objects x draws array, as int32 (ties broken by position)."""
-    order = np.argsort(-values, axis=0, kind="stable")
+    """Ranks (1 = largest) within each row of a draws x objects array, as int32.
+
+    Rows are contiguous, so each draw is one cache-friendly sort; ties have
+    probability zero for continuous draws.
+    """
+    order = np.argsort(-values, axis=1)
     ranks = np.empty(values.shape, dtype=np.int32)
-    np.put_along_axis(ranks, order, np.arange(1, values.shape[0] + 1, dtype=np.int32)[:, None], axis=0)
+    np.put_along_axis(ranks, order, np.arange(1, values.shape[1] + 1, dtype=np.int32)[None, :], axis=1)
     return ranks
 
 
@@ -179,21 +183,21 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     done = 0
     while done < draws:
         n = min(chunk, draws - done)
-        dev = post.draw_deviations(n, rng)
+        dev = post.draw_deviations(n, rng)  # draws x objects, float32 (halves the sort's memory traffic)
         if o_idx.size != O or not np.array_equal(o_idx, np.arange(O)):
-            full = np.empty((O, n))
-            full[o_idx] = dev
+            full = np.empty((n, O), dtype=np.float32)
+            full[:, o_idx] = dev
             dev = full
         if t_df:
-            dev *= np.sqrt(t_df / rng.chisquare(t_df, n))[None, :]
-        dev += v_hat[:, None]
+            dev *= np.sqrt(t_df / rng.chisquare(t_df, n)).astype(np.float32)[:, None]
+        dev += v_hat.astype(np.float32)[None, :]
         ranks = _ranks_desc(dev)
-        rank_sum += ranks.sum(axis=1)
+        rank_sum += ranks.sum(axis=0)
         if top_k is not None:
-            above_count += (ranks <= top_k).sum(axis=1)
+            above_count += (ranks <= top_k).sum(axis=0)
         if done < keep:
             take = min(n, keep - done)
-            stored[:, done:done + take] = ranks[:, :take]
+            stored[:, done:done + take] = ranks[:take].T
         done += n
     alpha = (1.0 - level) / 2.0
     rank_lower = np.quantile(stored, alpha, axis=1, method="lower")
@@ -219,10 +223,10 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
             raw_above = frame["raw_rank"].to_numpy() <= top_k
             line = f"top {top_k}"
         else:
-            from scipy.stats import norm, t as student_t
+            from scipy.special import ndtr, stdtr
 
             z = (v_hat - threshold) / np.where(se > 0, se, np.inf)
-            p = student_t.cdf(z, t_df) if t_df else norm.cdf(z)
+            p = stdtr(t_df, z) if t_df else ndtr(z)
             p = np.where(se > 0, p, (v_hat >= threshold).astype(float))
             mc = np.zeros(O)
             calibrated_above = v_hat >= threshold
@@ -257,3 +261,23 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
                         "rank_interval_draws": keep, "note": note, "lottery": lottery_record,
                         "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed")})
     return frame
+
+
+def decision_summary(ranking: pd.DataFrame) -> str:
+    """One plain paragraph on the funding line of a ranking table (empty when no line was set)."""
+    attrs = ranking.attrs
+    if not attrs.get("line") or "decision" not in ranking:
+        return ""
+    counts = ranking["decision"].value_counts()
+    above, border, below = (int(counts.get(k, 0)) for k in ("above", "borderline", "below"))
+    eps = attrs.get("epsilon", 0.05)
+    text = (f"Funding line {attrs['line']}: {above} above (P >= {1 - eps:.0%}), {border} borderline, {below} below "
+            f"(P <= {eps:.0%}); calibration moved {int(ranking['changed'].sum())} object(s) across the line compared "
+            f"with plain averages ({attrs['draws']:,} draws, seed {attrs['seed']}).")
+    lottery = attrs.get("lottery") or {}
+    if lottery.get("drawn"):
+        text += (f" Lottery (seed {lottery['seed']}): {len(lottery['drawn'])} of {len(lottery['pool'])} borderline "
+                 f"object(s) drawn for {lottery['places']} place(s): {', '.join(map(str, lottery['drawn']))}.")
+    if attrs.get("note"):
+        text += f" Note: {attrs['note']}."
+    return text

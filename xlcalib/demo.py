@@ -86,5 +86,7 @@ def run_demo(out_dir="demo_output", seed: int = 2024) -> dict:
     err_raw, err_cal = raw - true_values, calibrated - true_values
     rms_raw = float(np.sqrt(np.mean((err_raw - err_raw.mean()) ** 2)))
     rms_cal = float(np.sqrt(np.mean((err_cal - err_cal.mean()) ** 2)))
-    return {"exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
+    # the +- shown next to each value is its standard error; its RMS should match the actual error
+    rms_se = float(np.sqrt(np.mean(result.values["se"].reindex(true_values.index) ** 2)))
+    return {"rms_se": rms_se, "exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
             "true_values": true_values, "true_biases": true_biases, "rms_raw": rms_raw, "rms_calibrated": rms_cal}

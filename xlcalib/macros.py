@@ -35,7 +35,7 @@ from .errors import InputError
 from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_flag, parse_number, parse_whole
 from .workbook import Block, ChartSpec, open_book
 
-RESULT_SHEETS = ("Values", "Biases", "Residuals", "Diagnostics")
+RESULT_SHEETS = ("Ranking", "Values", "Biases", "Residuals", "Diagnostics")
 
 
 @dataclass
@@ -222,6 +222,13 @@ def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, p
     return frames
 
 
+def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
+    """The ranking table as a sheet: object first, the run's line and draws kept in ``attrs``."""
+    out = ranking.reset_index()
+    out.attrs.update(ranking.attrs)
+    return out
+
+
 def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
     """Plain-language warnings for the Diagnostics sheet."""
     out = []
@@ -258,6 +265,10 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
         setattr(settings, key, value)
     result, frame = run_calibration(backend.read_block(settings.sheet), settings)
     frames = result_frames(result, frame)
+    if result.stats["n_components"] == 1:
+        ranking = result.ranking(**settings.ranking_arguments())
+        result.decisions = ranking
+        frames = {"Ranking": ranking_frame(ranking), **frames}
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
     if warn:
         frames["Diagnostics"] = pd.concat(
@@ -294,7 +305,7 @@ def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.Data
     _check_own_sheets(backend, RESULT_SHEETS)
     tops = {name: backend.write_frame(name, frames[name], preamble,
                                       highlight="anomalous" if name == "Residuals" else None)
-            for name in RESULT_SHEETS}
+            for name in RESULT_SHEETS if name in frames}
     for sheet, specs in calibration_charts(frames, tops).items():
         for spec in specs:
             backend.add_chart(sheet, spec)

@@ -72,7 +72,8 @@ def _list_validation(ws, formula: str, ref: str, prompt: str):
     dv.add(ref)
 
 
-def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level"):
+def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level",
+                      assignment: bool = False):
     """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table).
 
     ``uncertainty="level"`` gives the Evaluations table a Level column
@@ -170,7 +171,36 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     for c in "ABCD":
         ev.column_dimensions[c].width = 18
     ev.freeze_panes = "A2"
+    if assignment:
+        assignment_sheet(wb, assessors, objects, reads)
     return wb
+
+
+def assignment_sheet(wb, assessors: int, objects: int, reads: int):
+    """Sheet Assignment for ``xlcalib assign``: Assessors, Objects and Conflicts tables side by side (row 1 headers).
+
+    Suitability is optional: a sheet "Suitability" (assessors down, objects across) or subject tags in both
+    Subjects columns (suitability = number of shared tags).
+    """
+    st = _styles()
+    ws = wb.create_sheet("Assignment")
+    load = -(-objects * reads // max(assessors, 1))  # even share of the reads, rounded up
+    headers = {1: "Assessor", 2: "Max load", 3: "Min load", 4: "Subjects", 6: "Object", 7: "Reads wanted",
+               8: "Subjects", 10: "Conflict assessor", 11: "Conflict object"}
+    for col, text in headers.items():
+        ws.cell(row=1, column=col, value=text).font = st["bold"]
+        ws.column_dimensions[_column_letter(col)].width = 18
+    for r in range(2, assessors + 2):
+        for col, value in ((1, f"Assessor {r - 1}"), (2, load + 1), (3, None), (4, None)):
+            _input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, objects + 2):
+        for col, value in ((6, f"Object {r - 1}"), (7, reads), (8, None)):
+            _input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, max(assessors, objects) + 2):
+        for col in (10, 11):
+            _input_cell(ws.cell(row=r, column=col))
+    ws.freeze_panes = "A2"
+    return ws
 
 
 def reliability(items: int = 50, raters: int = 5, replication: bool = True, scale=(0, 10)):

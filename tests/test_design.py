@@ -1,0 +1,246 @@
+"""xlcalib.design.assign: hard constraints, infeasibility messages, reproducibility, mu2, suitability budget."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+import xlcalib
+from xlcalib.design import assign, design_report
+from xlcalib.errors import InputError
+
+
+def _names(prefix, n):
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _oracle(S, allowed, reads, max_load, min_load, fixed=None):
+    """Independent 0/1 MILP (HiGHS branch and bound): best total suitability, or None when infeasible."""
+    A, O = allowed.shape
+    fixed = np.zeros((A, O), bool) if fixed is None else fixed
+    n = A * O
+    rows_o = np.zeros((O, n))
+    rows_a = np.zeros((A, n))
+    for a in range(A):
+        for o in range(O):
+            rows_o[o, a * O + o] = 1
+            rows_a[a, a * O + o] = 1
+    cons = [LinearConstraint(rows_o, reads, reads), LinearConstraint(rows_a, min_load, max_load)]
+    res = milp(-S.ravel(), constraints=cons, integrality=np.ones(n),
+               bounds=Bounds(fixed.ravel().astype(float), allowed.ravel().astype(float)))
+    if (fixed & ~allowed).any():
+        return None
+    return None if res.status != 0 else -res.fun
+
+
+def _check_constraints(result, a_names, o_names, reads, max_load, min_load, conflicts):
+    alloc = result.allocation
+    assert not alloc.duplicated(["assessor", "object"]).any()
+    per_obj = alloc.groupby("object").size().reindex(o_names, fill_value=0)
+    assert (per_obj.to_numpy() == reads).all()
+    per_a = alloc.groupby("assessor").size().reindex(a_names, fill_value=0).to_numpy()
+    assert (per_a <= max_load).all() and (per_a >= min_load).all()
+    pairs = set(zip(alloc["assessor"], alloc["object"]))
+    assert not pairs & set(conflicts)
+
+
+@st.composite
+def instances(draw):
+    A = draw(st.integers(2, 5))
+    O = draw(st.integers(2, 7))
+    reads = np.array(draw(st.lists(st.integers(0, 3), min_size=O, max_size=O)))
+    max_load = np.array(draw(st.lists(st.integers(0, 6), min_size=A, max_size=A)))
+    min_load = np.minimum(np.array(draw(st.lists(st.integers(0, 3), min_size=A, max_size=A))), max_load)
+    conflict_mask = np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    conflict_mask &= np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    use_s = draw(st.booleans())
+    S = np.array(draw(st.lists(st.integers(0, 4), min_size=A * O, max_size=A * O)), dtype=float).reshape(A, O)
+    share = draw(st.sampled_from([0.0, 0.8, 0.95, 1.0]))
+    seed = draw(st.integers(0, 3))
+    fixed = np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    fixed &= ~conflict_mask & draw(st.booleans())
+    fixed &= np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    return A, O, reads, max_load, min_load, conflict_mask, (S if use_s else None), share, seed, fixed
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_hard_constraints_never_violated_and_infeasibility_is_exact(case):
+    A, O, reads, max_load, min_load, conflict_mask, S, share, seed, fixed = case
+    a_names, o_names = _names("A", A), _names("O", O)
+    conflicts = [(a_names[a], o_names[o]) for a, o in zip(*np.nonzero(conflict_mask))]
+    kept = [(a_names[a], o_names[o]) for a, o in zip(*np.nonzero(fixed))]
+    best = _oracle(np.zeros((A, O)) if S is None else S, ~conflict_mask, reads, max_load, min_load, fixed)
+    try:
+        r = assign(a_names, o_names, reads, max_load, min_load=min_load, conflicts=conflicts, suitability=S,
+                   min_suitability_share=share, seed=seed, max_rounds=20, fixed=kept or None)
+    except InputError as exc:
+        assert best is None, f"feasible instance rejected: {exc}"
+        assert "no allocation" in str(exc)
+        return
+    assert best is not None, "infeasible instance got an allocation"
+    _check_constraints(r, a_names, o_names, reads, max_load, min_load, conflicts)
+    assert set(kept) <= set(zip(r.allocation["assessor"], r.allocation["object"]))
+    if S is not None:
+        assert r.stats["best_suitability"] == pytest.approx(best, abs=1e-4)  # the LP optimum is the true optimum
+        assert r.report.total_suitability >= share * best - 1e-6
+
+
+def test_infeasible_messages_name_the_binding_constraint():
+    objs, ass = _names("O", 80), _names("A", 10)
+    with pytest.raises(InputError, match=r"80 objects × 3 reads = 240 reads but the assessors' max loads add up to 210 \(30 short\)"):
+        assign(ass, objs, 3, 21)
+    with pytest.raises(InputError, match=r"min loads add up to 60 but there are only 40 reads \(20 too many\)"):
+        assign(_names("A", 6), _names("O", 20), 2, 10, min_load=10)
+    conflicts = [("A0", "O1"), ("A1", "O1")]
+    with pytest.raises(InputError, match=r"object 'O1' wants 2 reads but only 1 assessors have no conflict with it \(1 short\)"):
+        assign(_names("A", 3), _names("O", 4), 2, 4, conflicts=conflicts)
+    # subtler: enough capacity in total, but the only assessors free for O0..O2 are full
+    conflicts = [(a, o) for a in ("A2", "A3") for o in ("O0", "O1", "O2")]
+    with pytest.raises(InputError, match=r"at most 3 of the 4 reads can be placed \(1 short"):
+        assign(_names("A", 4), _names("O", 4), 1, [1, 1, 3, 3], conflicts=conflicts)
+
+
+def test_min_loads_that_conflicts_make_impossible():
+    objs = _names("O", 4)
+    conflicts = [(a, o) for a in ("A0", "A1") for o in ("O2", "O3")]
+    with pytest.raises(InputError, match=r"all 4 reads can be placed, but not while every assessor reaches their min load"):
+        assign(_names("A", 3), objs, 1, 4, min_load=[2, 2, 0], conflicts=conflicts)
+
+
+def test_column_generation_reaches_the_full_lp_optimum(monkeypatch):
+    """Large panels start the LP from each object's best few assessors; the duals must bring in the rest."""
+    import xlcalib.design as design
+
+    a, o, S = clustered(A=40, O=120, areas=5, seed=4)
+    conflicts = [(a[i], o[j]) for i in range(0, 40, 3) for j in range(0, 120, 7)]
+    full = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
+    monkeypatch.setattr(design, "FULL_LP_PAIRS", 100)
+    monkeypatch.setattr(design, "CANDIDATES_PER_OBJECT", 2)
+    calls = []
+    real = design.linprog
+    monkeypatch.setattr(design, "linprog", lambda *a, **k: calls.append(a[0].size) or real(*a, **k))
+    restricted = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
+    assert restricted.stats["best_suitability"] == pytest.approx(full.stats["best_suitability"], abs=1e-3)
+    assert len(calls) >= 2 and calls[0] < 40 * 120  # started restricted, priced in more pairs
+    _check_constraints(restricted, a, o, np.full(120, 3), 10, 8, conflicts)
+    with pytest.raises(InputError, match="no allocation"):
+        assign(_names("A", 4), _names("O", 4), 1, [1, 1, 3, 3],
+               conflicts=[(x, y) for x in ("A2", "A3") for y in ("O0", "O1", "O2")])
+
+
+def test_bad_arguments_are_input_errors():
+    with pytest.raises(InputError, match="not one of the assessors"):
+        assign(["a", "b"], ["x", "y"], 1, 2, conflicts=[("c", "x")])
+    with pytest.raises(InputError, match="whole number"):
+        assign(["a", "b"], ["x", "y"], 1.5, 2)
+    with pytest.raises(InputError, match="listed more than once"):
+        assign(["a", "a"], ["x", "y"], 1, 2)
+    with pytest.raises(InputError, match="between 0 and 1"):
+        assign(["a", "b"], ["x", "y"], 1, 2, min_suitability_share=1.5)
+    with pytest.raises(InputError, match="suitability is 2 x 3"):
+        assign(["a", "b"], ["x", "y"], 1, 2, suitability=np.ones((2, 3)))
+
+
+def clustered(A=20, O=80, areas=4, seed=0):
+    rng = np.random.default_rng(seed)
+    primary = np.arange(A) % areas
+    secondary = (primary + rng.integers(1, areas, A)) % areas
+    area = rng.integers(0, areas, O)
+    S = np.where(area[None, :] == primary[:, None], 1.0, np.where(area[None, :] == secondary[:, None], 0.5, 0.0))
+    return _names("A", A), _names("O", O), S + 0.2 * rng.random((A, O))
+
+
+def test_reproducible_with_seed():
+    a, o, S = clustered()
+    r1 = assign(a, o, 3, 13, suitability=S, seed=7)
+    r2 = assign(a, o, 3, 13, suitability=S, seed=7)
+    pd.testing.assert_frame_equal(r1.allocation, r2.allocation)
+    u1 = assign(a, o, 3, 13, seed=1)
+    u2 = assign(a, o, 3, 13, seed=1)
+    u3 = assign(a, o, 3, 13, seed=2)
+    pd.testing.assert_frame_equal(u1.allocation, u2.allocation)
+    assert not u1.allocation.equals(u3.allocation)
+
+
+def _dense_mu2(alloc, conf=None):
+    ai, a_names = pd.factorize(alloc["assessor"])
+    oi, _ = pd.factorize(alloc["object"])
+    c = np.ones(len(ai)) if conf is None else conf
+    Cm = np.zeros((len(a_names), oi.max() + 1))
+    Cm[ai, oi] = c
+    C_a, C_o = Cm.sum(1), Cm.sum(0)
+    W = Cm @ np.diag(1 / C_o) @ Cm.T
+    T = np.eye(len(C_a)) - W / np.sqrt(np.outer(C_a, C_a))
+    return np.linalg.eigvalsh(T)[1]
+
+
+def test_report_mu2_equals_dense_eigen_solve_and_design_check():
+    a, o, S = clustered()
+    r = assign(a, o, 3, 13, suitability=S, seed=0)
+    assert r.report.mu2 == pytest.approx(_dense_mu2(r.allocation), abs=1e-10)
+    assert r.baseline.mu2 == pytest.approx(_dense_mu2(r.baseline_allocation), abs=1e-10) or r.baseline.n_components > 1
+    check = xlcalib.design_check(r.allocation["assessor"], r.allocation["object"])
+    assert r.report.mu2 == pytest.approx(check.mu2, abs=1e-9)
+    # with planned confidences too
+    P = 0.5 + S
+    rp = assign(a, o, 3, 13, suitability=S, planned_confidence=P, seed=0)
+    conf = P[pd.Index(a).get_indexer(rp.allocation["assessor"]), pd.Index(o).get_indexer(rp.allocation["object"])]
+    assert rp.report.mu2 == pytest.approx(_dense_mu2(rp.allocation, conf), abs=1e-10)
+    co = rp.allocation.assign(c=conf).groupby("object")["c"].sum()
+    np.testing.assert_allclose(rp.report.object_confidence.loc[co.index].to_numpy(), co.to_numpy())
+    again = design_report(rp.allocation[["assessor", "object"]], a, o, suitability=S, planned_confidence=P,
+                          best_suitability=rp.stats["best_suitability"])
+    assert again.mu2 == pytest.approx(rp.report.mu2, abs=1e-12)
+    assert again.suitability_share == pytest.approx(rp.report.suitability_share)
+
+
+@pytest.mark.parametrize("share", [0.9, 0.95, 0.99])
+def test_suitability_share_kept_and_mu2_improves_on_clustered_panel(share):
+    a, o, S = clustered()
+    r = assign(a, o, 3, 13, min_load=11, suitability=S, min_suitability_share=share, seed=0)
+    assert r.report.suitability_share >= share - 1e-12
+    assert r.report.total_suitability >= share * r.stats["best_suitability"] - 1e-9
+    assert r.baseline.suitability_share == pytest.approx(1.0)
+    assert r.report.n_components == 1
+    assert r.report.mu2 > 1.5 * r.baseline.mu2 + 0.02
+    _check_constraints(r, a, o, np.full(len(o), 3), 13, 11, [])
+
+
+def test_share_one_is_the_suitability_only_allocation_and_fixed_reads_are_kept():
+    a, o, S = clustered(A=8, O=20)
+    r = assign(a, o, 2, 6, suitability=S, min_suitability_share=1.0)
+    pd.testing.assert_frame_equal(r.allocation, r.baseline_allocation)
+    kept = [("A0", "O5"), ("A1", "O5"), ("A7", "O0")]  # not the most suitable pairs, kept anyway
+    rk = assign(a, o, 2, 6, suitability=S, fixed=kept, conflicts=[("A2", "O5")])
+    pairs = set(zip(rk.allocation["assessor"], rk.allocation["object"]))
+    assert set(kept) <= pairs
+    assert rk.allocation["fixed"].sum() == 3
+    with pytest.raises(InputError, match="kept reads, row 1: assessor 'A2' has a conflict"):
+        assign(a, o, 2, 6, fixed=[("A2", "O5")], conflicts=[("A2", "O5")])
+    with pytest.raises(InputError, match="already has 2 kept reads but wants only 1"):
+        assign(a, o, 1, 6, fixed=kept[:2])
+
+
+def test_without_suitability_loads_are_balanced_and_connected():
+    r = assign(_names("A", 10), _names("O", 40), 3, 20, seed=3)
+    loads = r.report.loads
+    assert loads.max() - loads.min() <= 1
+    assert r.report.n_components == 1 and r.report.mu2 > 0.3
+    assert np.isnan(r.report.suitability_share)
+    table = r.comparison()
+    assert list(table.columns) == ["statistic", "this allocation", "balanced start", "meaning"]
+
+
+def test_suitability_forms_agree():
+    a, o, S = clustered(A=6, O=10)
+    grid = pd.DataFrame(S, index=a, columns=o)
+    long = grid.stack().rename("suitability").rename_axis(["assessor", "object"]).reset_index()
+    r1 = assign(a, o, 2, 5, suitability=S, seed=1)
+    r2 = assign(a, o, 2, 5, suitability=grid, seed=1)
+    r3 = assign(a, o, 2, 5, suitability=long, seed=1)
+    pd.testing.assert_frame_equal(r1.allocation, r2.allocation)
+    pd.testing.assert_frame_equal(r1.allocation, r3.allocation)

@@ -1,0 +1,322 @@
+"""Workbook adapter for :func:`xlcalib.design.assign` (``xlcalib assign panel.xlsx``).
+
+Reads the *Assignment* sheet of a panel workbook — side-by-side tables whose
+header cells sit in row 1, separated by a blank column:
+
+* Assessors: ``Assessor | Max load [| Min load] [| Subjects]``
+* Objects: ``Object | Reads wanted [| Subjects]``
+* Conflicts (optional): ``Conflict assessor | Conflict object``
+
+Suitability (optional): a sheet *Suitability* holding an assessors x objects
+grid (assessor names down column A, object names across row 1, blank = 0),
+or else subject tags on both lists (comma/semicolon separated): suitability
+= number of shared tags.
+
+It fills the Evaluations table with one row per allocated read (Score and the
+uncertainty column blank = pending) and writes a *Design* sheet comparing the
+allocation with the suitability-only one.  Rows that already hold a score are
+never touched: they are kept as fixed reads and only the remaining reads are
+allocated; earlier pending rows (no score) are re-allocated.  The input file
+is never modified: the result goes to a new file, written atomically.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .inputs import column_letter, is_blank, parse_label, parse_number
+
+SHEET = "Assignment"
+_TABLES = {
+    "assessors": {"name": ("assessor", "assessors", "name"), "max": ("max load", "maximum load", "max reads"),
+                  "min": ("min load", "minimum load", "min reads"), "subjects": ("subjects", "subject", "tags", "expertise")},
+    "objects": {"name": ("object", "objects", "name"), "reads": ("reads wanted", "reads", "reads per object"),
+                "subjects": ("subjects", "subject", "tags", "areas")},
+    "conflicts": {"assessor": ("conflict assessor", "assessor"), "object": ("conflict object", "object")},
+}
+
+
+def _canon(value) -> str:
+    return re.sub(r"\s+", " ", str(value).strip().lower()) if not is_blank(value) else ""
+
+
+def _groups(header: list) -> list[tuple[int, int]]:
+    """(start, stop) column spans of contiguous non-blank header cells."""
+    spans, start = [], None
+    for j, cell in enumerate(list(header) + [None]):
+        if not is_blank(cell) and start is None:
+            start = j
+        elif is_blank(cell) and start is not None:
+            spans.append((start, j))
+            start = None
+    return spans
+
+
+def read_assignment(rows: list[list], sheet: str = SHEET):
+    """Parse the Assignment sheet's cells -> dict of assessors/objects/conflicts frames (messages name cells)."""
+    if not rows:
+        raise InputError(f"sheet {sheet} is empty; expected the Assessors and Objects tables with headers in row 1")
+    header = rows[0]
+    found: dict[str, tuple[int, dict[str, int]]] = {}
+    for start, stop in _groups(header):
+        names = [_canon(h) for h in header[start:stop]]
+        kind = ("conflicts" if names and names[0].startswith("conflict") else
+                "assessors" if any(n in _TABLES["assessors"]["max"] for n in names) else
+                "objects" if any(n in _TABLES["objects"]["reads"] for n in names) else None)
+        if kind is None:
+            continue
+        cols = {}
+        for key, aliases in _TABLES[kind].items():
+            hits = [start + i for i, n in enumerate(names) if n in aliases]
+            if hits:
+                cols[key] = hits[0]
+        if kind in found:
+            raise InputError(f"sheet {sheet}, row 1: two {kind} tables (columns {column_letter(found[kind][0] + 1)} "
+                             f"and {column_letter(start + 1)})")
+        found[kind] = (start, cols)
+    for kind, need in (("assessors", "Assessor | Max load"), ("objects", "Object | Reads wanted")):
+        if kind not in found:
+            raise InputError(f"sheet {sheet}, row 1: no {kind.title()} table found (header cells {need} ...)")
+    out, problems = {}, []
+    for kind, (start, cols) in found.items():
+        required = {"assessors": ("name", "max"), "objects": ("name", "reads"),
+                    "conflicts": ("assessor", "object")}[kind]
+        missing = [k for k in required if k not in cols]
+        if missing:
+            raise InputError(f"sheet {sheet}, row 1: the {kind} table starting at {column_letter(start + 1)}1 lacks "
+                             f"column(s) {', '.join(missing)}")
+        data: dict[str, list] = {k: [] for k in cols}
+        sheet_rows = []
+        for r, row in enumerate(rows[1:], start=2):
+            cells = {k: (row[j] if j < len(row) else None) for k, j in cols.items()}
+            if all(is_blank(v) for v in cells.values()):
+                continue
+            for k, v in cells.items():
+                where = f"sheet {sheet}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"
+                try:
+                    if k in ("name", "assessor", "object"):
+                        data[k].append(parse_label(v, where))
+                    elif k == "subjects":
+                        data[k].append("" if is_blank(v) else str(v))
+                    else:
+                        number = parse_number(v, where, allow_blank=(k == "min"))
+                        if not np.isnan(number) and (number < 0 or number != int(number)):
+                            raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
+                        data[k].append(0 if np.isnan(number) else int(number))
+                except InputError as exc:  # report every bad cell at once
+                    problems.append(exc.message)
+                    data[k].append(None)
+            sheet_rows.append(r)
+        frame = pd.DataFrame(data)
+        frame.attrs["sheet_rows"] = sheet_rows
+        if problems:
+            continue
+        if kind != "conflicts":
+            dup = frame["name"].duplicated()
+            if dup.any():
+                i = int(np.flatnonzero(dup.to_numpy())[0])
+                raise InputError(f"sheet {sheet}, row {sheet_rows[i]}: {kind[:-1]} {frame['name'].iat[i]!r} is listed twice")
+            if frame.empty:
+                raise InputError(f"sheet {sheet}: the {kind} table has no rows")
+        out[kind] = frame
+    if problems:
+        more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise InputError("; ".join(problems[:10]) + more)
+    return out
+
+
+def _tags(text: str) -> set[str]:
+    return {t.strip().lower() for t in re.split(r"[,;]", text or "") if t.strip()}
+
+
+def suitability_from_tags(assessors: pd.DataFrame, objects: pd.DataFrame) -> np.ndarray | None:
+    """Number of shared subject tags per (assessor, object); None when no subjects are given."""
+    if "subjects" not in assessors or "subjects" not in objects:
+        return None
+    a_tags = [_tags(t) for t in assessors["subjects"]]
+    o_tags = [_tags(t) for t in objects["subjects"]]
+    vocab = sorted(set().union(*a_tags, *o_tags))
+    if not vocab:
+        return None
+    pos = {t: i for i, t in enumerate(vocab)}
+    Ma = np.zeros((len(a_tags), len(vocab)))
+    Mo = np.zeros((len(o_tags), len(vocab)))
+    for i, tags in enumerate(a_tags):
+        Ma[i, [pos[t] for t in tags]] = 1
+    for i, tags in enumerate(o_tags):
+        Mo[i, [pos[t] for t in tags]] = 1
+    return Ma @ Mo.T
+
+
+def read_suitability_grid(rows: list[list], a_names, o_names, sheet: str = "Suitability") -> np.ndarray:
+    """Assessors x objects grid sheet -> A x O array (blank = 0), every bad cell named."""
+    if not rows or len(rows) < 2:
+        raise InputError(f"sheet {sheet} is empty; expected object names in row 1 and assessor names in column A")
+    header = rows[0]
+    col_of = {}
+    for j, cell in enumerate(header[1:], start=1):
+        if is_blank(cell):
+            continue
+        name = parse_label(cell, f"sheet {sheet}, row 1 ({column_letter(j + 1)}1)")
+        if name not in o_names:
+            raise InputError(f"sheet {sheet}, cell {column_letter(j + 1)}1: {name!r} is not an object of the Assignment sheet")
+        col_of[j] = o_names.index(name)
+    S = np.zeros((len(a_names), len(o_names)))
+    problems = []
+    for r, row in enumerate(rows[1:], start=2):
+        if all(is_blank(c) for c in row):
+            continue
+        name = parse_label(row[0], f"sheet {sheet}, row {r}, column A (A{r})")
+        if name not in a_names:
+            raise InputError(f"sheet {sheet}, cell A{r}: {name!r} is not an assessor of the Assignment sheet")
+        i = a_names.index(name)
+        for j, o in col_of.items():
+            value = row[j] if j < len(row) else None
+            try:
+                number = parse_number(value, f"sheet {sheet}, row {r}, cell {column_letter(j + 1)}{r}", allow_blank=True)
+            except InputError as exc:
+                problems.append(exc.message)
+                continue
+            if number < 0:
+                problems.append(f"sheet {sheet}, cell {column_letter(j + 1)}{r}: suitability must be >= 0, not {number:g}")
+            elif not np.isnan(number):
+                S[i, o] = number
+    if problems:
+        raise InputError("; ".join(problems[:10]) + (f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""))
+    return S
+
+
+def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
+    from .inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
+
+    cols = find_columns(header, EVALUATION_COLUMNS, f"sheet {sheet}, header row 1")
+    missing = [k for k in ("assessor", "object", "score") if k not in cols]
+    if missing:
+        raise InputError(f"sheet {sheet}, header row 1: missing column(s) {', '.join(m.title() for m in missing)}")
+    cols["uncertainty"] = next((cols[k] for k in UNCERTAINTY_KINDS if k in cols), None)
+    return cols
+
+
+def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: str = "Evaluations"):
+    """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path)."""
+    from .design import assign
+    from .workbook import OpenpyxlBook, open_workbook, save_atomically
+
+    path = Path(path)
+    out = Path(out) if out else path.with_name(f"{path.stem}_assigned.xlsx")
+    if out.resolve() == path.resolve():
+        raise InputError("the output file must differ from the input workbook (the input is never modified)")
+    if out.suffix.lower() not in (".xlsx", ".xlsm"):
+        raise InputError(f"write the allocation to an .xlsx file, not {out.name}")
+    keep_vba = path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
+    book = open_workbook(path, data_only=False, keep_vba=keep_vba)
+    values = open_workbook(path, data_only=True)
+    backend = OpenpyxlBook(book, values_book=values)
+    name = backend.find_sheet(SHEET)
+    tables = read_assignment([list(r) for r in values[name].iter_rows(values_only=True)], name)
+    assessors, objects = tables["assessors"], tables["objects"]
+    a_names, o_names = list(assessors["name"]), list(objects["name"])
+    conflicts = tables.get("conflicts")
+    if conflicts is not None:
+        rows = conflicts.attrs["sheet_rows"]
+        for k, (a, o) in enumerate(zip(conflicts["assessor"], conflicts["object"])):
+            if a not in a_names:
+                raise InputError(f"sheet {name}, row {rows[k]}: conflict assessor {a!r} is not in the Assessors table")
+            if o not in o_names:
+                raise InputError(f"sheet {name}, row {rows[k]}: conflict object {o!r} is not in the Objects table")
+        conflicts = conflicts[["assessor", "object"]]
+    suit_sheet = backend.find_sheet("Suitability", required=False)
+    if suit_sheet is not None:
+        S = read_suitability_grid([list(r) for r in values[suit_sheet].iter_rows(values_only=True)], a_names, o_names,
+                                  suit_sheet)
+        source = f"grid on sheet {suit_sheet}"
+    else:
+        S = suitability_from_tags(assessors, objects)
+        source = "shared subject tags" if S is not None else "none given"
+
+    # the Evaluations table: scored rows are kept as they are; everything else is a free slot
+    ev_name = backend.find_sheet(sheet)
+    ws, ws_values = book[ev_name], values[ev_name]
+    header = [c.value for c in ws_values[1]]
+    cols = _evaluation_columns(header, ev_name)
+    fixed, free = [], []
+    for r in range(2, ws_values.max_row + 1):
+        get = lambda k: ws_values.cell(row=r, column=cols[k] + 1).value  # noqa: E731
+        if is_blank(get("score")):
+            free.append(r)
+            continue
+        where = lambda k: f"sheet {ev_name}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"  # noqa: E731
+        parse_number(get("score"), where("score"))
+        a, o = parse_label(get("assessor"), where("assessor")), parse_label(get("object"), where("object"))
+        if a not in a_names:
+            raise InputError(f"{where('assessor')}: {a!r} (scored) is not in the Assessors table of sheet {name}")
+        if o not in o_names:
+            raise InputError(f"{where('object')}: {o!r} (scored) is not in the Objects table of sheet {name}")
+        fixed.append((a, o))
+    if len(set(fixed)) < len(fixed):
+        dup = pd.Series(fixed).duplicated()
+        raise InputError(f"sheet {ev_name}: assessor {fixed[int(np.flatnonzero(dup)[0])][0]!r} scored object "
+                         f"{fixed[int(np.flatnonzero(dup)[0])][1]!r} twice")
+    min_load = assessors["min"].to_numpy() if "min" in assessors else None
+    result = assign(a_names, o_names, objects["reads"].to_numpy(), assessors["max"].to_numpy(), min_load=min_load,
+                    conflicts=conflicts, suitability=S, min_suitability_share=share, seed=seed,
+                    fixed=fixed or None)
+    new = result.allocation
+    if "fixed" in new:
+        new = new[~new["fixed"]]
+    # write: free slots in order, then rows appended below; leftover pending rows are cleared
+    last = ws_values.max_row
+    slots = free + list(range(last + 1, last + 1 + max(0, len(new) - len(free))))
+    ac, oc = cols["assessor"] + 1, cols["object"] + 1
+    for r, a, o in zip(slots, new["assessor"], new["object"]):
+        ws.cell(row=r, column=ac, value=a)
+        ws.cell(row=r, column=oc, value=o)
+        ws.cell(row=r, column=cols["score"] + 1, value=None)
+        if cols["uncertainty"] is not None:
+            ws.cell(row=r, column=cols["uncertainty"] + 1, value=None)
+    for r in slots[len(new):]:
+        ws.cell(row=r, column=ac, value=None)
+        ws.cell(row=r, column=oc, value=None)
+    if slots and slots[-1] > last:
+        for table in ws.tables.values():  # grow the Excel table over the appended rows
+            from openpyxl.utils.cell import range_boundaries
+            from openpyxl.utils import get_column_letter
+
+            c1, r1, c2, r2 = range_boundaries(table.ref)
+            table.ref = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{max(r2, slots[-1])}"
+    result.stats["suitability_source"] = source
+    write_design_sheet(backend, result, source)
+    save_atomically(book, out)
+    return result, out
+
+
+def design_verdict(result, suitability_source: str = "") -> list[str]:
+    """Plain-words lines above the Design table."""
+    rep, base, st = result.report, result.baseline, result.stats
+    n_fixed = int(result.allocation["fixed"].sum()) if "fixed" in result.allocation else 0
+    suitability_source = suitability_source or st.get("suitability_source", "")
+    lines = [f"Allocation of {int(rep.reads.sum())} reads ({n_fixed} already scored, kept) to "
+             f"{int((rep.loads > 0).sum())} assessors; suitability: {suitability_source or 'none given'}."]
+    if rep.n_components > 1:
+        lines.append(f"Warning: the allocation splits the assessors into {rep.n_components} groups that share no object; "
+                     "their standards cannot be compared. Raise loads or lower the suitability share.")
+    elif st.get("has_suitability"):
+        gain = np.sqrt(rep.mu2 / base.mu2) if base.mu2 > 0 else float("inf")
+        lines.append(
+            f"It keeps {100 * rep.suitability_share:.1f}% of the best possible suitability (at least "
+            f"{100 * st['min_suitability_share']:.0f}% asked) and raises mu2 from {base.mu2:.3f} (suitability only"
+            + (", disconnected" if base.n_components > 1 else "") + f") to {rep.mu2:.3f}: calibration's error bounds are "
+            + (f"{gain:.1f}x tighter." if np.isfinite(gain) else "finite instead of unbounded."))
+    else:
+        lines.append(f"Without suitability the allocation is balanced and well connected: mu2 = {rep.mu2:.3f}.")
+    lines.append(f"Swap phase: {st['swaps']} swaps in {st['rounds']} rounds, stopped: {st['stopped']} (seed {st['seed']}).")
+    return lines
+
+
+def write_design_sheet(backend, result, suitability_source: str = "") -> None:
+    table = result.comparison()
+    backend.write_frame("Design", table, preamble=[[line] for line in design_verdict(result, suitability_source)])
