@@ -29,6 +29,7 @@ NOT_IN_LITE = {
     "test_workbook_openpyxl.py": "the workbook-file backend (openpyxl files)",
     "test_workbook_xlwings.py": "the classic add-in's live-workbook backend (desktop Excel)",
     "test_macros_xlwings.py": "the classic add-in's Run-main macros on workbook files",
+    "test_design_workbook.py": "the assignment workbook (openpyxl files, the CLI)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 SKIP = {
