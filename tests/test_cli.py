@@ -10,6 +10,7 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
+from xlcalib.macros import RESULT_SHEETS
 from xlcalib.workbook import save_atomically as write_workbook_atomically, write_frames
 
 
@@ -60,7 +61,7 @@ def test_calibrate_round_trip_equals_core(tmp_path, capsys):
     frame = pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]])
     core = xlcalib.calibrate(frame)
     np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
-    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[1][1]
+    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[2][0]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -182,7 +183,7 @@ def test_macro_rerun_replaces_only_result_sheets():
     book.create_sheet("Notes")["A1"] = "keep me"
     calibrate_panel(book)
     calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 
@@ -207,7 +208,7 @@ def test_report_calibration_equals_calibrate(tmp_path):
     book.save(src)
     assert main(["report", "calibration", str(src)]) == 0
     out = openpyxl.load_workbook(tmp_path / "p_report.xlsx")
-    assert out.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert out.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
     assert out["Notes"]["A1"].value == "=1+1" and out["Notes"]["A1"].data_type == "f"
     rows = list(out["Values"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r and r[0] == "object")

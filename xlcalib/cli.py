@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
+    cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
 
     tpl = sub.add_parser("template", help="write a fresh exercise workbook")
     tpl.add_argument("kind", choices=["panel_calibration", "reliability", "ordinal_agreement", "ground_truth"])
@@ -102,6 +103,12 @@ def _template(args) -> int:
             raise InputError(f"--{key} {value} is more than a workbook template should hold (limit 100000)")
     if "scale" in size and not size["scale"][0] < size["scale"][1]:
         raise InputError(f"--scale MIN MAX needs MIN < MAX, not {size['scale'][0]:g} {size['scale'][1]:g}")
+    suffix = Path(args.out).suffix.lower()
+    if suffix == ".xlsm" and not args.macro:
+        raise InputError(f"{Path(args.out).name}: an .xlsm workbook carries macros; add --macro for the Run main "
+                         "button, or write an .xlsx")
+    if suffix not in (".xlsx", ".xlsm"):
+        raise InputError(f"{Path(args.out).name}: write the template to an .xlsx file (.xlsm with --macro)")
     for path in build(args.kind, args.out, macro=args.macro, **size):
         print(f"wrote {path}")
     return 0
@@ -126,7 +133,8 @@ def _report(args) -> int:
 
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
-                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None):
+                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
+                   feedback=False):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
@@ -166,8 +174,10 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     if out.resolve() == path.resolve():
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if fmt == "xlsx":
+        if out.suffix.lower() != ".xlsx":
+            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
         result_book = new_workbook()
-        write_calibration(result_book, result, frames, settings)
+        write_calibration(result_book, result, frames, settings, feedback=feedback)
         save_atomically(result_book, out)
     elif fmt == "csv":
         if out.suffix:
@@ -240,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                          per_component=args.per_component, fmt=args.format, fund=args.fund,
                                          threshold=args.threshold, lottery=args.lottery, model=args.model,
-                                         interval_level=args.interval_level, seed=args.seed)
+                                         interval_level=args.interval_level, seed=args.seed,
+                                         feedback=args.feedback)
             print(result.summary())
             if result.decisions is not None:
                 from .decisions import decision_summary

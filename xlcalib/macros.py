@@ -33,9 +33,11 @@ from .calibration import (
 )
 from .errors import InputError
 from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_flag, parse_number, parse_whole
-from .workbook import Block, ChartSpec, open_book
+from .workbook import Block, open_book
 
-RESULT_SHEETS = ("Ranking", "Values", "Biases", "Residuals", "Diagnostics")
+#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
+RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics")
 
 
 @dataclass
@@ -84,7 +86,8 @@ def _preamble(title: str, settings: str, now) -> list[list[Any]]:
     from . import __version__
 
     stamp = (now or _dt.datetime.now()).replace(microsecond=0).isoformat(sep=" ")
-    return [[f"xlcalib {title}", f"run {stamp}", f"xlcalib {__version__}"], ["settings", settings]]
+    # one text per row, in column A: it reads across the empty cells beside it instead of being cut by them
+    return [[f"xlcalib {title}"], [f"run {stamp}, xlcalib {__version__}"], [f"settings: {settings}"]]
 
 
 def _check_own_sheets(backend, names) -> None:
@@ -277,38 +280,22 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
     return result, frames, settings
 
 
-def _col(frame: pd.DataFrame, name: str) -> int:
-    return list(frame.columns).index(name) + 1
-
-
-def calibration_charts(frames: dict[str, pd.DataFrame], tops: dict[str, int]) -> dict[str, list[ChartSpec]]:
-    """The native charts: biases with +- standard error, raw mean vs calibrated value, value with +- SE per object."""
-    b, v = frames["Biases"], frames["Values"]
-    return {
-        "Biases": [ChartSpec("column", "Assessor bias with standard error (score units)", tops["Biases"], len(b),
-                             _col(b, "assessor"), (_col(b, "bias"),), "assessor", "bias",
-                             error_column=_col(b, "se"), anchor="J2", width_cm=24)],
-        "Values": [ChartSpec("scatter", "Raw mean vs calibrated value per object", tops["Values"], len(v),
-                             _col(v, "raw_mean"), (_col(v, "value"),), "raw mean score", "calibrated value",
-                             anchor="L2"),
-                   ChartSpec("column", "Calibrated value with standard error per object", tops["Values"], len(v),
-                             _col(v, "object"), (_col(v, "value"),), "object", "calibrated value",
-                             error_column=_col(v, "se"), anchor="L24", width_cm=24)],
-    }
-
-
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
-                      settings: CalibrationSettings, *, now: _dt.datetime | None = None) -> dict[str, int]:
-    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows."""
+                      settings: CalibrationSettings, *, now: _dt.datetime | None = None,
+                      feedback: bool = False) -> dict[str, int]:
+    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
+
+    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
+    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    """
+    from .presentation import calibration_sheets
+
     backend = open_book(book)
     preamble = _preamble("calibration", settings.describe(), now)
-    _check_own_sheets(backend, RESULT_SHEETS)
-    tops = {name: backend.write_frame(name, frames[name], preamble,
-                                      highlight="anomalous" if name == "Residuals" else None)
-            for name in RESULT_SHEETS if name in frames}
-    for sheet, specs in calibration_charts(frames, tops).items():
-        for spec in specs:
-            backend.add_chart(sheet, spec)
+    specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    tops = {spec.name: backend.write_sheet(spec) for spec in specs}
+    backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
 
 
@@ -322,7 +309,65 @@ def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _
 def main():  # pragma: no cover - called by the xlwings "Run main" button via the template's .py
     import xlwings as xw
 
-    calibrate_panel(xw.Book.caller())
+    run_from_excel("calibrate_panel", xw.Book.caller())
+
+
+def run_from_excel(entry: str, book) -> bool:
+    """The *Run main* button: run one exercise on *book*; a problem with the input reaches the person at
+    Excel as a message box and as a line on the Checks sheet, never as a Python traceback.
+
+    ``entry`` is the macro's name (``calibrate_panel``, ``reliability_report``, ``ordinal_report``,
+    ``ground_truth_report``).  Returns True when the run wrote its results.  Internal errors (bugs) are
+    announced the same way and then raised, so the traceback reaches the log for a bug report.
+    """
+    entries = {"calibrate_panel": calibrate_panel, "reliability_report": reliability_report,
+               "ordinal_report": ordinal_report, "ground_truth_report": ground_truth_report}
+    try:
+        entries[entry](book)
+        return True
+    except InputError as exc:
+        _tell_excel(book, exc.message, exc.where, "Please fix the input", getattr(exc, "problems", None))
+        return False
+    except Exception as exc:
+        _tell_excel(book, f"xlcalib stopped with an internal error ({type(exc).__name__}: {exc}); please report it "
+                          "with the Python log", {}, "xlcalib internal error")
+        raise
+
+
+def _tell_excel(book, message: str, where: dict, title: str, problems=None) -> None:
+    """A message box where the platform has one (``app.alert``), and the message on the Checks sheet
+    (every problem on its own line when the error carries them all)."""
+    if problems:
+        frame = pd.DataFrame({"severity": [p.severity for p in problems], "sheet": [p.sheet for p in problems],
+                              "cell": [p.cell for p in problems], "problem": [p.message for p in problems]})
+        _write_checks(book, frame)
+        _alert(book, message, title)
+        return
+    named = re.search(r"\bsheet ([^,:;()]+?)(?:,|:| row| cell|$)", message)
+    sheet = str(where.get("sheet") or (named.group(1).strip() if named else ""))
+    at = re.search(r"\b(cell [A-Z]{1,3}\d+|rows? [\d, ]+\d)", message)
+    cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else (at.group(1) if at else ""))
+    frame = pd.DataFrame({"severity": ["error"], "sheet": [sheet], "cell": [str(cell)], "problem": [message]})
+    _write_checks(book, frame)
+    _alert(book, message, title)
+
+
+def _write_checks(book, frame: pd.DataFrame) -> None:
+    from .presentation import checks_sheet
+
+    backend = open_book(book)
+    try:
+        _check_own_sheets(backend, ["Checks"])
+        backend.write_sheet(checks_sheet(frame, _preamble("checks", "the run stopped: nothing else was written", None)))
+    except InputError:  # a sheet of the user's called Checks: leave it, the message box still speaks
+        pass
+
+
+def _alert(book, message: str, title: str) -> None:
+    try:
+        book.app.alert(message, title=f"xlcalib: {title}", buttons="ok", mode="critical")
+    except Exception:  # no message boxes here (xlwings Server / Lite / tests): the Checks sheet carries it
+        pass
 
 
 # ----------------------------------------------------------------------------
@@ -372,14 +417,10 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
         except InputError as exc:
             if "has no ratings" not in exc.message and "no data rows" not in exc.message:
                 raise
-    table = rel.icc_table(x).reset_index()
+    from .presentation import prophecy_k_max, reliability_sheets
+
+    table = rel.icc_table(x)
     boot = rel.krr_bootstrap(x, n_boot=n_boot, seed=seed)
-    summary = pd.DataFrame({"statistic": ["items", "raters (columns)", "ratings", "ICC(1) single rating", "ICC(1k) mean rating",
-                                          "kRR bootstrap (mean of item means)", "kRR CI low", "kRR CI high",
-                                          "Krippendorff alpha (interval)", "note"],
-                            "value": [x.shape[0], x.shape[1], int((~np.isnan(x)).sum()), table.loc[0, "ICC"],
-                                      table.loc[3, "ICC"], boot.estimate, boot.ci_low, boot.ci_high,
-                                      rel.krippendorff_alpha(x, "interval"), table.attrs.get("note") or ""]})
     curve_note = ""
     if rep is not None and rep.shape[0] != x.shape[0]:
         curve_note = f"Replication2 has {rep.shape[0]} items, Ratings {x.shape[0]}: empirical curve left out"
@@ -387,17 +428,14 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
     if rep is not None and (np.isnan(x).any() or np.isnan(rep).any()):
         curve_note = "the empirical curve needs complete replications (a rating is missing): left out"
         rep = None
-    curve = rel.krr_curve(x, replication=rep)
-    if curve_note:
-        summary.loc[len(summary)] = ["kRR curve", curve_note]
-    frames = {"ICC": table, "kRR": summary, "kRR curve": curve}
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    curve = rel.krr_curve(x, replication=rep, k_max=prophecy_k_max(float(table.loc["ICC1", "ICC"]), observed_k))
     pre = _preamble("reliability", f"bootstrap replicates {n_boot}, seed {seed}, CI 95%", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("kRR curve", ChartSpec("scatter", "Reliability of the mean of k ratings", tops["kRR curve"],
-                                             len(curve), 1, tuple(range(2, len(curve.columns) + 1)),
-                                             "k raters", "reliability"))
-    return frames
+    specs = reliability_sheets(x, table, boot, rel.krippendorff_alpha(x, "interval"), curve, curve_note, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
+    return {spec.name: spec.frame for spec in specs}
 
 
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -416,11 +454,14 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
     pre = _preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
                                          f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    roc = frames["ROC"]
-    backend.add_chart("ROC", ChartSpec("scatter", "ROC: cumulative category proportions", tops["ROC"], len(roc),
-                                       2, (3,), "rater 1", "rater 2", anchor="F2"))
+    from .presentation import ordinal_sheets
+
+    header = backend.read_block("Ratings").rows[0]
+    names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
+    specs = ordinal_sheets(frames, names, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
 
 
@@ -487,11 +528,12 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
     pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}, "
                     f"setting {setting.name}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],
-                                             len(certainty), 1, (_col(certainty, "certainty"),), "item", "certainty",
-                                             anchor="H2", width_cm=24))
+    from .presentation import ground_truth_sheets
+
+    specs = ground_truth_sheets(frames, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
 
 

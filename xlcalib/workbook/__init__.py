@@ -5,7 +5,18 @@ xlwings (a live Excel Book; thin).  See :mod:`xlcalib.workbook.base`.
 Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
 never does, and nothing here imports xlwings (the caller brings the Book).
 """
-from .base import FORMULA_STARTS, Block, ChartSpec, WorkbookBackend, cell_value, is_formula_text, open_book
+from .base import (
+    FORMULA_STARTS,
+    Block,
+    ChartSpec,
+    Column,
+    RefLine,
+    SheetSpec,
+    WorkbookBackend,
+    cell_value,
+    is_formula_text,
+    open_book,
+)
 from .openpyxl_backend import (
     MAX_INPUT_BYTES,
     OpenpyxlBook,
@@ -17,7 +28,7 @@ from .openpyxl_backend import (
 )
 
 __all__ = [
-    "FORMULA_STARTS", "Block", "ChartSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
+    "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
     "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
     "write_bytes_atomically", "write_frames",
 ]
