@@ -30,6 +30,7 @@ NOT_IN_LITE = {
     "test_workbook_xlwings.py": "the classic add-in's live-workbook backend (desktop Excel)",
     "test_macros_xlwings.py": "the classic add-in's Run-main macros on workbook files",
     "test_design_workbook.py": "the assignment workbook (openpyxl files, the CLI)",
+    "test_presentation.py": "result workbooks as files (openpyxl, the CLI, file permissions)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 SKIP = {
