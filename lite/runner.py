@@ -36,6 +36,10 @@ NOT_IN_LITE = {
 SKIP = {
     "test_core_never_imports_xlwings": "starts a Python subprocess; Pyodide has no processes",
     "test_catalogue_importable_without_xlwings": "starts a Python subprocess; Pyodide has no processes",
+    # the result-file backend gives a new file 0666 & ~umask, and Emscripten's umask is 0o777: the
+    # workbook it writes cannot be read back there (the excel extra's file path, which Lite never takes)
+    "test_ground_truth_report_setting_row": "writes and re-reads a workbook file; under Emscripten's umask "
+                                            "0o777 the file backend leaves it unreadable",
 }
 
 
