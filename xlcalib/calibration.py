@@ -1395,6 +1395,7 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
             raise InputError(f"{_row_text(i)}: confidence must be positive", {"row": i, "column": "confidence"})
     ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
     oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
+    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)  # numpy's index type (32-bit in Pyodide)
     A, O = len(a_names), len(o_names)
     if A < 2 or O < 2:
         raise InputError("a design needs at least two assessors and two objects")
@@ -1438,7 +1439,11 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
     score = c_new * (g[:, None] - gbar[None, :]) ** 2
     score[ai, oi] = -np.inf  # already assigned
     n_cand = min(10 * k, int(np.isfinite(score).sum()))
-    flat = np.argpartition(-score.ravel(), n_cand - 1)[:n_cand] if n_cand else np.array([], dtype=int)
+    # candidates by score; scores equal to 1e-9 (symmetric designs) in pair order, so floating-point noise
+    # never picks among equals and every platform (CPython, Pyodide) suggests the same pairs
+    finite = np.flatnonzero(np.isfinite(score.ravel()))
+    key = np.round(score.ravel()[finite] / max(float(score.ravel()[finite].max(initial=0.0)), 1e-300), 9)
+    flat = finite[np.lexsort((finite, -key))][:n_cand]
     rows = []
     for idx in flat:
         a, o = divmod(int(idx), O)
@@ -1446,5 +1451,6 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
         trial.C = trial.C_a.sum()
         rows.append({"assessor": a_names[a], "object": o_names[o], "mu2_after": _mu2(_ReducedSolver(trial))})
     suggestions = pd.DataFrame(rows, columns=["assessor", "object", "mu2_after"])
-    suggestions = suggestions.sort_values("mu2_after", ascending=False, kind="stable").head(k).reset_index(drop=True)
+    order = np.lexsort((np.arange(len(suggestions)), -suggestions["mu2_after"].round(9).to_numpy()))
+    suggestions = suggestions.iloc[order].head(k).reset_index(drop=True)
     return DesignCheck(1, components, mu2, C_o, suggestions)

@@ -286,6 +286,10 @@ def _demo(out_dir: str) -> int:
     return 0
 
 
+#: packages of the `excel` extra (workbook files, macros, classic add-in); not needed by the core
+EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -338,7 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("xlcalib: error: not enough memory for this input (see the limits table in the README)", file=sys.stderr)
         return 2
-    except Exception:  # a bug: say so, with the traceback for the report
+    except Exception as exc:  # a bug: say so, with the traceback for the report
+        if isinstance(exc, ModuleNotFoundError) and exc.name in EXCEL_EXTRA:
+            # not a bug: the core installs without the workbook dependencies (for xlwings Lite)
+            print(f"xlcalib: error: workbook files need the excel extra ({exc.name} is not installed): "
+                  'pip install "xlcalib[excel]"', file=sys.stderr)
+            return 1
         print("xlcalib: internal error (please report this with the traceback below)", file=sys.stderr)
         traceback.print_exc()
         return 1

@@ -129,7 +129,7 @@ def agreement_table(rater1, rater2, categories=None) -> tuple[np.ndarray, tuple,
             pos = int(code[code.isna()].index[0])
             raise InputError(f"{name}, row {pos + 1}: category {s[pos]!r} is not in the category order "
                              f"({', '.join(map(str, categories))})", {"row": pos})
-        codes.append(code.to_numpy(dtype=np.int64))
+        codes.append(code.to_numpy(dtype=np.intp))
     m = len(categories)
     table = np.bincount(codes[0] * m + codes[1], minlength=m * m).reshape(m, m)
     return table, categories, dropped
@@ -153,11 +153,11 @@ def _numeric_table(rater1, rater2, categories):
         lo, hi = min(a.min(), b.min()), max(a.max(), b.max())
         if hi - lo < 10_000 and np.all(a == np.rint(a)) and np.all(b == np.rint(b)):
             # whole-number grades: used values by counting, O(n) instead of a sort
-            used = (np.bincount((a - lo).astype(np.int64), minlength=int(hi - lo) + 1)
-                    + np.bincount((b - lo).astype(np.int64), minlength=int(hi - lo) + 1)) > 0
+            used = (np.bincount((a - lo).astype(np.intp), minlength=int(hi - lo) + 1)
+                    + np.bincount((b - lo).astype(np.intp), minlength=int(hi - lo) + 1)) > 0
             cats = lo + np.flatnonzero(used).astype(float)
-            lookup = np.cumsum(used) - 1
-            codes = [lookup[(a - lo).astype(np.int64)], lookup[(b - lo).astype(np.int64)]]
+            lookup = np.cumsum(used, dtype=np.intp) - 1
+            codes = [lookup[(a - lo).astype(np.intp)], lookup[(b - lo).astype(np.intp)]]
             m = cats.size
             table = np.bincount(codes[0] * m + codes[1], minlength=m * m).reshape(m, m)
             return table, tuple(int(c) for c in cats), dropped

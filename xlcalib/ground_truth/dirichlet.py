@@ -96,12 +96,12 @@ def _mode_frequency(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     change = np.ones_like(s, dtype=bool)
     change[:, 1:] = s[:, 1:] != s[:, :-1]
     # run id per position; run length via bincount on (item, run id)
-    run_id = np.cumsum(change, axis=1) - 1
-    offsets = np.arange(n_items)[:, None] * M
+    run_id = np.cumsum(change, axis=1, dtype=np.intp) - 1
+    offsets = np.arange(n_items, dtype=np.intp)[:, None] * M
     lengths = np.bincount((run_id + offsets).ravel(), minlength=n_items * M).reshape(n_items, M)
     best_run = lengths.argmax(axis=1)
     starts = np.where(change)
-    first_of_run = np.zeros((n_items, M), dtype=np.int64)
+    first_of_run = np.zeros((n_items, M), dtype=np.intp)
     first_of_run[starts[0], run_id[starts]] = starts[1]
     mode = s[np.arange(n_items), first_of_run[np.arange(n_items), best_run]]
     return mode, lengths.max(axis=1) / M

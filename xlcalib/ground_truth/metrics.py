@@ -55,7 +55,7 @@ def ranked_predictions(predictions, n_classes: int, k: int) -> np.ndarray:
         return np.argsort(-p, axis=1, kind="stable")[:, :k]
     if p.shape[1] == n_classes and np.issubdtype(p.dtype, np.floating):
         return np.argsort(-p, axis=1, kind="stable")[:, :k]
-    p = p.astype(np.int64)
+    p = p.astype(np.intp)
     if p.shape[1] < k:
         raise InputError(f"predictions rank only {p.shape[1]} classes; top-{k} needs {k}")
     if np.any((p < 0) | (p >= n_classes)):
@@ -90,7 +90,7 @@ def ua_set_accuracy(samples, prediction_sets) -> UAResult:
     x = _samples(samples)
     hits = np.zeros(x.shape[:2])
     for i, C in enumerate(prediction_sets):  # per item (set sizes vary); vectorised over samples
-        C = np.sort(np.asarray(list(C), dtype=np.int64))
+        C = np.sort(np.asarray(list(C), dtype=np.intp))
         if C.size == 0:
             raise InputError(f"item {i + 1}: empty prediction set")
         hits[i] = np.all(_top_sets(x[i:i + 1], C.size)[0] == C[None, :], axis=1)

@@ -64,7 +64,7 @@ __all__ = ["pl_log_likelihood", "pl_partial_ranking_log_likelihood", "pl_gibbs",
 def pl_log_likelihood(weights, ranking) -> float:
     """Classic PL log-likelihood of a full ranking (all classes, best first)."""
     w = np.asarray(weights, dtype=float)
-    order = np.asarray(ranking, dtype=np.int64)
+    order = np.asarray(ranking, dtype=np.intp)
     if sorted(order.tolist()) != list(range(w.size)):
         raise InputError("a full ranking must list every class exactly once")
     lam = w[order]
@@ -174,7 +174,7 @@ def _sample_block_order(lam_block: np.ndarray, zbar: np.ndarray, rng) -> np.ndar
     """Orders inside one tied block for every chain: walk down the Hasse trellis weighted by R (C x m)."""
     C, m = lam_block.shape
     if m == 1:
-        return np.zeros((C, 1), dtype=np.int64)
+        return np.zeros((C, 1), dtype=np.intp)
     n = 1 << m
     R = np.zeros((C, n))
     R[:, 0] = 1.0
@@ -191,7 +191,7 @@ def _sample_block_order(lam_block: np.ndarray, zbar: np.ndarray, rng) -> np.ndar
         R[:, mask] = acc / (zbar + sums[:, mask])
     bits = 1 << np.arange(m)
     cur = np.full(C, n - 1)
-    order = np.empty((C, m), dtype=np.int64)
+    order = np.empty((C, m), dtype=np.intp)
     rows = np.arange(C)[:, None]
     for step in range(m):
         inside = (cur[:, None] & bits) != 0

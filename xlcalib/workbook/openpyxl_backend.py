@@ -71,6 +71,9 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
     import openpyxl  # adapters only
 
     path = Path(path)
+    if not getattr(openpyxl, "DEFUSEDXML", False):  # openpyxl parses with defusedxml only when it is installed
+        raise InputError("reading workbooks safely needs the defusedxml package (it refuses hostile XML): "
+                         'pip install "xlcalib[excel]"')
     try:
         bound_workbook(path)  # size, zip expansion and cell count first: openpyxl holds the whole workbook in memory
         return openpyxl.load_workbook(path, data_only=data_only, keep_links=False, keep_vba=keep_vba)
@@ -162,10 +165,12 @@ def _honour_umask(path) -> None:
     """Give a temporary file the mode an ordinary new file gets (0666 minus the umask), not mkstemp's 0600.
 
     Why: results land on shared drives; a 0600 file cannot be opened by the colleagues the umask allows.
+    The owner always keeps read and write: a umask that removes them (Emscripten/Pyodide reports 0o777)
+    must not produce a file nobody can open.
     """
     mask = os.umask(0)
     os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
+    os.chmod(path, (0o666 & ~mask) | 0o600)
 
 
 def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime | None = None) -> Path:
