@@ -94,7 +94,12 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
-            out[column] = out[column].map(neutralise_text)
+            # the rule runs once per distinct value (ids repeat over many rows), then is spread back by code
+            codes, uniques = pd.factorize(out[column], use_na_sentinel=True)
+            fixed = [neutralise_text(u) for u in uniques]
+            if any(f is not u for f, u in zip(fixed, uniques)):
+                values = np.asarray(fixed + [None], dtype=object)[codes]  # code -1 (missing) -> None
+                out[column] = pd.Series(values, index=out.index, dtype=object)
     out.columns = [neutralise_text(c) for c in out.columns]
     return out
 
