@@ -31,15 +31,28 @@ NOT_IN_LITE = {
     "test_macros_xlwings.py": "the classic add-in's Run-main macros on workbook files",
     "test_design_workbook.py": "the assignment workbook (openpyxl files, the CLI)",
     "test_presentation.py": "result workbooks as files (openpyxl, the CLI, file permissions)",
+    "test_workbook_reader.py": "the bounded workbook reader (python-calamine, a compiled package Lite does not have)",
+    "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
+_FILES = "reads or writes workbook files through the excel extra (python-calamine/CLI), which Lite never loads"
+_PROCESSES = "starts a Python subprocess; Pyodide has no processes"
 SKIP = {
-    "test_core_never_imports_xlwings": "starts a Python subprocess; Pyodide has no processes",
-    "test_catalogue_importable_without_xlwings": "starts a Python subprocess; Pyodide has no processes",
-    # the result-file backend gives a new file 0666 & ~umask, and Emscripten's umask is 0o777: the
-    # workbook it writes cannot be read back there (the excel extra's file path, which Lite never takes)
-    "test_ground_truth_report_setting_row": "writes and re-reads a workbook file; under Emscripten's umask "
-                                            "0o777 the file backend leaves it unreadable",
+    "test_core_never_imports_xlwings": _PROCESSES,
+    "test_catalogue_importable_without_xlwings": _PROCESSES,
+    "test_size_arguments_refused_within_a_memory_limit": _PROCESSES + " (RLIMIT_AS)",
+    "test_stale_temporary_files_are_cleaned_and_recognisable": _PROCESSES + " (kill -9 of a writer)",
+    "test_cli_output_onto_a_path_under_a_file": _FILES,
+    "test_cli_output_onto_an_existing_folder": _FILES,
+    "test_cli_read_only_folder_and_full_disk": _FILES,
+    "test_cli_a_legal_255_character_file_name": _FILES,
+    "test_cli_unreadable_or_missing_input": _FILES,
+    "test_cli_chart_sheet_named_evaluations": _FILES,
+    "test_calibration_settings_errors_name_the_cell": _FILES,
+    "test_read_panel_uses_the_workbooks_settings_lists_and_levels": _FILES,
+    "test_mid_panel_workbook_runs_and_lists_checks": _FILES,
+    "test_merged_cells_are_reported_by_row": _FILES,
+    "test_merged_cells_message": _FILES,
 }
 
 
