@@ -1122,9 +1122,12 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     labels = labels.astype(np.intp, copy=False)
     if n_comp > 1 and not per_component:
         comp_a = labels[:A]
+        shown = 5  # a message stays one readable line however many groups there are
         groups = [", ".join(map(str, a_names[comp_a == k][:8])) + (" ..." if (comp_a == k).sum() > 8 else "")
-                  for k in range(n_comp)]
+                  for k in range(min(n_comp, shown))]
         listing = "; ".join(f"component {k + 1}: {g}" for k, g in enumerate(groups))
+        if n_comp > shown:
+            listing += f"; and {n_comp - shown} more groups"
         raise InputError(
             f"the panel is not connected: {n_comp} groups of assessors share no objects, so their standards cannot be "
             f"compared ({listing}). Add evaluations that link the groups, or use per_component=True."
