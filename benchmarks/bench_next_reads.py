@@ -10,7 +10,9 @@ distinct assessors (balanced loads, random, connected).  Then 10%, 25% and
 * (ii) *fewest reads*: the object with the fewest reads so far (ties at
   random), read by a random assessor who has not read it;
 * (iii) *next_reads*: ``result.next_reads(extra, top_k=TOP_K, max_load=...)``
-  on the first round's calibration (one call, greedy, before any extra score).
+  on the first round's calibration (one call, greedy, before any extra score),
+  with the default objective (borderline mass) and with ``objective="errors"``
+  (expected number of wrong sides).
 
 All three respect the same max load per assessor.  Common random numbers:
 the same truth, first round and per-pair noise table serve all three rules,
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 import xlcalib
+from xlcalib.next_reads import suggest_next_reads
 
 ASSESSORS = 15
 OBJECTS = 60
@@ -48,7 +51,7 @@ NOISE_SD = 0.6
 EXTRA = (0.10, 0.25, 0.50)
 PANELS = 100
 SEED = 20261123
-RULES = ("random", "fewest reads", "next_reads")
+RULES = ("random", "fewest reads", "next_reads", "next_reads errors")
 
 
 def _first_round(rng):
@@ -91,8 +94,9 @@ def _wrong_side(result, v) -> int:
 def _choose(rule, first, extra, cap, result, rng):
     read = set(first)
     load = np.bincount([a for a, _ in first], minlength=ASSESSORS)
-    if rule == "next_reads":
-        frame = result.next_reads(extra, top_k=TOP_K, max_load=cap)
+    if rule.startswith("next_reads"):
+        objective = "errors" if rule.endswith("errors") else "borderline"
+        frame = suggest_next_reads(result, extra, top_k=TOP_K, max_load=cap, objective=objective)
         return [(int(a[1:]), int(o[1:])) for a, o in zip(frame["assessor"], frame["object"])]
     chosen = []
     reads = np.bincount([o for _, o in first], minlength=OBJECTS)
@@ -149,14 +153,16 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         row = {"extra": f"{share:.0%}", "panels": n}
         for rule in RULES:
             row[rule] = f"{wide[rule].mean():.3f} ± {wide[rule].std(ddof=1) / math.sqrt(n):.3f}"
-        ours = wide["next_reads"].to_numpy(float)
-        for rule in ("random", "fewest reads"):
-            peer = wide[rule].to_numpy(float)
-            ratio = ours.mean() / peer.mean()
-            # delta method for 1 - mean(ours)/mean(peer) on paired panels
-            resid = ours - ratio * peer
-            se = resid.std(ddof=1) / math.sqrt(n) / peer.mean()
-            row[f"fewer than {rule}"] = f"{1 - ratio:.1%} ± {se:.1%}"
+        for mine in ("next_reads", "next_reads errors"):
+            ours = wide[mine].to_numpy(float)
+            for rule in ("random", "fewest reads"):
+                peer = wide[rule].to_numpy(float)
+                ratio = ours.mean() / peer.mean()
+                # delta method for 1 - mean(ours)/mean(peer) on paired panels
+                resid = ours - ratio * peer
+                se = resid.std(ddof=1) / math.sqrt(n) / peer.mean()
+                suffix = "" if mine == "next_reads" else " (errors)"
+                row[f"fewer than {rule}{suffix}"] = f"{1 - ratio:.1%} ± {se:.1%}"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -187,7 +193,8 @@ def run(panels: int = PANELS):
                      "ours_s": None, "peer": "random / fewest reads", "peer_s": None, "ratio": None,
                      "note": f"next_reads {r['next_reads']}; random {r['random']}; fewest reads {r['fewest reads']}; "
                              f"fewer than random {r['fewer than random']}, than fewest reads "
-                             f"{r['fewer than fewest reads']}"})
+                             f"{r['fewer than fewest reads']}; objective='errors': {r['next_reads errors']} "
+                             f"({r['fewer than random (errors)']} / {r['fewer than fewest reads (errors)']})"})
     rows[-1]["note"] += f" (simulation {elapsed:.0f} s)"
     t = time_large()
     rows.append({"case": "next_reads(10, top_k=100), 1,000 objects x 100 assessors x 3 reads", "ours_s": t,

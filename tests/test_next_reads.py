@@ -13,7 +13,7 @@ from scipy.stats import multivariate_normal
 
 import xlcalib
 from xlcalib.errors import InputError
-from xlcalib.next_reads import _expected_mass, _State
+from xlcalib.next_reads import _expected_errors, _expected_mass, _State
 
 
 def _panel(seed=1, A=8, O=30, reads=3, sds=(0.5, 1.0, 2.0)):
@@ -132,6 +132,43 @@ def test_owens_t_pre_posterior_identity(h, rho):
         assert closed == pytest.approx(float(ndtr(h) - phi2), abs=1e-6)
 
 
+@pytest.mark.parametrize("h", [-1.3, 0.0, 0.7])
+@pytest.mark.parametrize("rho", [0.05, 0.4, 0.9])
+def test_owens_t_expected_wrong_sides_identity(h, rho):
+    """E[min(P', 1-P')] equals 2 T(h, sqrt((1-rho)/rho)); rho = 0 gives min(P, 1-P), rho = 1 gives 0."""
+    from scipy.integrate import quad
+
+    def integrand(x):
+        p = ndtr((h + np.sqrt(rho) * x) / np.sqrt(1 - rho))
+        return min(p, 1 - p) * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+
+    quadrature = quad(integrand, -12, 12, epsabs=1e-13, epsrel=1e-12, limit=200, points=[-h / np.sqrt(rho)])[0]
+    assert float(_expected_errors(np.array(h), np.array(rho))) == pytest.approx(quadrature, abs=1e-9)
+    assert float(_expected_errors(np.array(h), np.array(0.0))) == pytest.approx(float(ndtr(-abs(h))), abs=1e-15)
+    assert float(_expected_errors(np.array(h), np.array(1.0))) == 0.0
+
+
+def test_errors_objective_first_pick_is_brute_force_best():
+    frame = _panel(6, A=5, O=10, reads=2)
+    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    X = float(result.values["value"].median())
+    se0 = result.values["se"].to_numpy()
+    z = (result.values["value"].to_numpy() - X) / se0
+    read = set(zip(frame.assessor, frame.object))
+    gains = {}
+    for a in result.biases.index:
+        for o in result.values.index:
+            if (a, o) not in read:
+                refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd", gauge="simple")
+                rho = 1 - (refit.values["se"].reindex(result.values.index).to_numpy() / se0) ** 2
+                gains[(a, o)] = float(np.sum(ndtr(-np.abs(z)) - _expected_errors(z, rho)))
+    best = max(gains, key=gains.get)
+    picks = result.next_reads(1, threshold=X, confidence=1.0, objective="errors")
+    assert (picks.assessor[0], picks.object[0]) == best
+    assert picks.gain[0] == pytest.approx(gains[best], abs=1e-9)
+    assert "expected wrong sides" in picks.reason[0]
+
+
 def test_owens_t_at_one_is_the_plain_borderline_mass():
     h = np.linspace(-4, 4, 41)
     np.testing.assert_allclose(owens_t(h, 1.0), ndtr(h) * (1 - ndtr(h)) / 2, atol=1e-15)
@@ -247,6 +284,7 @@ def test_too_few_possible_reads_noted():
     ({"k": 2, "conflicts": [("ghost", "o01")]}, "ghost"),
     ({"k": 2, "candidates": [("a1", "nothing")]}, "nothing"),
     ({"k": 2, "candidates": [("a1",)]}, "pairs"),
+    ({"k": 2, "top_k": 3, "objective": "speed"}, "objective"),
 ])
 def test_bad_arguments_named(kwargs, words):
     result = xlcalib.calibrate(_panel(12), sd="sd")

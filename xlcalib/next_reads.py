@@ -233,6 +233,22 @@ def _expected_mass(z: np.ndarray, rho: np.ndarray) -> np.ndarray:
     return 2.0 * owens_t(z, np.sqrt((1.0 - rho) / (1.0 + rho)))
 
 
+def _expected_errors(z: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """E[min(P', 1 - P')] = 2 T(z, sqrt((1 - rho)/rho)) (Owen's T; rho = 0 gives min(P, 1 - P)).
+
+    Derivation: with U = (z + sqrt(rho) Z)/sqrt(1 - rho) and Z' ~ N(0, 1) independent,
+    min(Phi(U), Phi(-U)) = P(sign U != sign(U + Z')) = Phi(h) + Phi(z) - 2 Phi_2(h, z; sqrt(rho)) with
+    h = z/sqrt(rho); Owen's formula for Phi_2 has one term T(h, 0) = 0 and leaves T(z, sqrt((1-rho)/rho)).
+    """
+    rho = np.clip(rho, 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        return 2.0 * owens_t(z, np.sqrt((1.0 - rho) / rho))
+
+
+#: What a funding-line objective counts: the borderline mass P(1-P), or the expected number of wrong sides.
+OBJECTIVES = {"borderline": _expected_mass, "errors": _expected_errors}
+
+
 def _blas_limit(n_assessors: int):
     """One BLAS thread for small systems when threadpoolctl is available (it is optional: not in Pyodide)."""
     if n_assessors > SINGLE_THREAD_ASSESSORS:
@@ -245,7 +261,7 @@ def _blas_limit(n_assessors: int):
 
 
 def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
-                       confidence=None) -> pd.DataFrame:
+                       confidence=None, objective: str = "borderline") -> pd.DataFrame:
     """The ``k`` extra (assessor, object) reads that settle the funding decision best, best first.
 
     Parameters
@@ -266,18 +282,24 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     confidence:
         Confidence of a new read in the panel's own units (relative confidence, or 1/SD^2 when the
         levels are SDs): a number or assessor -> number; default each assessor's median in the panel.
+    objective:
+        With a line: ``"borderline"`` (default) minimises the expected borderline mass sum_o P_o(1 - P_o);
+        ``"errors"`` the expected number of objects on the wrong side, sum_o min(P_o, 1 - P_o), whose
+        pre-posterior expectation is 2 T(z_o, sqrt((1 - rho_o)/rho_o)).
 
     Returns
     -------
     DataFrame with columns ``order, assessor, object, confidence, gain, p_above, se_before, se_after,
-    settles, reason``.  ``gain`` is the expected drop in the borderline mass sum_o P_o(1 - P_o) with a
-    line, or in sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal
+    settles, reason``.  ``gain`` is the expected drop in the borderline mass sum_o P_o(1 - P_o) (or in the
+    expected wrong sides) with a line, or in sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal
     P(above the line) now; ``se_before``/``se_after`` its standard error before any suggested read and
     after this and the earlier ones; ``settles`` the object whose decision gains most.  ``attrs`` records
     the objective, the line and a note when fewer than k reads were possible.
     """
 
     k = _whole(k, "k (number of reads)", 1, MAX_READS)
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if top_k is not None and threshold is not None:
         raise InputError("give either top_k or threshold as the funding line, not both")
     posts = getattr(result, "_posteriors", None)
@@ -344,10 +366,11 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
 
     with _blas_limit(A):
         return _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf,
-                       assessors, objects, o_pos, values, w)
+                       assessors, objects, o_pos, values, w, OBJECTIVES[objective])
 
 
-def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values, w):
+def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values, w,
+            expected):
     """The greedy loop (see the module docstring); returns the suggestions frame."""
     from .calibration import _Design, _Posterior, _ReducedSolver
 
@@ -380,7 +403,7 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
             drop_settles = None
         else:
             rho_s = np.clip(1.0 - state.var / var0, 0.0, 1.0 - 1e-12)
-            mass_s = _expected_mass(z, rho_s)
+            mass_s = expected(z, rho_s)
             omega = np.exp(-z**2 / (1.0 + np.minimum(rho_s, 0.99))) / (
                 2 * np.pi * np.sqrt(1.0 - np.minimum(rho_s, 0.99) ** 2)) / var0
             screen = state.weighted_reduction(omega, ca, co, cc, var_x, own)
@@ -393,7 +416,7 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
             cov = state.covariances(rel, ca[top], co[top], own[top])
             var_new = state.var[rel][:, None] - cc[top][None, :] * cov**2 / (1.0 + cc[top] * var_x[top])[None, :]
             rho_new = np.clip(1.0 - var_new / var0[rel][:, None], 0.0, 1.0 - 1e-12)
-            drops = mass_s[rel][:, None] - _expected_mass(z[rel][:, None], rho_new)
+            drops = mass_s[rel][:, None] - expected(z[rel][:, None], rho_new)
             gains = drops.sum(axis=0)
             jb = int(np.argmax(gains))  # first of equals: top is sorted by screen then pair key, so reproducible
             best = int(top[jb])
@@ -430,14 +453,16 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
                       f"SE of {pick['object']} from {pick['se_before']:.3g} to {pick['se_after']:.3g}")
         else:
             p_s = float(ndtr(z[o_pos[s_obj]]))
-            reason = (f"settles the decision on {s_obj} (P(above the line) {p_s:.2f}): expected borderline mass "
-                      f"P(1-P) down by {drop:.3g}, {pick['gain']:.3g} over all objects")
+            what = "expected wrong sides" if expected is _expected_errors else "expected borderline mass P(1-P)"
+            reason = (f"settles the decision on {s_obj} (P(above the line) {p_s:.2f}): {what} "
+                      f"down by {drop:.3g}, {pick['gain']:.3g} over all objects")
             if s_obj != pick["object"]:
                 reason += f", through assessor {pick['assessor']}'s bias"
         rows.append({**pick, "settles": s_obj, "reason": reason})
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame.attrs.update({
-        "objective": ("expected drop in sum_o P_o(1-P_o) (borderline mass) at the funding line" if line else
+        "objective": (("expected drop in sum_o min(P_o, 1-P_o) (expected wrong sides)" if expected is _expected_errors
+                       else "expected drop in sum_o P_o(1-P_o) (borderline mass)") + " at the funding line" if line else
                       "drop in sum_o Var(v_o) (A-optimal), score units squared"),
         "line": line or "",
         "note": note,
