@@ -60,19 +60,23 @@ def test_rank_one_prediction_equals_recalibration(seed):
 
 
 def test_weighted_gauge_differences_equal_recalibration():
-    """Weighted gauge: gauge-free differences after the suggested reads equal a refit (the gauge moves with C')."""
+    """Weighted gauge: gauge-free differences predicted by the rank-one update equal a refit to 1e-9."""
     frame = _panel(4)
     result = xlcalib.calibrate(frame, sd="sd")
-    picks = result.next_reads(2)
-    refit = xlcalib.calibrate(_add(frame, list(zip(picks.assessor, picks.object)), 1.0), sd="sd")
+    pick = result.next_reads(1, confidence=1.0)
+    a, o = pick.assessor[0], pick.object[0]
     post, _, _ = result._posteriors[0]
-    # predicted Var(v_o1 - v_o2) through two explicit rank-one updates of the full covariance
+    state = _State(post, post.k)
     names = list(result.values.index)
-    frame2 = _add(frame, list(zip(picks.assessor, picks.object)), 1.0)
-    for o1, o2 in [(names[0], names[5]), (names[3], names[17])]:
-        assert refit.difference(o1, o2).se == pytest.approx(
-            xlcalib.calibrate(frame2, sd="sd", gauge="simple").difference(o1, o2).se, rel=1e-9)
-    assert post is not None
+    ai, oi = list(result.biases.index).index(a), names.index(o)
+    var_x, own = state.pieces(np.array([ai]), np.array([oi]))
+    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]), own)[:, 0]
+    refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd")
+    for i, j in [(0, 5), (3, 17), (oi, (oi + 1) % len(names))]:
+        before = result.difference(names[i], names[j]).se ** 2
+        predicted = before - (cov[i] - cov[j]) ** 2 / (1.0 + var_x[0])
+        assert np.sqrt(predicted) == pytest.approx(refit.difference(names[i], names[j]).se, abs=1e-9)
+        assert predicted < before + 1e-15
 
 
 def test_greedy_se_after_equals_refit_with_all_earlier_reads():

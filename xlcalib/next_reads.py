@@ -290,11 +290,13 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     Returns
     -------
     DataFrame with columns ``order, assessor, object, confidence, gain, p_above, se_before, se_after,
-    settles, reason``.  ``gain`` is the expected drop in the borderline mass sum_o P_o(1 - P_o) (or in the
-    expected wrong sides) with a line, or in sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal
-    P(above the line) now; ``se_before``/``se_after`` its standard error before any suggested read and
-    after this and the earlier ones; ``settles`` the object whose decision gains most.  ``attrs`` records
-    the objective, the line and a note when fewer than k reads were possible.
+    settles, reason``.  ``gain`` is the expected drop in the borderline mass sum_o P_o(1 - P_o) (or in
+    the expected wrong sides) with a line, or in sum_o Var(v_o) (score units squared) without;
+    ``p_above`` is the read object's normal P(above the line) now; ``se_before``/``se_after`` its
+    standard error before any suggested read and after this and the earlier ones (for a ``top_k``
+    line measured relative to the line's assessors, so a little below the Values table's SE, which
+    includes the common gauge uncertainty); ``settles`` the object whose decision gains most.
+    ``attrs`` records the objective, the line and a note when fewer than k reads were possible.
     """
 
     k = _whole(k, "k (number of reads)", 1, MAX_READS)
