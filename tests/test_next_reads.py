@@ -47,7 +47,7 @@ def test_rank_one_prediction_equals_recalibration(seed):
     sd = 0.7
     c = 1 / sd**2
     var_x, own = state.pieces(np.array([ai]), np.array([oi]))
-    cov = state.covariances(np.arange(O), np.array([ai]), np.array([oi]), own)[:, 0]
+    cov = state.covariances(np.arange(O), np.array([ai]), np.array([oi]))[:, 0]
     predicted = np.sqrt(state.var - c * cov**2 / (1 + c * var_x[0]))
     refit = xlcalib.calibrate(_add(frame, [(result.biases.index[ai], result.values.index[oi])], sd), sd="sd",
                               gauge="simple")
@@ -70,7 +70,7 @@ def test_weighted_gauge_differences_equal_recalibration():
     names = list(result.values.index)
     ai, oi = list(result.biases.index).index(a), names.index(o)
     var_x, own = state.pieces(np.array([ai]), np.array([oi]))
-    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]), own)[:, 0]
+    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]))[:, 0]
     refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd")
     for i, j in [(0, 5), (3, 17), (oi, (oi + 1) % len(names))]:
         before = result.difference(names[i], names[j]).se ** 2
@@ -192,7 +192,7 @@ def test_monte_carlo_pre_posterior_matches():
     names = list(result.values.index)
     ai, oi = list(result.biases.index).index(a), names.index(o)
     var_x, own = state.pieces(np.array([ai]), np.array([oi]))
-    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]), own)[:, 0]
+    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]))[:, 0]
     # predictive distribution of the new score: N(v_o + b_a, var_x + 1); the refit is linear in it
     rng = np.random.default_rng(0)
     fitted = result.values.at[o, "value"] + result.biases.at[a, "bias"]

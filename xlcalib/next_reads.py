@@ -217,13 +217,12 @@ class _State:
         s = omega[co] / self.Cd[co] ** 2 + 2.0 * omega[co] / self.Cd[co] * own + quad
         return cc * np.maximum(s, 0.0) / (1.0 + cc * var_x)
 
-    def covariances(self, rows: np.ndarray, ca, co, own) -> np.ndarray:
+    def covariances(self, rows: np.ndarray, ca, co) -> np.ndarray:
         """Cov(v_o, x)/w for objects ``rows`` (r) and candidate reads (j): an r x j array."""
         DHr = self.DH[rows]  # r x A
         R = np.asarray(self.D @ DHr.T).T  # r x O: d_r' H d_o
         cov = R[:, co] - DHr[:, ca] - self.kHD[co][None, :] + self.Hk[ca][None, :]
         cov += (rows[:, None] == co[None, :]) / self.Cd[co][None, :]
-        del own
         return cov
 
 
@@ -415,7 +414,7 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
             rel_n = min(RELEVANT_OBJECTS, O)
             rel = np.argpartition(-mass_s, rel_n - 1)[:rel_n] if rel_n < O else np.arange(O)
             rel = np.sort(rel).astype(np.intp)
-            cov = state.covariances(rel, ca[top], co[top], own[top])
+            cov = state.covariances(rel, ca[top], co[top])
             var_new = state.var[rel][:, None] - cc[top][None, :] * cov**2 / (1.0 + cc[top] * var_x[top])[None, :]
             rho_new = np.clip(1.0 - var_new / var0[rel][:, None], 0.0, 1.0 - 1e-12)
             drops = mass_s[rel][:, None] - expected(z[rel][:, None], rho_new)
