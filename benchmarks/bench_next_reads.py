@@ -27,6 +27,17 @@ Goal: >= 15% fewer misclassifications than both (i) and (ii) at 25% extra
 reads, never worse in any setting.  Also: the time of ``next_reads`` on a
 1,000-object panel (goal <= 2 s).
 
+Measured here (2026-11-23, 500 panels per setting, ``python benchmarks/bench_next_reads.py 500``,
+1,062 s on a shared 2-core machine; mean objects on the wrong side of the top-15 line ± MC s.e.):
+
+    extra  random         fewest reads   next_reads     errors objective  next_reads fewer than random / fewest
+    10%    6.696 ± 0.109  6.620 ± 0.109  5.836 ± 0.107  5.724 ± 0.099     12.8% ± 1.2% / 11.8% ± 1.2%
+    25%    6.168 ± 0.107  6.164 ± 0.106  5.212 ± 0.101  5.128 ± 0.098     15.5% ± 1.4% / 15.4% ± 1.4%
+    50%    5.740 ± 0.100  5.592 ± 0.096  4.472 ± 0.097  4.404 ± 0.090     22.1% ± 1.5% / 20.0% ± 1.6%
+
+(``objective="errors"``: 14.5/13.5%, 16.9/16.8%, 23.3/21.2%.)  ``next_reads(10, top_k=100)`` on
+1,000 objects x 100 assessors x 3 reads: 0.21 s.
+
 Run: ``python benchmarks/bench_next_reads.py [panels]`` (default
 ``PANELS``; the issue asks for 500: ``python benchmarks/bench_next_reads.py
 500``), or ``python benchmarks/run_all.py next_reads``.
