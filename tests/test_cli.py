@@ -10,6 +10,7 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
+from xlcalib.macros import RESULT_SHEETS
 from xlcalib.workbook import save_atomically as write_workbook_atomically, write_frames
 
 
@@ -36,6 +37,7 @@ def test_demo_runs_and_reports_improvement(tmp_path, capsys):
     assert "closer to the truth" in out and "202 evaluations of 60 objects by 12 assessors" in out
     d = run_demo(tmp_path / "again")
     assert d["rms_calibrated"] < 0.7 * d["rms_raw"]  # calibration removes most of the harsh/lenient distortion
+    assert 0.6 < d["rms_se"] / d["rms_calibrated"] < 1.6  # the +- shown is the size of the actual error
     # the exercise workbook is the filled-in template, and deterministic
     exercise = openpyxl.load_workbook(tmp_path / "demo_exercise.xlsx")
     assert exercise.sheetnames[:6] == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations"]
@@ -59,7 +61,7 @@ def test_calibrate_round_trip_equals_core(tmp_path, capsys):
     frame = pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]])
     core = xlcalib.calibrate(frame)
     np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
-    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[1][1]
+    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[2][0]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -88,9 +90,9 @@ def test_formula_text_is_written_as_text(tmp_path):
     "rows, message",
     [
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", "3,5", 1]], "row 2, column Score (C2) is the text '3,5' with a decimal comma"),
-        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", None, 1]], "row 3, column Score (C3) is blank"),
+        ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], [None, "y", 4, 1]], "row 3, column Assessor (A3) is blank"),
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", 4, -1], ["B", "x", 1, 1], ["B", "y", 1, 1]],
-         "sheet Evaluations, row 3 (assessor A, object y): sd must be positive"),
+         "sheet Evaluations, row 3, column SD (D3) is -1; an SD must be greater than 0"),
         ([["Assessor", "Object", "Score"], ["A", "x", 5]], "add one uncertainty column"),
         ([["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["B", "x", 4, 1], ["A", "x", 4, 1]],
          "more than once (sheet Evaluations, rows 2, 4)"),
@@ -138,7 +140,7 @@ def test_not_a_workbook_encrypted_missing_sheet(tmp_path, capsys):
 
 
 def test_size_limit(tmp_path, monkeypatch, capsys):
-    from xlcalib.workbook import openpyxl_backend as openpyxl_io
+    from xlcalib.workbook import reader as openpyxl_io
 
     src = _book(tmp_path / "p.xlsx", GOOD)
     monkeypatch.setattr(openpyxl_io, "MAX_INPUT_BYTES", 100)
@@ -181,7 +183,7 @@ def test_macro_rerun_replaces_only_result_sheets():
     book.create_sheet("Notes")["A1"] = "keep me"
     calibrate_panel(book)
     calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 
@@ -206,7 +208,7 @@ def test_report_calibration_equals_calibrate(tmp_path):
     book.save(src)
     assert main(["report", "calibration", str(src)]) == 0
     out = openpyxl.load_workbook(tmp_path / "p_report.xlsx")
-    assert out.sheetnames == ["Evaluations", "Notes", "Ranking", "Values", "Biases", "Residuals", "Diagnostics"]
+    assert out.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
     assert out["Notes"]["A1"].value == "=1+1" and out["Notes"]["A1"].data_type == "f"
     rows = list(out["Values"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r and r[0] == "object")
@@ -250,6 +252,34 @@ def test_numbers_stored_as_text_are_read(tmp_path):
     src2 = _book(tmp_path / "n.xlsx", GOOD)
     assert main(["calibrate", str(src2), "--format", "json", "-o", str(tmp_path / "n.json")]) == 0
     assert json.loads((tmp_path / "t.json").read_text())["Values"] == json.loads((tmp_path / "n.json").read_text())["Values"]
+
+
+def test_many_problems_are_listed_capped_with_a_count_and_a_file(tmp_path, capsys):
+    rows = [["Assessor", "Object", "Score", "SD"]] + [["A", f"o{i}", "3,5", 1] for i in range(117)] + [["B", "o1", 5, 1]]
+    src = _book(tmp_path / "many.xlsx", rows)
+    assert main(["calibrate", str(src)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 21 and "Traceback" not in "".join(err)
+    assert err[0] == ("xlcalib: error: sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal "
+                      "comma; enter it as a number (e.g. 3.5) so it is not misread")
+    listing = tmp_path / "many_problems.csv"
+    assert err[-1] == f"xlcalib: ... and 97 more problems; all are listed in {listing}"
+    table = pd.read_csv(listing)
+    assert table.columns.tolist() == ["severity", "sheet", "cell", "problem"] and len(table) == 117
+    assert table["cell"].iloc[-1] == "C118"
+
+
+def test_pending_rows_run_and_are_reported(tmp_path, capsys):
+    rows = GOOD + [["C", "x", None, None], ["B", "z", None, 1]]
+    src = _book(tmp_path / "mid.xlsx", rows)
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "input checks: 2 pending evaluation(s) (allocated, no score yet) left out (listed in Checks)" in out
+    payload = json.loads((tmp_path / "r.json").read_text())
+    assert [c["cell"] for c in payload["Checks"]] == ["C9", "C10"]
+    assert payload["stats"]["n_evaluations"] == 7
+    warnings = [r["value"] for r in payload["Diagnostics"] if r["statistic"] == "warning"]
+    assert warnings[0].startswith("2 evaluation(s) are allocated but not scored yet (pending)")
 
 
 def test_calibrate_with_a_funding_line_writes_ranking_and_decisions(tmp_path, capsys):

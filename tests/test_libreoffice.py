@@ -71,3 +71,100 @@ def test_libreoffice_opens_and_recalculates_everything(tmp_path):
     assert computed["ground_truth"]["B10"].value == 11  # non-blank annotations
     blank = openpyxl.load_workbook(out / "panel_calibration.xlsx", data_only=True)
     assert blank["Instructions"]["B10"].value == 0 and blank["Assessors"]["B2"].value == 0
+
+
+def _pdf_pages(pdf) -> dict[str, list[str]]:
+    """Text of each printed page, grouped by sheet (every result sheet's footer reads '<sheet> - page i of n')."""
+    import re
+
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages: dict[str, list[str]] = {}
+    for page in text.split("\f"):
+        found = re.search(r"(\S[^\n]*?) - page \d+ of \d+", page)
+        if found:
+            pages.setdefault(found.group(1).strip(), []).append(page)
+    return pages
+
+
+@pytest.mark.skipif(_soffice() is None or shutil.which("pdftotext") is None,
+                    reason="LibreOffice and poppler-utils (pdftotext) not installed; .ci/run installs them")
+def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
+    """Every result workbook printed to PDF by LibreOffice: the Ranking fits its pages with the header repeated,
+    names and sentences are not cut, numbers show their formats, and the charts carry the intended series."""
+    import math
+
+    filled, evaluations = filled_calibration(tmp_path / "filled_calibration.xlsx")
+    result_path = tmp_path / "calibration_result.xlsx"
+    assert main(["calibrate", str(filled), "-o", str(result_path), "--feedback"]) == 0
+    files = [result_path, ROOT / "workbook_templates" / "panel_calibration.xlsx"]
+    for kind, maker in (("reliability", filled_reliability), ("ordinal", filled_ordinal), ("ground_truth", filled_ground_truth)):
+        src = maker(tmp_path / f"filled_{kind}.xlsx")
+        src = src[0] if isinstance(src, tuple) else src
+        assert main(["report", kind, str(src), "-o", str(tmp_path / f"{kind}_result.xlsx")]) == 0
+        files.append(tmp_path / f"{kind}_result.xlsx")
+    out = tmp_path / "pdf"
+    profile = f"file:///tmp/lo_profile_pdf_{os.getpid()}"
+    proc = subprocess.run([_soffice(), f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
+                           "--outdir", str(out), *map(str, files)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for f in files:  # no number is too wide for its column anywhere ('###' is what a reader would see)
+        printed = subprocess.run(["pdftotext", str(out / (f.stem + ".pdf")), "-"], capture_output=True, text=True,
+                                 check=True).stdout
+        assert "###" not in printed, f.name
+    result = openpyxl.load_workbook(result_path)
+    pages = _pdf_pages(out / "calibration_result.pdf")
+    assert list(pages)[:4] == ["Ranking", "Summary", "Biases", "Checks"]
+
+    # Ranking: every object listed, the header on every page, pages fit the rows (no runaway page count)
+    ranking_rows = list(result["Ranking"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(ranking_rows) if r[0] == "rank")
+    names = list(ranking_rows[header])
+    body = ranking_rows[header + 1:]
+    n = len(body)
+    assert n == evaluations["Object"].nunique()
+    assert 1 <= len(pages["Ranking"]) <= math.ceil((n + header + 1) / 30)
+    assert all("raw rank" in page for page in pages["Ranking"])  # header rows repeated
+    ranking_text = "\n".join(pages["Ranking"]).split()
+    assert {r[1] for r in body} <= set(ranking_text)  # no object name cut
+    shown = {f"{r[names.index('calibrated value')]:.2f}" for r in body}
+    assert shown <= set(ranking_text)  # the 2-decimal format is what prints
+    assert not any(len(t) > 6 and t.replace(".", "").isdigit() and "." in t and len(t.split(".")[1]) > 3
+                   for t in ranking_text)  # no 10-digit General numbers
+
+    # Biases and Summary: the plain sentences print whole (not cut by the next column)
+    biases = list(result["Biases"].iter_rows(values_only=True))
+    bh = next(i for i, r in enumerate(biases) if r[0] == "assessor")
+    sentences = [r[list(biases[bh]).index("in plain words")] for r in biases[bh + 1:]]
+    biases_text = " ".join(" ".join(pages["Biases"]).split())
+    assert all(s in biases_text for s in sentences)
+    summary_text = " ".join(" ".join(pages["Summary"]).split())
+    for topic, _ in (r[:2] for r in result["Summary"].iter_rows(min_row=6, values_only=True) if r[0]):
+        assert topic in summary_text
+    assert len(pages["Feedback"]) >= evaluations["Assessor"].nunique()  # one page (or more) per assessor
+
+    # charts carry the intended series
+    def series(ws):
+        return [[s.tx.v if s.tx is not None and s.tx.v else (s.tx.strRef.f if s.tx is not None else "") for s in c.series]
+                for c in ws._charts]
+
+    assert "y = x (no change)" in series(result["Values"])[0]
+    assert series(result["Ranking"])[0][0].endswith("calibrated value") or series(result["Ranking"])[0][0]
+    roc = openpyxl.load_workbook(tmp_path / "ordinal_result.xlsx")["ROC"]._charts[0]
+    assert "no systematic difference" in [s.tx.v for s in roc.series]
+    assert (roc.x_axis.scaling.min, roc.x_axis.scaling.max, roc.y_axis.scaling.max) == (0, 1, 1)
+    assert roc.x_axis.title is not None
+    curve = openpyxl.load_workbook(tmp_path / "reliability_result.xlsx")["kRR curve"]._charts[0]
+    data_series = [s for s in curve.series if s.tx.v not in ("0.8", "0.9")]
+    assert len(data_series) >= 3 and all(not s.graphicalProperties.line.noFill for s in data_series)
+    colours = {str(s.graphicalProperties.line.solidFill.srgbClr) for s in data_series}
+    assert len(colours) == len(data_series)  # distinguishable
+    assert (curve.y_axis.scaling.min, curve.y_axis.scaling.max) == (0, 1)
+    rel_pages = _pdf_pages(out / "reliability_result.pdf")
+    assert "(quote this)" in " ".join(rel_pages["kRR"][0].split())
+
+    # the template prints its instructions whole (row heights hold the wrapped text)
+    template_text = subprocess.run(["pdftotext", str(out / "panel_calibration.pdf"), "-"], capture_output=True,
+                                   text=True, check=True).stdout
+    flat = " ".join(template_text.split())
+    for line in (c.value for c in openpyxl.load_workbook(files[1])["Instructions"]["A"][2:8] if c.value):
+        assert line[-40:] in flat, line[-40:]

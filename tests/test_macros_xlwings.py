@@ -43,9 +43,9 @@ def test_calibrate_panel_through_the_xlwings_backend():
     assert "=cmd|' /C calc'!A0" in table.index  # the hostile name stayed text
     assert not any(isinstance(v, Formula) for s in book.sheets for v in s.cells.values())
     assert {s.name: s.cells for s in book.sheets if s.name in before} == before  # inputs untouched
-    assert "gauge=simple" in book.sheets["Values"].cells[(2, 2)]
+    assert "gauge=simple" in book.sheets["Values"].cells[(3, 1)]
     charts = {s.name: s.charts for s in book.sheets if s.charts}
-    assert sorted(charts) == ["Biases", "Values"] and len(charts["Values"]) == 2
+    assert sorted(charts) == ["Biases", "Ranking", "Values"] and len(charts["Values"]) == 2
     bias_chart = charts["Biases"][0]
     n = len(core.biases)
     assert bias_chart.source == ((header_row, 2), (header_row + n, 2))

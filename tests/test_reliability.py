@@ -194,7 +194,7 @@ def test_more_bad_inputs():
         xlcalib.icc(SF_TABLE2, "ICC4")
     with pytest.raises(InputError, match="level must be one of"):
         xlcalib.krippendorff_alpha(SF_TABLE2, "cardinal")
-    with pytest.raises(InputError, match="target reliability"):
+    with pytest.raises(InputError, match="target argument"):
         xlcalib.raters_needed(0.5, 1.0)
     with pytest.raises(InputError, match="no number of raters"):
         xlcalib.raters_needed(-0.2, 0.8)

@@ -32,8 +32,26 @@ def test_calibration_template_structure():
     kinds = sorted(dv.type for dv in ev.data_validations.dataValidation)
     assert kinds == ["decimal", "list", "list", "list"]
     assert ev["C2"].protection.locked is False  # input cells unlocked
-    assert wb["Assessors"]["B2"].protection.locked is True and wb["Assessors"].protection.sheet
     assert wb["Assessors"]["B2"].value.startswith("=IF(")
+    # the lists are Excel Tables that grow (unprotected: Excel does not grow tables on protected sheets), their
+    # count column is a calculated column, and the drop-downs refer to names that follow the table columns
+    for sheet, prefix in (("Assessors", "Assessor"), ("Objects", "Object")):
+        table = wb[sheet].tables[f"{prefix}List"]
+        assert table.ref == f"A1:B{wb[sheet].max_row}" and not wb[sheet].protection.sheet
+        assert [c.name for c in table.tableColumns] == [prefix, "Evaluations entered"]
+        assert "[#This Row]" in table.tableColumns[1].calculatedColumnFormula.attr_text
+        assert wb.defined_names[f"{prefix}Names"].attr_text == f"{prefix}List[{prefix}]"
+    lists = sorted(dv.formula1 for dv in ev.data_validations.dataValidation if dv.type == "list")
+    assert {"AssessorNames", "ObjectNames"} <= set(lists)
+    # Settings: funding line, interval level, model, lottery rows next to the scale, threshold and gauge
+    settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
+    assert settings["Interval level"] == 0.95 and settings["Model"] == "fixed"
+    assert "Funding line (top k)" in settings and "Funding line (score)" in settings and settings["Lottery"] == "no"
+    # instructions: every wrapped line has a row height that holds it
+    ins = wb["Instructions"]
+    for row in range(3, 9):
+        text = ins.cell(row=row, column=1).value or ""
+        assert ins.row_dimensions[row].height >= 15 * -(-len(text) // 120), row
 
 
 def test_macro_variant(tmp_path):
@@ -42,7 +60,7 @@ def test_macro_variant(tmp_path):
     with zipfile.ZipFile(xlsm) as z:
         assert "xl/vbaProject.bin" in z.namelist()  # the xlwings VBA module from the standalone quickstart
     code = py.read_text()
-    assert "def main():" in code and "calibrate_panel(xw.Book.caller())" in code
+    assert "def main():" in code and 'run_from_excel("calibrate_panel", xw.Book.caller())' in code
     compile(code, str(py), "exec")
     wb = openpyxl.load_workbook(xlsm, keep_vba=True)
     assert {"Instructions", "Evaluations", "Levels"} <= set(wb.sheetnames)
@@ -77,7 +95,7 @@ def test_calibration_end_to_end_from_template(tmp_path):
     header = next(i for i, r in enumerate(rows) if r and r[0] == "assessor")
     table = pd.DataFrame(rows[header + 1:], columns=rows[header]).set_index("assessor")
     np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"], atol=1e-12)
-    cell = result["Biases"].cell(row=header + 2 + list(core.biases.index).index("=SUM(1)"), column=1)
+    cell = result["Biases"].cell(row=header + 2 + list(table.index).index("=SUM(1)"), column=1)
     assert cell.value == "=SUM(1)" and cell.data_type == "s"
 
 
@@ -103,12 +121,29 @@ def test_reliability_report(tmp_path):
     frames = reliability_report(book, n_boot=200)
     assert frames["ICC"]["ICC"].tolist() == pytest.approx(xlcalib.icc_table(rep1)["ICC"].tolist())
     # one rating missing: the empirical curve (complete replications only) is left out, and the sheet says why
-    assert "empirical" not in frames["kRR curve"].columns
-    assert "needs complete replications" in frames["kRR"].set_index("statistic").loc["kRR curve", "value"]
+    assert not any(c.startswith("empirical") for c in frames["kRR curve"].columns)
+    summary = frames["kRR"].set_index("statistic")
+    assert "needs complete replications" in summary.loc["kRR curve", "basis"]
+    # one headline figure with its reason: ratings incomplete -> the one-way ICC of the average
+    headline = summary.index[0]
+    assert "(quote this)" in headline and "ICC(1,k)" in headline
+    assert summary.iloc[0]["value"] == pytest.approx(xlcalib.icc(rep1, "ICC1k"))
+    assert "different raters" in summary.iloc[0]["basis"]
+    # the curve reaches the rater count needed for 0.9, the part beyond the observed raters labelled prophecy
+    icc1 = xlcalib.icc(rep1, "ICC1")
+    need = xlcalib.reliability.raters_needed(icc1, 0.9)
+    assert summary.loc["raters needed for 0.9", "value"] == need
+    curve = frames["kRR curve"]
+    assert curve["k"].max() == max(need, rep1.shape[1])
+    prophecy = curve["ICC(k) prophecy beyond the observed raters"]
+    assert prophecy[curve["k"] < rep1.shape[1]].isna().all() and prophecy[curve["k"] > rep1.shape[1]].notna().all()
+    assert curve["ICC(k), all ratings (observed raters)"][curve["k"] > rep1.shape[1]].isna().all()
+    assert "2 randomly drawn ratings" in summary.loc["why Spearman-Brown at k = 1 differs from ICC(1)", "basis"]
     wb = openpyxl.load_workbook(path)
     wb["Ratings"]["C2"].value = 3.0
     complete = reliability_report(wb, n_boot=50)
-    assert "empirical" in complete["kRR curve"].columns
+    assert "empirical (Replication2)" in complete["kRR curve"].columns
+    assert "ICC(2,k)" in complete["kRR"]["statistic"].iloc[0]  # complete block: two-way absolute agreement
     assert {"ICC", "kRR", "kRR curve"} <= set(book.sheetnames) and book["kRR curve"]._charts
 
 
@@ -188,7 +223,9 @@ def test_sd_variant_and_sizes(tmp_path):
     ev = wb["Evaluations"]
     assert [c.value for c in ev[1]] == ["Assessor", "Object", "Score", "SD"] and ev.tables["Evaluations"].ref == "A1:D11"
     sd = next(dv for dv in ev.data_validations.dataValidation if "D2:D11" in str(dv.sqref))
-    assert (sd.type, sd.operator, sd.formula1) == ("decimal", "greaterThan", "0")
+    # an SD in score units: above 0 and at most the scale's width (consistent with --scale)
+    assert (sd.type, sd.operator, sd.formula1, sd.formula2) == ("decimal", "between", "0.000001",
+                                                                  "Settings!$B$3-Settings!$B$2")
     assert wb["Settings"]["B2"].value == 0 and wb["Settings"]["B3"].value == 100
     assert wb["Assessors"].max_row == 4 and wb["Objects"]["A6"].value == "Object 5"
 
@@ -217,7 +254,7 @@ def test_macro_book_keeps_the_vba_project_consistent(tmp_path):
     assert wb.sheetnames[0] == "Instructions" and wb.sheetnames[-1] == "_xlwings.conf"
     assert wb["Instructions"].sheet_properties.codeName == "Sheet1"
     assert 'xw.Book("My_exercise.xlsm").set_mock_caller()' in py.read_text()
-    assert "ordinal_report(xw.Book.caller())" in py.read_text()
+    assert 'run_from_excel("ordinal_report", xw.Book.caller())' in py.read_text()
     again = build("ordinal_agreement", tmp_path / "again" / "My_exercise.xlsm", macro=True)[0]
     assert again.read_bytes() == xlsm.read_bytes()  # deterministic too
 

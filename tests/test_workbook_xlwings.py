@@ -251,8 +251,12 @@ def test_add_chart_and_style_cells():
     assert chart.category_axis.title == "assessor" and chart.value_axis.title == "bias"
     assert chart.place["left"] == book.sheets["S"].range("E2").left
     backend.style_cells("S", "A2:B2", bold=True, fill="FFFF00", number_format="0.00")
-    assert book.sheets["S"].formats[(2, 2)] == {"bold": True, "color": (255, 255, 0), "number_format": "0.00"}
+    shown = book.sheets["S"].formats[(2, 2)]
+    assert {k: shown[k] for k in ("bold", "color", "number_format")} == {"bold": True, "color": (255, 255, 0),
+                                                                          "number_format": "0.00"}
+    assert (shown["name"], shown["size"]) == ("Calibri", 11)  # one named font: no serif fallback
 
 
 def test_excel_text_prefix_rule():
-    assert [excel_text(v) for v in ("=1", "1e3", ".5", "abc", 3.0, None)] == ["'=1", "'1e3", "'.5", "abc", 3.0, None]
+    assert [excel_text(v) for v in ("=1", "1e3", ".5", "abc", 3.0, None, "'quoted'")] == [
+        "'=1", "'1e3", "'.5", "abc", 3.0, None, "''quoted'"]  # a leading ' is kept, not eaten as the prefix

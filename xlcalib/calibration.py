@@ -54,6 +54,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from .errors import InputError
+from .inputs import check_calibration_numbers, check_confidence_spread, real_argument, whole_argument
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -102,7 +103,7 @@ class Levels:
 
 def default_levels(ratio: float = DEFAULT_LEVEL_RATIO) -> Levels:
     """High/Medium/Low as relative confidences ratio^2, 1, ratio^-2."""
-    ratio = float(ratio)
+    ratio = real_argument(ratio, "level_ratio", low=1.0, high=100.0)
     if not (np.isfinite(ratio) and 1.0 <= ratio <= 100.0):
         raise InputError(f"level_ratio must be a number from 1 to 100, not {ratio:g}")
     return Levels({"High": ratio**2, "Medium": 1.0, "Low": ratio**-2}, "relative")
@@ -124,6 +125,8 @@ EXACT_TRACE_LIMIT = 2500
 TRACE_PROBES = 200
 
 _KINDS = ("sd", "confidence", "level")
+#: Most extra assignments design_check suggests (each is verified by exact mu2 solves; time grows with k).
+MAX_DESIGN_SUGGESTIONS = 50
 
 
 @contextlib.contextmanager
@@ -430,7 +433,7 @@ def _numeric(values, name: str, ids) -> np.ndarray:
         i = int(bad[0])
         what = "blank" if np.isnan(out[i]) else f"not finite ({out[i]})"
         raise InputError(f"{_row_text(i)} ({ids(i)}): {name} is {what}", {"row": i, "column": name})
-    return out
+    return check_calibration_numbers(out, name, lambda i: f"{_row_text(i)} ({ids(i)})")
 
 
 def _labels(values, name: str) -> np.ndarray:
@@ -518,13 +521,13 @@ def _confidences(unc, kind: str, levels, ids) -> np.ndarray:
             known = ", ".join(levels.values)
             raise InputError(f"{_row_text(i)} ({ids(i)}): unknown confidence level {unc[i]!r}; known levels: {known}",
                              {"row": i, "column": "level"})
-        return conf
+        return check_confidence_spread(conf, lambda i: f"{_row_text(i)} ({ids(i)})")
     values = _numeric(unc, kind, ids)
     bad = np.flatnonzero(values <= 0)
     if bad.size:
         i = int(bad[0])
         raise InputError(f"{_row_text(i)} ({ids(i)}): {kind} must be positive, not {values[i]:g}", {"row": i, "column": kind})
-    return 1.0 / values**2 if kind == "sd" else values
+    return check_confidence_spread(1.0 / values**2 if kind == "sd" else values, lambda i: f"{_row_text(i)} ({ids(i)})")
 
 
 # ----------------------------------------------------------------------------
@@ -1084,6 +1087,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
     if model not in ("fixed", "shrinkage"):
         raise InputError(f"model must be 'fixed' or 'shrinkage', not {model!r}")
+    anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     try:
         anomaly_threshold = float(anomaly_threshold)
         interval_level = float(interval_level)
@@ -1384,6 +1388,7 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
       largest: the least-loaded assessor of the largest component with the
       object of lowest C_o in the other component.
     """
+    k = whole_argument(k, "k", low=0, high=MAX_DESIGN_SUGGESTIONS, why="each suggestion is checked by 10 exact mu2 solves")
     a_lab = _labels(assessors, "assessor")
     o_lab = _labels(objects, "object")
     if len(a_lab) != len(o_lab):
@@ -1398,9 +1403,13 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
             raise InputError(f"{_row_text(i)}: confidence must be positive", {"row": i, "column": "confidence"})
     ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
     oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
+    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)  # numpy's index type (32-bit in Pyodide)
     A, O = len(a_names), len(o_names)
     if A < 2 or O < 2:
         raise InputError("a design needs at least two assessors and two objects")
+    if k > (k_max := max(5, int(MAX_DESIGN_SUGGESTIONS * (100 / max(A, 100)) ** 3))):  # exact solves cost ~A^3; 5 = default
+        raise InputError(f"with {A} assessors at most {k_max} suggestion(s) can be checked within about a minute "
+                         f"(each costs 10 exact mu2 solves of a {A} x {A} system); lower k")
     key = pd.Series(ai.astype(np.int64) * O + oi)
     if key.duplicated().any():
         i = int(np.flatnonzero(key.duplicated().to_numpy())[0])
@@ -1438,7 +1447,11 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
     score = c_new * (g[:, None] - gbar[None, :]) ** 2
     score[ai, oi] = -np.inf  # already assigned
     n_cand = min(10 * k, int(np.isfinite(score).sum()))
-    flat = np.argpartition(-score.ravel(), n_cand - 1)[:n_cand] if n_cand else np.array([], dtype=int)
+    # candidates by score; scores equal to 1e-9 (symmetric designs) in pair order, so floating-point noise
+    # never picks among equals and every platform (CPython, Pyodide) suggests the same pairs
+    finite = np.flatnonzero(np.isfinite(score.ravel()))
+    key = np.round(score.ravel()[finite] / max(float(score.ravel()[finite].max(initial=0.0)), 1e-300), 9)
+    flat = finite[np.lexsort((finite, -key))][:n_cand]
     rows = []
     for idx in flat:
         a, o = divmod(int(idx), O)
@@ -1446,5 +1459,6 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
         trial.C = trial.C_a.sum()
         rows.append({"assessor": a_names[a], "object": o_names[o], "mu2_after": _mu2(_ReducedSolver(trial))})
     suggestions = pd.DataFrame(rows, columns=["assessor", "object", "mu2_after"])
-    suggestions = suggestions.sort_values("mu2_after", ascending=False, kind="stable").head(k).reset_index(drop=True)
+    order = np.lexsort((np.arange(len(suggestions)), -suggestions["mu2_after"].round(9).to_numpy()))
+    suggestions = suggestions.iloc[order].head(k).reset_index(drop=True)
     return DesignCheck(1, components, mu2, C_o, suggestions)

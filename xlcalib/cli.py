@@ -19,7 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, InputProblems, os_error_message
+from .inputs import EXCEL_MAX_COLUMNS
+
+#: Template size limits: rows of assessors/objects/items, and prepared item x rater cells.
+TEMPLATE_MAX_ROWS = 100_000
+TEMPLATE_MAX_CELLS = 200_000
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
+    cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
 
     nxt = sub.add_parser("next-reads", help="suggest the extra reads that settle the funding decision best")
     nxt.add_argument("workbook", help="panel workbook (or .csv export of the evaluations; never modified)")
@@ -68,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     tpl.add_argument("--uncertainty", choices=["level", "sd"], help="panel_calibration: a Level column (default) or an SD column")
     tpl.add_argument("--macro", action="store_true", help="write NAME.xlsm + NAME.py (xlwings Run main)")
     tpl.add_argument("--assignment", action="store_true", help="panel_calibration: add an Assignment sheet (xlcalib assign)")
+    tpl.add_argument("--force", action="store_true", help="replace an existing file of that name")
 
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
     tpls.add_argument("--out", default="workbook_templates")
@@ -108,10 +115,31 @@ def _template(args) -> int:
     for key, value in size.items():
         if isinstance(value, int) and value < 1:
             raise InputError(f"--{key} must be at least 1, not {value}")
-        if isinstance(value, int) and value > 100_000:
-            raise InputError(f"--{key} {value} is more than a workbook template should hold (limit 100000)")
+        # one row per assessor/object/item below a header; raters and annotators are columns after the Item column
+        limit, why = ((EXCEL_MAX_COLUMNS - 1, "Excel has 16,384 columns and the first holds the item")
+                      if key in ("raters", "annotators") else (TEMPLATE_MAX_ROWS, "a template should stay quick to open"))
+        if isinstance(value, int) and value > limit:
+            flag = "raters" if key == "annotators" else key
+            raise InputError(f"--{flag} {value} is more than a template can hold (limit {limit:,}: {why})")
+    cells = size.get("items", 1) * size.get("raters", size.get("annotators", 1))
+    if cells > TEMPLATE_MAX_CELLS:
+        raise InputError(f"--items x --raters = {cells:,} prepared cells; the limit is {TEMPLATE_MAX_CELLS:,} "
+                         "(building takes about a millisecond per cell); enter larger panels by pasting into a smaller template")
+    if "scale" in size and not all(np.isfinite(size["scale"])):
+        raise InputError("--scale MIN MAX must be finite numbers")
     if "scale" in size and not size["scale"][0] < size["scale"][1]:
         raise InputError(f"--scale MIN MAX needs MIN < MAX, not {size['scale'][0]:g} {size['scale'][1]:g}")
+    suffix = Path(args.out).suffix.lower()
+    if suffix == ".xlsm" and not args.macro:
+        raise InputError(f"{Path(args.out).name}: an .xlsm workbook carries macros; add --macro for the Run main "
+                         "button, or write an .xlsx")
+    if suffix not in (".xlsx", ".xlsm"):
+        raise InputError(f"{Path(args.out).name}: write the template to an .xlsx file (.xlsm with --macro)")
+    target = Path(args.out).with_suffix(".xlsm") if args.macro else Path(args.out)
+    if target.exists() and not args.force:
+        kind = "a folder" if target.is_dir() else "a file"
+        raise InputError(f"{target} already exists ({kind}); xlcalib does not overwrite it with a blank template "
+                         "(choose another name, or --force to replace a file)")
     for path in build(args.kind, args.out, macro=args.macro, **size):
         print(f"wrote {path}")
     return 0
@@ -127,16 +155,39 @@ def _report(args) -> int:
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"write the report to an .xlsx file, not {out.name}")
-    # the copy keeps the input's formulas (progress counters ...); the macro reads the cached values
+    # the copy keeps the input's formulas (progress counters ...); the macro reads the cached values (fast reader)
+    from .workbook.reader import FastBook
+
     book = open_workbook(path, data_only=False)
-    REPORTS[args.kind](OpenpyxlBook(book, values_book=open_workbook(path, data_only=True)))
+    values = FastBook(path)
+    try:
+        REPORTS[args.kind](OpenpyxlBook(book, values_book=values))
+    finally:
+        values.close()
     save_atomically(book, out)
     print(f"report written to {out}")
     return 0
 
 
+#: Problems printed by the command line before "... and N more problems".
+MAX_PROBLEM_LINES = 20
+
+
+def _print_problems(exc) -> None:
+    """One line per error (capped), then how many more and where all of them are."""
+    errors = exc.errors
+    for problem in errors[:MAX_PROBLEM_LINES]:
+        print(f"xlcalib: error: {problem.message}", file=sys.stderr)
+    rest = len(errors) - MAX_PROBLEM_LINES
+    if rest > 0:
+        listing = getattr(exc, "listing", None)
+        where = f"; all are listed in {listing}" if listing else ""
+        print(f"xlcalib: ... and {rest} more problem{'s' if rest > 1 else ''}{where}", file=sys.stderr)
+
+
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
-                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None):
+                   fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
+                   feedback=False):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
@@ -144,8 +195,10 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     the folder *out*, default next to the input) or ``"json"`` (one file with
     the four tables and the stats).
     """
+    from .errors import InputProblems
     from .macros import CalibrationSettings, compute_calibration, write_calibration
-    from .workbook import new_workbook, open_workbook, save_atomically, write_bytes_atomically
+    from .workbook import new_workbook, save_atomically, write_bytes_atomically
+    from .workbook.base import neutralise_frame, neutralise_text
 
     path = Path(path)
     # explicit command-line options beat the Settings sheet
@@ -157,43 +210,66 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         if fund is None:
             raise InputError("--lottery fills places: give the number of places with --fund K")
         overrides["lottery"] = True
-    if path.suffix.lower() == ".csv":  # fast path for very large exercises: the sheet exported as CSV
+    if path.suffix.lower() == ".csv":  # the sheet exported as CSV: bounded, read by pandas
         from .workbook.csv_backend import CsvBook
 
         book = CsvBook(path, sheet)
-    else:
-        book = open_workbook(path)
+    else:  # .xlsx/.xlsm/.ods: bounded scan, then the fast reader (values only; results go to a new workbook)
+        from .workbook.reader import FastBook
+
+        book = FastBook(path)
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
+    except InputProblems as exc:  # every problem at once; the full list goes to a file when it is long
+        if len(exc.errors) > MAX_PROBLEM_LINES:
+            from .inputs import checks_frame
+
+            listing = Path(out).with_name(f"{path.stem}_problems.csv") if out and Path(out).suffix else \
+                (Path(out) if out else path.parent) / f"{path.stem}_problems.csv"
+            try:
+                write_bytes_atomically(neutralise_frame(checks_frame(exc.problems)).to_csv(index=False).encode("utf-8"), listing)
+                exc.listing = listing
+            except OSError:
+                exc.listing = None
+        raise
     except InputError as exc:  # speak the command line's language
         raise InputError(exc.message.replace("per_component=True", "--per-component"), exc.where) from None
     finally:
         if hasattr(book, "close"):
             book.close()
+    checks = frames.get("Checks")
+    if checks is not None and len(checks):  # warnings of the input checks: one line for the command line
+        pending = int(checks["problem"].str.contains("(pending", regex=False).sum())
+        other = len(checks) - pending
+        parts = ([f"{pending} pending evaluation(s) (allocated, no score yet) left out"] if pending else []) + \
+            ([f"{other} warning(s)"] if other else [])
+        result.input_checks = "input checks: " + "; ".join(parts) + " (listed in Checks)"
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     if out.resolve() == path.resolve():
         raise InputError("the output file must differ from the input workbook (the input is never modified)")
     if fmt == "xlsx":
+        if out.suffix.lower() != ".xlsx":
+            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
         result_book = new_workbook()
-        write_calibration(result_book, result, frames, settings)
+        write_calibration(result_book, result, frames, settings, feedback=feedback)
         save_atomically(result_book, out)
     elif fmt == "csv":
         if out.suffix:
             raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
         for name, frame in frames.items():
-            write_bytes_atomically(frame.to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
-    else:
-        payload = {name: json.loads(frame.to_json(orient="records")) for name, frame in frames.items()}
-        payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else v)
+            write_bytes_atomically(neutralise_frame(frame).to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
+    else:  # text output: names that would start a formula get a leading ' (as in the CSV files)
+        payload = {name: json.loads(neutralise_frame(frame).to_json(orient="records")) for name, frame in frames.items()}
+        payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else neutralise_text(v))
                             for k, v in result.stats.items()}
         payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
                                "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
                                "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
                                "funding_threshold": settings.fund_threshold, "lottery": settings.lottery,
-                               "seed": settings.seed, "levels": (settings.levels.describe() if settings.levels
-                                                                 else "default relative levels")}
+                               "seed": settings.seed, "levels": neutralise_text(settings.levels.describe() if settings.levels
+                                                                                else "default relative levels")}
         if "Ranking" in frames:
             payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
         write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
@@ -269,11 +345,18 @@ def _demo(out_dir: str) -> int:
     print(f"  exercise workbook : {d['exercise']}  (the panel_calibration template, filled in)")
     print(f"  result workbook   : {d['result_path']}")
     print("  " + result.summary().replace("\n", "\n  "))
-    print(f"  harshest assessor : {ranked.index[0]} (bias {ranked.iloc[0]:+.2f}; true {true_biases[ranked.index[0]]:+.2f})")
-    print(f"  most lenient      : {ranked.index[-1]} (bias {ranked.iloc[-1]:+.2f}; true {true_biases[ranked.index[-1]]:+.2f})")
+    se = result.biases["se"]
+    for label, name in (("harshest assessor ", ranked.index[0]), ("most lenient      ", ranked.index[-1])):
+        print(f"  {label}: {name} (bias {ranked[name]:+.2f} ± {se[name]:.2f}; true {true_biases[name]:+.2f})")
     print(f"  RMS error vs truth: plain averages {d['rms_raw']:.3f}, calibrated {d['rms_calibrated']:.3f} "
           f"({100 * (1 - d['rms_calibrated'] / d['rms_raw']):.0f}% closer to the truth)")
+    print(f"  honest error bars : the standard errors shown (RMS {d['rms_se']:.3f}) match the actual error "
+          f"of the calibrated values ({d['rms_calibrated']:.3f})")
     return 0
+
+
+#: packages of the `excel` extra (workbook files, macros, classic add-in); not needed by the core
+EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -308,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                          per_component=args.per_component, fmt=args.format, fund=args.fund,
                                          threshold=args.threshold, lottery=args.lottery, model=args.model,
-                                         interval_level=args.interval_level, seed=args.seed)
+                                         interval_level=args.interval_level, seed=args.seed,
+                                         feedback=args.feedback)
             print(result.summary())
             if result.decisions is not None:
                 from .decisions import decision_summary
@@ -316,12 +400,29 @@ def main(argv: list[str] | None = None) -> int:
                 line = decision_summary(result.decisions)
                 if line:
                     print(line)
+            checks = getattr(result, "input_checks", None)
+            if checks:
+                print(checks)
             print(f"results written to {out}")
             return 0
+    except InputProblems as exc:
+        _print_problems(exc)
+        return 2
     except InputError as exc:
         print(f"xlcalib: error: {exc.message}", file=sys.stderr)
         return 2
-    except Exception:  # a bug: say so, with the traceback for the report
+    except OSError as exc:  # unreadable input, read-only folder, disk full ...: the user's to fix, in one line
+        print(f"xlcalib: error: {os_error_message(exc, action='open')}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("xlcalib: error: not enough memory for this input (see the limits table in the README)", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: say so, with the traceback for the report
+        if isinstance(exc, ModuleNotFoundError) and exc.name in EXCEL_EXTRA:
+            # not a bug: the core installs without the workbook dependencies (for xlwings Lite)
+            print(f"xlcalib: error: workbook files need the excel extra ({exc.name} is not installed): "
+                  'pip install "xlcalib[excel]"', file=sys.stderr)
+            return 1
         print("xlcalib: internal error (please report this with the traceback below)", file=sys.stderr)
         traceback.print_exc()
         return 1

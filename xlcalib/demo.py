@@ -12,6 +12,8 @@ import pandas as pd
 
 from .calibration import DEFAULT_LEVELS
 
+#: The demo exercise's score scale (the panel_calibration template's default); scores are clipped to it.
+SCALE = (1, 10)
 #: SD (score units) of a "Medium" read in the simulated panel; High/Low follow the default
 #: relative confidences (SD = MEDIUM_SD / sqrt(relative confidence)).
 MEDIUM_SD = 0.8
@@ -41,6 +43,8 @@ def demo_panel(seed: int = 2024, n_assessors: int = 12, n_objects: int = 60):
             level = rng.choice(level_names, p=[0.35, 0.45, 0.20])
             sd = MEDIUM_SD / np.sqrt(DEFAULT_LEVELS[level])
             score = true_values[obj] + bias[a] + sd * rng.standard_normal()
+            # a real panel cannot score outside its scale (the template's 1..10): clip as a form would
+            score = min(max(score, SCALE[0]), SCALE[1])
             rows.append({"Assessor": assessors[a], "Object": obj, "Score": round(float(score), 1), "Level": level})
     return pd.DataFrame(rows), true_values, true_biases
 
@@ -50,11 +54,11 @@ def write_demo_exercise(path, seed: int = 2024):
 
     Returns (path, evaluations, true_values, true_biases).
     """
-    from .templates import BUILDERS, _deterministic_bytes
+    from .templates import BUILDERS, _deterministic_bytes, print_ready
     from .workbook import write_bytes_atomically, write_frames
 
     evaluations, true_values, true_biases = demo_panel(seed)
-    wb = BUILDERS["panel_calibration"](assessors=len(true_biases), objects=len(true_values))
+    wb = print_ready(BUILDERS["panel_calibration"](assessors=len(true_biases), objects=len(true_values), scale=SCALE))
     for sheet, names in (("Assessors", true_biases.index), ("Objects", true_values.index)):
         for r, name in enumerate(names, start=2):
             wb[sheet].cell(row=r, column=1, value=name)
@@ -86,5 +90,7 @@ def run_demo(out_dir="demo_output", seed: int = 2024) -> dict:
     err_raw, err_cal = raw - true_values, calibrated - true_values
     rms_raw = float(np.sqrt(np.mean((err_raw - err_raw.mean()) ** 2)))
     rms_cal = float(np.sqrt(np.mean((err_cal - err_cal.mean()) ** 2)))
-    return {"exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
+    # the +- shown next to each value is its standard error; its RMS should match the actual error
+    rms_se = float(np.sqrt(np.mean(result.values["se"].reindex(true_values.index) ** 2)))
+    return {"rms_se": rms_se, "exercise": exercise, "result_path": result_path, "result": result, "evaluations": evaluations,
             "true_values": true_values, "true_biases": true_biases, "rms_raw": rms_raw, "rms_calibrated": rms_cal}

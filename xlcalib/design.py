@@ -32,6 +32,7 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import linprog
 
 from .errors import InputError
+from .inputs import real_argument, seed_argument, whole_argument
 
 __all__ = ["Assignment", "DesignReport", "assign", "design_report"]
 
@@ -180,8 +181,8 @@ def _per_item(value, index: pd.Index, what: str, kind: str, allow_none=False) ->
             f = float(x)
         except (TypeError, ValueError):
             raise InputError(f"{what} for {index[i]!r} is not a number ({x!r})") from None
-        if not np.isfinite(f) or f < 0 or f != int(f):
-            raise InputError(f"{what} for {index[i]!r} must be a whole number >= 0, not {x!r}")
+        if isinstance(x, (bool, np.bool_)) or not np.isfinite(f) or f < 0 or f > 2**31 - 1 or f != int(f):
+            raise InputError(f"{what} for {index[i]!r} must be a whole number >= 0 (at most 2**31 - 1), not {x!r}")
         out[i] = int(f)
     return out
 
@@ -660,6 +661,11 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
 # ----------------------------------------------------------------------------
 # Public entry point
 # ----------------------------------------------------------------------------
+#: Bounds of assign's work budget (rounds of one eigen-solve each; seconds of the swap phase).
+MAX_ROUNDS = 100_000
+MAX_TIME_LIMIT = 3600.0
+
+
 def assign(assessors, objects, reads_per_object, max_load, min_load=None, conflicts=None, suitability=None,
            min_suitability_share: float = 0.95, planned_confidence=None, seed: int = 0, fixed=None,
            max_rounds: int = 300, time_limit: float = 50.0) -> Assignment:
@@ -758,6 +764,8 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
     (24, 4, 1)
     """
     started = time.perf_counter()
+    seed, max_rounds = seed_argument(seed), whole_argument(max_rounds, "max_rounds", low=0, high=MAX_ROUNDS)
+    time_limit = real_argument(time_limit, "time_limit", low=0, high=MAX_TIME_LIMIT, low_open=True)
     a_names = _names(assessors, "assessors")
     o_names = _names(objects, "objects")
     A, O = len(a_names), len(o_names)
@@ -766,7 +774,7 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
     min_l = _per_item(min_load, a_names, "min load", "assessors", allow_none=True)
     min_l = np.zeros(A, dtype=np.intp) if min_l is None else min_l
     try:
-        share = float(min_suitability_share)
+        share = real_argument(min_suitability_share, "min_suitability_share", low=0, high=1)
     except (TypeError, ValueError):
         raise InputError(f"min_suitability_share must be a number between 0 and 1, not {min_suitability_share!r}") from None
     if not 0.0 <= share <= 1.0:

@@ -29,3 +29,58 @@ class InputError(ValueError):
 
     def __str__(self) -> str:  # keep the message alone; no class name noise
         return self.message
+
+
+class InputProblems(InputError):
+    """Several problems of one input, found in one pass and reported together.
+
+    ``problems`` is the full list (:class:`xlcalib.inputs.Problem`, errors and
+    warnings); the message is the single error's text when there is one, else
+    a count followed by one line per error (adapters that show one line use
+    ``problems`` to print them capped, with a count of the rest).
+    """
+
+    def __init__(self, problems, where: dict | None = None):
+        self.problems = list(problems)
+        errors = [p for p in self.problems if getattr(p, "severity", "error") == "error"]
+        if len(errors) == 1:
+            message = str(errors[0])
+        else:
+            message = f"{len(errors)} problems in the input:\n" + "\n".join(f"  {p}" for p in errors)
+        first = errors[0] if errors else None
+        super().__init__(message, where or ({"sheet": first.sheet, "cell": first.cell, "sheet_row": first.row}
+                                            if first is not None else None))
+
+    @property
+    def errors(self):
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
+    """One line for a file-system error (read-only folder, disk full, a folder where a file is expected ...).
+
+    The one place where operating-system errors become words: the atomic
+    writers raise :class:`InputError` with it, and the CLI uses it for any
+    ``OSError`` that reaches it, so the user sees what to change, never a
+    traceback.
+    """
+    import errno
+
+    where = str(path if path is not None else (exc.filename or "the file"))
+    if len(where) > 120:
+        where = where[:60] + "..." + where[-57:]
+    reasons = {
+        errno.EACCES: "permission denied (the folder is read-only, or the file is open in another program)",
+        errno.EPERM: "permission denied (the folder is read-only, or the file is open in another program)",
+        errno.EROFS: "the file system is read-only",
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exhausted",
+        errno.EISDIR: "it is a folder, not a file",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.ENAMETOOLONG: "the file name is too long",
+        errno.ENOENT: "no such file or folder",
+        errno.EEXIST: "a file of that name already exists where a folder is needed",
+        errno.EXDEV: "the temporary file and the target are on different file systems",
+    }
+    reason = reasons.get(exc.errno) or exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+    return f"cannot {action} {where}: {reason}"

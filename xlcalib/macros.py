@@ -32,10 +32,13 @@ from .calibration import (
     levels_table,
 )
 from .errors import InputError
-from .inputs import evaluations_from_rows, is_blank, parse_choice, parse_flag, parse_number, parse_whole
-from .workbook import Block, ChartSpec, open_book
+from .inputs import (check_evaluations, checks_frame, is_blank, parse_choice, parse_flag, parse_number,
+                     parse_whole, read_panel, table_from_block)
+from .workbook import Block, open_book
 
-RESULT_SHEETS = ("Ranking", "Values", "Biases", "Residuals", "Diagnostics")
+#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
+RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics")
 
 
 @dataclass
@@ -84,7 +87,8 @@ def _preamble(title: str, settings: str, now) -> list[list[Any]]:
     from . import __version__
 
     stamp = (now or _dt.datetime.now()).replace(microsecond=0).isoformat(sep=" ")
-    return [[f"xlcalib {title}", f"run {stamp}", f"xlcalib {__version__}"], ["settings", settings]]
+    # one text per row, in column A: it reads across the empty cells beside it instead of being cut by them
+    return [[f"xlcalib {title}"], [f"run {stamp}, xlcalib {__version__}"], [f"settings: {settings}"]]
 
 
 def _check_own_sheets(backend, names) -> None:
@@ -122,6 +126,8 @@ def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSetting
                 settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
             elif key.startswith("anomaly"):
                 settings.anomaly_threshold = parse_number(row[1], cell + " (anomaly threshold)")
+                if not settings.anomaly_threshold > 0:  # named here, not as the core's Python argument
+                    raise InputError(f"{cell} (anomaly threshold) must be positive, not {settings.anomaly_threshold:g}")
             elif key.startswith("interval level"):
                 level = parse_number(row[1], cell + " (interval level)", allow_blank=True)
                 if not np.isnan(level):
@@ -173,23 +179,24 @@ def _read_settings(backend, defaults: CalibrationSettings) -> CalibrationSetting
     return settings
 
 
-def _explain_merged(exc: InputError, block: Block) -> InputError:
-    """Add 'inside merged cells A2:A3' to a message naming a cell of a merged range (its non-anchor cells are blank)."""
-    for ref in re.findall(r"\(([A-Z]{1,3}\d+)\)", exc.message):
-        merged = block.merged_range_of(ref)
-        if merged:
-            return InputError(f"{exc.message} (the cell is inside merged cells {merged}: unmerge them and fill in "
-                              "every row)", {**exc.where, "merged": merged})
-    return exc
+def _level_names(settings: CalibrationSettings) -> list[str]:
+    """The level names a Level column may use in this run (the Levels sheet's, else the defaults)."""
+    return [str(name) for name in (settings.levels or default_levels()).values]
 
 
-def run_calibration(block: Block, settings: CalibrationSettings):
-    """Cells of an evaluations block -> (result, evaluations frame); core errors re-pointed at sheet rows."""
-    sheet = block.sheet or settings.sheet
-    try:
-        frame, kind, sheet_rows = evaluations_from_rows(block.rows, sheet, block.first_row, block.first_column)
-    except InputError as exc:
-        raise _explain_merged(exc, block) from None
+def run_calibration(block, settings: CalibrationSettings, panel=None):
+    """Cells of an evaluations block (or an already-read :class:`~xlcalib.inputs.PanelInput`) -> (result, frame).
+
+    Every input problem is raised at once (:class:`~xlcalib.errors.InputProblems`);
+    pending rows (allocated, no score yet) are left out and listed with the
+    warnings in ``frame.attrs["problems"]``; core errors are re-pointed at sheet rows.
+    """
+    sheet = (getattr(block, "sheet", "") if block is not None else "") or settings.sheet
+    if panel is None:
+        panel = check_evaluations(table_from_block(block, sheet), levels=_level_names(settings))
+    panel.raise_errors()
+    frame, kind, sheet_rows = panel.frame, panel.kind, panel.sheet_rows
+    sheet = panel.sheet
     try:
         result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
                            per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold,
@@ -203,8 +210,9 @@ def run_calibration(block: Block, settings: CalibrationSettings):
         if not exc.message.startswith("sheet "):
             raise InputError(f"sheet {sheet}: {exc.message}", {**exc.where, "sheet": sheet}) from None
         raise
-    hidden = sorted(set(block.hidden_rows) & set(sheet_rows))
-    frame.attrs["hidden_rows"] = hidden  # reported on Diagnostics
+    frame.attrs["hidden_rows"] = list(panel.hidden_rows)  # reported on Diagnostics
+    frame.attrs["problems"] = list(panel.problems)  # warnings (pending rows ...) for the Checks sheet
+    frame.attrs["n_pending"] = len(panel.pending)
     return result, frame
 
 
@@ -269,13 +277,18 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
     settings = _read_settings(backend, settings or CalibrationSettings())
     for key, value in overrides.items():
         setattr(settings, key, value)
-    result, frame = run_calibration(backend.read_block(settings.sheet), settings)
+    panel = read_panel(backend, settings.sheet, levels=_level_names(settings))
+    result, frame = run_calibration(None, settings, panel)
     frames = result_frames(result, frame)
     if result.stats["n_components"] == 1:
         ranking = result.ranking(**settings.ranking_arguments())
         result.decisions = ranking
         frames = {"Ranking": ranking_frame(ranking), **frames}
+    frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
+    if len(panel.pending):
+        warn.insert(0, f"{len(panel.pending)} evaluation(s) are allocated but not scored yet (pending): left out of "
+                       "this run; see Checks.")
     if warn:
         frames["Diagnostics"] = pd.concat(
             [frames["Diagnostics"], pd.DataFrame({"statistic": ["warning"] * len(warn), "value": warn,
@@ -283,38 +296,22 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, **ove
     return result, frames, settings
 
 
-def _col(frame: pd.DataFrame, name: str) -> int:
-    return list(frame.columns).index(name) + 1
-
-
-def calibration_charts(frames: dict[str, pd.DataFrame], tops: dict[str, int]) -> dict[str, list[ChartSpec]]:
-    """The native charts: biases with +- standard error, raw mean vs calibrated value, value with +- SE per object."""
-    b, v = frames["Biases"], frames["Values"]
-    return {
-        "Biases": [ChartSpec("column", "Assessor bias with standard error (score units)", tops["Biases"], len(b),
-                             _col(b, "assessor"), (_col(b, "bias"),), "assessor", "bias",
-                             error_column=_col(b, "se"), anchor="J2", width_cm=24)],
-        "Values": [ChartSpec("scatter", "Raw mean vs calibrated value per object", tops["Values"], len(v),
-                             _col(v, "raw_mean"), (_col(v, "value"),), "raw mean score", "calibrated value",
-                             anchor="L2"),
-                   ChartSpec("column", "Calibrated value with standard error per object", tops["Values"], len(v),
-                             _col(v, "object"), (_col(v, "value"),), "object", "calibrated value",
-                             error_column=_col(v, "se"), anchor="L24", width_cm=24)],
-    }
-
-
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
-                      settings: CalibrationSettings, *, now: _dt.datetime | None = None) -> dict[str, int]:
-    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows."""
+                      settings: CalibrationSettings, *, now: _dt.datetime | None = None,
+                      feedback: bool = False) -> dict[str, int]:
+    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
+
+    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
+    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    """
+    from .presentation import calibration_sheets
+
     backend = open_book(book)
     preamble = _preamble("calibration", settings.describe(), now)
-    _check_own_sheets(backend, RESULT_SHEETS)
-    tops = {name: backend.write_frame(name, frames[name], preamble,
-                                      highlight="anomalous" if name == "Residuals" else None)
-            for name in RESULT_SHEETS if name in frames}
-    for sheet, specs in calibration_charts(frames, tops).items():
-        for spec in specs:
-            backend.add_chart(sheet, spec)
+    specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    tops = {spec.name: backend.write_sheet(spec) for spec in specs}
+    backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
 
 
@@ -328,7 +325,65 @@ def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _
 def main():  # pragma: no cover - called by the xlwings "Run main" button via the template's .py
     import xlwings as xw
 
-    calibrate_panel(xw.Book.caller())
+    run_from_excel("calibrate_panel", xw.Book.caller())
+
+
+def run_from_excel(entry: str, book) -> bool:
+    """The *Run main* button: run one exercise on *book*; a problem with the input reaches the person at
+    Excel as a message box and as a line on the Checks sheet, never as a Python traceback.
+
+    ``entry`` is the macro's name (``calibrate_panel``, ``reliability_report``, ``ordinal_report``,
+    ``ground_truth_report``).  Returns True when the run wrote its results.  Internal errors (bugs) are
+    announced the same way and then raised, so the traceback reaches the log for a bug report.
+    """
+    entries = {"calibrate_panel": calibrate_panel, "reliability_report": reliability_report,
+               "ordinal_report": ordinal_report, "ground_truth_report": ground_truth_report}
+    try:
+        entries[entry](book)
+        return True
+    except InputError as exc:
+        _tell_excel(book, exc.message, exc.where, "Please fix the input", getattr(exc, "problems", None))
+        return False
+    except Exception as exc:
+        _tell_excel(book, f"xlcalib stopped with an internal error ({type(exc).__name__}: {exc}); please report it "
+                          "with the Python log", {}, "xlcalib internal error")
+        raise
+
+
+def _tell_excel(book, message: str, where: dict, title: str, problems=None) -> None:
+    """A message box where the platform has one (``app.alert``), and the message on the Checks sheet
+    (every problem on its own line when the error carries them all)."""
+    if problems:
+        frame = pd.DataFrame({"severity": [p.severity for p in problems], "sheet": [p.sheet for p in problems],
+                              "cell": [p.cell for p in problems], "problem": [p.message for p in problems]})
+        _write_checks(book, frame)
+        _alert(book, message, title)
+        return
+    named = re.search(r"\bsheet ([^,:;()]+?)(?:,|:| row| cell|$)", message)
+    sheet = str(where.get("sheet") or (named.group(1).strip() if named else ""))
+    at = re.search(r"\b(cell [A-Z]{1,3}\d+|rows? [\d, ]+\d)", message)
+    cell = where.get("cell") or (f"row {where['sheet_row']}" if where.get("sheet_row") else (at.group(1) if at else ""))
+    frame = pd.DataFrame({"severity": ["error"], "sheet": [sheet], "cell": [str(cell)], "problem": [message]})
+    _write_checks(book, frame)
+    _alert(book, message, title)
+
+
+def _write_checks(book, frame: pd.DataFrame) -> None:
+    from .presentation import checks_sheet
+
+    backend = open_book(book)
+    try:
+        _check_own_sheets(backend, ["Checks"])
+        backend.write_sheet(checks_sheet(frame, _preamble("checks", "the run stopped: nothing else was written", None)))
+    except InputError:  # a sheet of the user's called Checks: leave it, the message box still speaks
+        pass
+
+
+def _alert(book, message: str, title: str) -> None:
+    try:
+        book.app.alert(message, title=f"xlcalib: {title}", buttons="ok", mode="critical")
+    except Exception:  # no message boxes here (xlwings Server / Lite / tests): the Checks sheet carries it
+        pass
 
 
 # ----------------------------------------------------------------------------
@@ -378,14 +433,10 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
         except InputError as exc:
             if "has no ratings" not in exc.message and "no data rows" not in exc.message:
                 raise
-    table = rel.icc_table(x).reset_index()
+    from .presentation import prophecy_k_max, reliability_sheets
+
+    table = rel.icc_table(x)
     boot = rel.krr_bootstrap(x, n_boot=n_boot, seed=seed)
-    summary = pd.DataFrame({"statistic": ["items", "raters (columns)", "ratings", "ICC(1) single rating", "ICC(1k) mean rating",
-                                          "kRR bootstrap (mean of item means)", "kRR CI low", "kRR CI high",
-                                          "Krippendorff alpha (interval)", "note"],
-                            "value": [x.shape[0], x.shape[1], int((~np.isnan(x)).sum()), table.loc[0, "ICC"],
-                                      table.loc[3, "ICC"], boot.estimate, boot.ci_low, boot.ci_high,
-                                      rel.krippendorff_alpha(x, "interval"), table.attrs.get("note") or ""]})
     curve_note = ""
     if rep is not None and rep.shape[0] != x.shape[0]:
         curve_note = f"Replication2 has {rep.shape[0]} items, Ratings {x.shape[0]}: empirical curve left out"
@@ -393,17 +444,14 @@ def reliability_report(book, *, now=None, n_boot: int = 1000, seed: int = 0) -> 
     if rep is not None and (np.isnan(x).any() or np.isnan(rep).any()):
         curve_note = "the empirical curve needs complete replications (a rating is missing): left out"
         rep = None
-    curve = rel.krr_curve(x, replication=rep)
-    if curve_note:
-        summary.loc[len(summary)] = ["kRR curve", curve_note]
-    frames = {"ICC": table, "kRR": summary, "kRR curve": curve}
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    curve = rel.krr_curve(x, replication=rep, k_max=prophecy_k_max(float(table.loc["ICC1", "ICC"]), observed_k))
     pre = _preamble("reliability", f"bootstrap replicates {n_boot}, seed {seed}, CI 95%", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("kRR curve", ChartSpec("scatter", "Reliability of the mean of k ratings", tops["kRR curve"],
-                                             len(curve), 1, tuple(range(2, len(curve.columns) + 1)),
-                                             "k raters", "reliability"))
-    return frames
+    specs = reliability_sheets(x, table, boot, rel.krippendorff_alpha(x, "interval"), curve, curve_note, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
+    return {spec.name: spec.frame for spec in specs}
 
 
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -413,21 +461,42 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     backend = open_book(book)
     cats_rows = backend.read_block("Categories").rows
     categories = [str(r[0]).strip() for r in cats_rows[1:] if r and not is_blank(r[0])]
-    _, block, _ = _grid(backend, "Ratings")
+    _, block, first_row = _grid(backend, "Ratings")
     r1 = [None if is_blank(r[0]) else str(r[0]).strip() for r in block]
     r2 = [None if len(r) < 2 or is_blank(r[1]) else str(r[1]).strip() for r in block]
-    result = ordinal.svensson(r1, r2, categories=categories or None)
+    try:
+        result = ordinal.svensson(r1, r2, categories=categories or None)
+    except InputError as exc:  # "rater 1, row 3" counts data rows: name the sheet row the secretary sees
+        raise InputError(re.sub(r"(rater [12]), row (\d+)", lambda m: f"sheet Ratings, row {first_row + int(m.group(2))} "
+                                f"({m.group(1)})", exc.message), exc.where) from None
     frames = {"Svensson": result.to_frame(),
               "MeanRanks": ordinal.mean_rank_table(r1, r2, categories or None),
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
     pre = _preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
                                          f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    roc = frames["ROC"]
-    backend.add_chart("ROC", ChartSpec("scatter", "ROC: cumulative category proportions", tops["ROC"], len(roc),
-                                       2, (3,), "rater 1", "rater 2", anchor="F2"))
+    from .presentation import ordinal_sheets
+
+    header = backend.read_block("Ratings").rows[0]
+    names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
+    specs = ordinal_sheets(frames, names, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
+
+
+def _setting(value, label: str, n_classes: int, where: str):
+    """One ground-truth Settings value, checked like the function argument it feeds; errors name the cell."""
+    from .inputs import real_argument, seed_argument, whole_argument
+
+    checks = {"reliability": lambda v: real_argument(v, label, low=0, high=1e12, low_open=True),
+              "samples": lambda v: whole_argument(v, label),
+              "seed": lambda v: seed_argument(v, label),
+              "top k": lambda v: whole_argument(v, label, high=max(n_classes, 1), why=f"there are {n_classes} classes")}
+    try:
+        return checks[label](value)
+    except InputError as exc:
+        raise InputError(exc.message.replace(f"the {label} argument", f"{where} ({label})"), {"sheet": "Settings"}) from None
 
 
 def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -450,7 +519,10 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
                 cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
                 setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")
             elif key in settings:
-                settings[key] = parse_number(row[1], f"sheet Settings, row {first_row + offset}")
+                from .inputs import column_letter
+
+                cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
+                settings[key] = _setting(row[1], key, len(classes), f"sheet Settings, cell {cell}")
     items, block, first_row = _grid(backend, "Annotations")
     cases, kept = [], []
     for i, row in enumerate(block):
@@ -461,7 +533,7 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
             kept.append(i)
     if not cases:
         raise InputError("sheet Annotations has no annotations")
-    gamma, M, seed, k = settings["reliability"], int(settings["samples"]), int(settings["seed"]), int(settings["top k"])
+    gamma, M, seed, k = settings["reliability"], settings["samples"], settings["seed"], settings["top k"]
     plaus = gt.irn(cases, len(classes), setting=setting)
     cert, labels = gt.prirn_certainty(cases, len(classes), gamma, M, seed, setting=setting)
     certainty = pd.DataFrame({"item": [items[i] for i in kept], "annotators": [len(c) for c in cases],
@@ -493,11 +565,12 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     frames["UA metrics"] = pd.DataFrame(summary_rows, columns=["statistic", "value"])
     pre = _preamble("uncertain ground truth", f"PrIRN, reliability {gamma:g}, samples {M}, seed {seed}, top k {k}, "
                     f"setting {setting.name}", now)
-    _check_own_sheets(backend, frames)
-    tops = {name: backend.write_frame(name, frame, pre) for name, frame in frames.items()}
-    backend.add_chart("Certainty", ChartSpec("column", "Annotation certainty per item", tops["Certainty"],
-                                             len(certainty), 1, (_col(certainty, "certainty"),), "item", "certainty",
-                                             anchor="H2", width_cm=24))
+    from .presentation import ground_truth_sheets
+
+    specs = ground_truth_sheets(frames, pre)
+    _check_own_sheets(backend, [spec.name for spec in specs])
+    for spec in specs:
+        backend.write_sheet(spec)
     return frames
 
 

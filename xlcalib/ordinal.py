@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .inputs import check_memory, whole_argument
 
 __all__ = ["SvenssonResult", "svensson", "svensson_from_table", "mean_rank_table", "roc_points", "agreement_table"]
 
@@ -128,7 +129,7 @@ def agreement_table(rater1, rater2, categories=None) -> tuple[np.ndarray, tuple,
             pos = int(code[code.isna()].index[0])
             raise InputError(f"{name}, row {pos + 1}: category {s[pos]!r} is not in the category order "
                              f"({', '.join(map(str, categories))})", {"row": pos})
-        codes.append(code.to_numpy(dtype=np.int64))
+        codes.append(code.to_numpy(dtype=np.intp))
     m = len(categories)
     table = np.bincount(codes[0] * m + codes[1], minlength=m * m).reshape(m, m)
     return table, categories, dropped
@@ -152,11 +153,11 @@ def _numeric_table(rater1, rater2, categories):
         lo, hi = min(a.min(), b.min()), max(a.max(), b.max())
         if hi - lo < 10_000 and np.all(a == np.rint(a)) and np.all(b == np.rint(b)):
             # whole-number grades: used values by counting, O(n) instead of a sort
-            used = (np.bincount((a - lo).astype(np.int64), minlength=int(hi - lo) + 1)
-                    + np.bincount((b - lo).astype(np.int64), minlength=int(hi - lo) + 1)) > 0
+            used = (np.bincount((a - lo).astype(np.intp), minlength=int(hi - lo) + 1)
+                    + np.bincount((b - lo).astype(np.intp), minlength=int(hi - lo) + 1)) > 0
             cats = lo + np.flatnonzero(used).astype(float)
-            lookup = np.cumsum(used) - 1
-            codes = [lookup[(a - lo).astype(np.int64)], lookup[(b - lo).astype(np.int64)]]
+            lookup = np.cumsum(used, dtype=np.intp) - 1
+            codes = [lookup[(a - lo).astype(np.intp)], lookup[(b - lo).astype(np.intp)]]
             m = cats.size
             table = np.bincount(codes[0] * m + codes[1], minlength=m * m).reshape(m, m)
             return table, tuple(int(c) for c in cats), dropped
@@ -243,6 +244,10 @@ def _kappas(x: np.ndarray) -> tuple[float, float, float]:
     return float(100 * po), float((po - pe) / (1 - pe)), float((np.minimum(pr, pc).sum() - pe) / (1 - pe))
 
 
+#: Largest number of objects an agreement table may hold (counts stay exact in floating point).
+MAX_TABLE_COUNT = 1e15
+
+
 def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonResult:
     """All Svensson measures from an m x m table (rows = rater 1 category, columns = rater 2).
 
@@ -253,8 +258,12 @@ def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonR
     x = np.asarray(table)
     if x.ndim != 2 or x.shape[0] != x.shape[1]:
         raise InputError(f"the agreement table must be square (m x m), got shape {x.shape}")
-    if not np.issubdtype(x.dtype, np.number) or np.any(x < 0) or np.any(x != np.round(x)):
+    if not np.issubdtype(x.dtype, np.number) or np.any(~np.isfinite(x)) or np.any(x < 0) or np.any(x != np.round(x)):
         raise InputError("the agreement table must hold non-negative whole counts")
+    if x.size and (float(x.max()) > MAX_TABLE_COUNT or float(np.sum(x, dtype=float)) > MAX_TABLE_COUNT):
+        raise InputError(f"the agreement table holds more than {MAX_TABLE_COUNT:.0e} objects "
+                         "(counts that large cannot be pairs of ratings; check the table)")
+    n_dropped = whole_argument(n_dropped, "n_dropped", low=0)
     x = x.astype(np.int64)
     n = int(x.sum())
     if n < 2:
@@ -266,6 +275,8 @@ def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonR
 
     # count-weighted jackknife: one deletion per non-empty cell, all deletions in one batch
     cells = np.argwhere(x > 0)
+    check_memory(40.0 * len(cells) * m * m, f"the jackknife over {len(cells)} used cells of a {m} x {m} table",
+                 "use fewer categories")
     deleted = np.repeat(x[None, :, :], len(cells), axis=0)
     deleted[np.arange(len(cells)), cells[:, 0], cells[:, 1]] -= 1
     loo = _stats(deleted)

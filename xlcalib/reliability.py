@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from .errors import InputError
+from .inputs import EXCEL_MAX_ROWS, check_memory, probability_argument, real_argument, seed_argument, whole_argument
 
 __all__ = [
     "ICC_FORMS",
@@ -61,7 +62,7 @@ def _as_matrix(ratings, *, item=None, rater=None, score=None, name="ratings") ->
             if np.isinf(out).any():
                 i, j = np.argwhere(np.isinf(out))[0]
                 raise InputError(f"{name}: item {ratings.index[i]}, rater {ratings.columns[j]} is infinite")
-            return out
+            return _scaled(out)
         values = ratings.to_numpy(dtype=object)
         row_names, col_names = list(ratings.index), list(ratings.columns)
     else:
@@ -72,19 +73,25 @@ def _as_matrix(ratings, *, item=None, rater=None, score=None, name="ratings") ->
             if np.isinf(out).any():
                 i, j = np.argwhere(np.isinf(out))[0]
                 raise InputError(f"{name}: item {i + 1}, rater {j + 1} is infinite", {"row": int(i), "column": int(j)})
-            return out
+            return _scaled(out)
         values = np.asarray(ratings, dtype=object)
         if values.ndim != 2:
             raise InputError(f"{name} must be a 2-D items x raters table, got {values.ndim} dimension(s)")
         row_names, col_names = list(range(1, values.shape[0] + 1)), list(range(1, values.shape[1] + 1))
     out = np.empty(values.shape, dtype=float)
     try:
+        if values.dtype.kind in "USb" or (values.dtype == object and any(
+                isinstance(v, (str, bool, np.bool_, np.str_)) for v in values.ravel())):
+            raise TypeError  # text ("nan", "1e999") and TRUE/FALSE are not ratings: report the cell
         out[:] = values.astype(float) if values.dtype != object else np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         for (i, j), v in np.ndenumerate(values):
             if v is None:
                 out[i, j] = np.nan
                 continue
+            if isinstance(v, (str, bool, np.bool_, np.str_)):
+                raise InputError(f"{name}: item {row_names[i]}, rater {col_names[j]} is not a number ({v!r})",
+                                 {"row": i, "column": j})
             try:
                 out[i, j] = float(v)
             except (TypeError, ValueError):
@@ -96,7 +103,22 @@ def _as_matrix(ratings, *, item=None, rater=None, score=None, name="ratings") ->
     if np.isinf(out).any():
         i, j = np.argwhere(np.isinf(out))[0]
         raise InputError(f"{name}: item {row_names[i]}, rater {col_names[j]} is infinite", {"row": int(i), "column": int(j)})
-    return out
+    return _scaled(out)
+
+
+def _scaled(x: np.ndarray) -> np.ndarray:
+    """Ratings of extreme magnitude scaled by a power of two (exact), so squares and sums stay finite.
+
+    Every coefficient here (ICC, alpha, k-rater reliability, F, p, intervals)
+    is invariant to multiplying all ratings by one positive constant, so
+    ratings near 1e308 or 1e-300 give the same answer as the same ratings
+    near 1; ordinary ratings are returned untouched (bit-identical results).
+    """
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(x)) if x.size and not np.isnan(x).all() else 0.0
+    if top == 0 or 1e-100 < top < 1e100:
+        return x
+    return np.ldexp(x, -int(np.frexp(top)[1]))
 
 
 def _check_size(x: np.ndarray, name="ratings", min_per_item=1):
@@ -176,8 +198,7 @@ def icc_table(ratings, alpha: float = 0.05, *, item=None, rater=None, score=None
     >>> xlcalib.icc_table(x)["ICC"].round(2).tolist()   # Shrout & Fleiss (1979), Table 4
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be between 0 and 1, not {alpha}")
+    alpha = real_argument(alpha, "alpha", low=MIN_ALPHA, high=1, high_open=True)
     x = _as_matrix(ratings, item=item, rater=rater, score=score)
     _check_size(x)
     if np.nanmax(x) == np.nanmin(x):
@@ -272,9 +293,7 @@ def spearman_brown(icc1: float, k: float) -> float:
     >>> round(spearman_brown(0.59, 13), 3)
     0.949
     """
-    r, k = _check_r(icc1), float(k)
-    if not k > 0:
-        raise InputError(f"k must be positive, not {k}")
+    r, k = _check_r(icc1), real_argument(k, "k", low=0, low_open=True)
     return k * r / (1 + (k - 1) * r)
 
 
@@ -287,25 +306,27 @@ def raters_needed(icc1: float, target: float) -> int:
     14
     """
     r = _check_r(icc1)
-    if not 0 < target < 1:
-        raise InputError(f"the target reliability must be between 0 and 1 (exclusive), not {target}")
+    target = probability_argument(target, "target")
     if r <= 0:
         raise InputError(f"with single-rating reliability {r} <= 0, no number of raters reaches {target}")
     if r >= target:
         return 1
-    k = target * (1 - r) / (r * (1 - target))
+    k = (target / (1 - target)) * ((1 - r) / r) if r > 1e-300 else np.inf
+    if not k <= MAX_RATERS:
+        raise InputError(f"with single-rating reliability {r:g}, reaching {target:g} would take more than "
+                         f"{MAX_RATERS:.0e} raters; the reliability is too small for a useful answer")
     k_int = int(np.ceil(k - 1e-12))
     return max(k_int, 1)
 
 
+#: Smallest alpha (1 - confidence level) accepted: below it the F quantiles of the intervals are infinite.
+MIN_ALPHA = 1e-9
+#: Largest number of raters :func:`raters_needed` answers with (beyond it the answer is "too many").
+MAX_RATERS = 1e12
+
+
 def _check_r(r) -> float:
-    try:
-        r = float(r)
-    except (TypeError, ValueError):
-        raise InputError(f"the reliability must be a number, not {r!r}") from None
-    if not -1 < r <= 1:
-        raise InputError(f"the single-rating reliability must be in (-1, 1], not {r}")
-    return r
+    return real_argument(r, "icc1", low=-1, high=1, low_open=True)
 
 
 # ----------------------------------------------------------------------------
@@ -452,17 +473,20 @@ def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int =
     """
     if coefficient not in _COEFFICIENTS:
         raise InputError(f"coefficient must be one of {', '.join(_COEFFICIENTS)}, not {coefficient!r}")
-    if int(n_boot) < 2:
-        raise InputError("n_boot must be at least 2")
+    n_boot = whole_argument(n_boot, "n_boot", low=2)
+    seed = seed_argument(seed)
+    alpha = real_argument(alpha, "alpha", low=MIN_ALPHA, high=1, high_open=True)
+    k = None if k is None else whole_argument(k, "k")
     x = _as_matrix(ratings)
     _check_size(x)
     if np.nanmax(x) == np.nanmin(x):
         raise InputError("all ratings are equal: reliability is undefined")
     padded, counts = _padded(x)
-    size = counts if k is None else np.full(len(counts), int(k))
-    if k is not None and int(k) < 1:
-        raise InputError("k must be at least 1")
+    size = counts if k is None else np.full(len(counts), k)
     kmax = int(size.max())
+    # index (4 bytes), drawn rating (8) and masked copy (8) per resampled rating, plus the uniform draws (8)
+    check_memory(28.0 * n_boot * 2 * x.shape[0] * kmax,
+                 f"{n_boot} bootstrap replicates of {x.shape[0]} items x {kmax} ratings", "lower n_boot (or k)")
     rng = np.random.default_rng(seed)
     n_items = x.shape[0]
     shape = (int(n_boot), 2, n_items, kmax)
@@ -505,9 +529,12 @@ def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
             i, j = np.argwhere(np.isnan(m))[0]
             raise InputError(f"{name}: item {i + 1}, column {j + 1} is missing; the empirical method needs complete replications")
     K = min(a.shape[1], b.shape[1])
-    ks = list(range(1, K + 1)) if k is None else ([int(k)] if np.isscalar(k) else [int(v) for v in k])
-    if any(v < 1 or v > K for v in ks):
-        raise InputError(f"k must be between 1 and {K}")
+    n_draws, seed = whole_argument(n_draws, "n_draws"), seed_argument(seed)
+    ks = list(range(1, K + 1)) if k is None else (
+        [whole_argument(k, "k", high=K)] if np.isscalar(k) else [whole_argument(v, "k", high=K) for v in k])
+    # per k: two (items x draws x k) gathers and their random keys
+    check_memory(8.0 * n_draws * (2 * a.shape[0] * max(ks) + a.shape[1] + b.shape[1]),
+                 f"{n_draws} draws of {a.shape[0]} items x {max(ks)} columns", "lower n_draws")
     rng = np.random.default_rng(seed)
     rows = []
     for kk in ks:
@@ -534,7 +561,10 @@ def krr_curve(ratings, replication=None, k_max: int | None = None, sb_ratings: i
     """
     x = _as_matrix(ratings)
     _check_size(x)
-    K = int(k_max or (~np.isnan(x)).sum(axis=1).max())
+    sb_ratings, seed, n_draws = whole_argument(sb_ratings, "sb_ratings", low=2), seed_argument(seed), \
+        whole_argument(n_draws, "n_draws")
+    K = whole_argument(k_max, "k_max", high=EXCEL_MAX_ROWS - 1, why="one row per k on a sheet") if k_max is not None \
+        else int((~np.isnan(x)).sum(axis=1).max())
     msb, msw, _, _, k0, _ = _one_way_unbalanced(x)
     var_item = (msb - msw) / k0
     rng = np.random.default_rng(seed)
@@ -546,7 +576,7 @@ def krr_curve(ratings, replication=None, k_max: int | None = None, sb_ratings: i
     ks = np.arange(1, K + 1)
     out = pd.DataFrame({"k": ks,
                         "icc_k": var_item / (var_item + msw / ks),
-                        "spearman_brown": [spearman_brown(icc1_small, k) for k in ks]})
+                        "spearman_brown": ks * icc1_small / (1 + (ks - 1) * icc1_small)})  # Eq. 1, vectorised
     if replication is not None:
         emp = krr_empirical(x, replication, n_draws=n_draws, seed=seed)
         out = out.merge(emp[["k", "kRR"]].rename(columns={"kRR": "empirical"}), on="k", how="left")

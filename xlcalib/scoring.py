@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .inputs import check_memory, real_argument, whole_argument
 
 __all__ = [
     "evaluation_metrics",
@@ -36,34 +37,43 @@ __all__ = [
 ]
 
 
+#: Scores beyond +-1e15 are refused: agreement is computed on rounded scores, exact only up to 2**53.
+MAX_ABS_SCORE = 1e15
+
+
 def _vector(values, name: str) -> np.ndarray:
-    try:  # fast path: plain numbers (None becomes NaN = missing)
-        out = np.asarray(values, dtype=float).ravel()
-        if not np.isinf(out).any():
-            return out
-    except (TypeError, ValueError):
-        pass
-    arr = np.asarray(values, dtype=object).ravel()
-    out = np.empty(arr.size)
-    for i, v in enumerate(arr):
-        if v is None or (isinstance(v, str) and not v.strip()):
-            out[i] = np.nan
-            continue
-        if isinstance(v, (str, bool, np.bool_)):
-            raise InputError(f"{name}, row {i + 1}: {v!r} is not a number", {"row": i})
-        try:
-            out[i] = float(v)
-        except (TypeError, ValueError):
-            raise InputError(f"{name}, row {i + 1}: {v!r} is not a number", {"row": i}) from None
+    arr = values.to_numpy() if isinstance(values, (pd.DataFrame, pd.Series)) else values
+    arr = arr if isinstance(arr, np.ndarray) else np.asarray(arr, dtype=object)
+    if arr.dtype == object and set(map(type, arr.ravel())) <= {float, int, type(None), np.float64, np.int64}:
+        arr = arr.astype(float)  # plain numbers and None (missing): converted at once
+    if arr.dtype.kind in "fiu":  # fast path: plain numbers (NaN = missing)
+        out = arr.astype(float).ravel()
+    else:  # text ("nan", "1e999", "5") and TRUE/FALSE are not scores; None and blank text are missing
+        arr = arr.astype(object).ravel()
+        out = np.empty(arr.size)
+        for i, v in enumerate(arr):
+            if v is None or (isinstance(v, str) and not v.strip()):
+                out[i] = np.nan
+                continue
+            if isinstance(v, (str, bool, np.bool_)):
+                raise InputError(f"{name}, row {i + 1}: {v!r} is not a number", {"row": i})
+            try:
+                out[i] = float(v)
+            except (TypeError, ValueError):
+                raise InputError(f"{name}, row {i + 1}: {v!r} is not a number", {"row": i}) from None
     if np.isinf(out).any():
         i = int(np.flatnonzero(np.isinf(out))[0])
         raise InputError(f"{name}, row {i + 1} is infinite", {"row": i})
+    big = np.flatnonzero(np.abs(out) > MAX_ABS_SCORE)
+    if big.size:
+        i = int(big[0])
+        raise InputError(f"{name}, row {i + 1}: {out[i]:g} is out of range (scores must lie within +-{MAX_ABS_SCORE:g})",
+                         {"row": i})
     return out
 
 
 def _pairs(human, system, exclude_zero: bool, names=("human", "system")):
-    h = _vector(human, names[0]) if not (isinstance(human, np.ndarray) and human.dtype.kind == "f") else np.asarray(human, float).ravel()
-    m = _vector(system, names[1]) if not (isinstance(system, np.ndarray) and system.dtype.kind == "f") else np.asarray(system, float).ravel()
+    h, m = _vector(human, names[0]), _vector(system, names[1])
     if h.size != m.size:
         raise InputError(f"{names[0]} ({h.size}) and {names[1]} ({m.size}) scores differ in length")
     keep = ~(np.isnan(h) | np.isnan(m))
@@ -76,14 +86,15 @@ def _pairs(human, system, exclude_zero: bool, names=("human", "system")):
 
 def cohen_kappa(h, m) -> float | None:
     """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (seed)."""
-    h, m = np.rint(h).astype(np.int64), np.rint(m).astype(np.int64)
-    low = min(h.min(), m.min())
-    K = int(max(h.max(), m.max()) - low + 1)
-    table = np.bincount((h - low) * K + (m - low), minlength=K * K).reshape(K, K) / h.size
-    pe = table.sum(axis=1) @ table.sum(axis=0)
+    # categories that neither rater used add nothing to agreement or chance agreement, so the used
+    # categories give the same kappa as the full range without a K x K table (scores 0 and 1e6 stay cheap)
+    codes = np.unique(np.concatenate([np.rint(h), np.rint(m)]), return_inverse=True)[1].astype(np.intp)
+    hi, mi = codes[:len(h)], codes[len(h):]
+    K = int(codes.max()) + 1
+    pe = float(np.bincount(hi, minlength=K).astype(float) @ np.bincount(mi, minlength=K)) / float(h.size) ** 2
     if pe == 1:
         return None
-    return float((np.trace(table) - pe) / (1 - pe))
+    return float((np.mean(hi == mi) - pe) / (1 - pe))
 
 
 def quadratic_weighted_kappa(h, m) -> float | None:
@@ -112,15 +123,16 @@ def standardized_mean_difference(human, system, method: str = "unpooled", popula
     population SDs supplied (default: the sample SDs).  ``None`` when the
     denominator is 0.
     """
-    h, m = np.asarray(human, float), np.asarray(system, float)
+    h, m = _vector(human, "human"), _vector(system, "system")
+    ddof = whole_argument(ddof, "ddof", low=0, high=max(h.size - 1, 0), why="fewer than the number of scores")
     sd_h, sd_m = h.std(ddof=ddof), m.std(ddof=ddof)
     if method == "unpooled":
         denom = sd_h
     elif method == "pooled":
         denom = np.sqrt((sd_h**2 + sd_m**2) / 2)
     elif method == "williamson":
-        ph = sd_h if population_human_sd is None else float(population_human_sd)
-        pm = sd_m if population_system_sd is None else float(population_system_sd)
+        ph = sd_h if population_human_sd is None else real_argument(population_human_sd, "population_human_sd", low=0)
+        pm = sd_m if population_system_sd is None else real_argument(population_system_sd, "population_system_sd", low=0)
         denom = np.sqrt((ph**2 + pm**2) / 2)
     else:
         raise InputError(f"method must be unpooled, pooled or williamson, not {method!r}")
@@ -176,10 +188,14 @@ def _human_matrix(human_matrix, exclude_zero: bool = False) -> np.ndarray:
             x = x[:, None]
         x = np.array([[np.nan if (v is None or (isinstance(v, str) and not v.strip())) else v for v in row] for row in x],
                      dtype=object)
+        if any(isinstance(v, (str, bool, np.bool_)) for v in x.ravel()):  # "nan", "1e999", TRUE are not scores
+            raise InputError("human scores must be numbers (blank = not rated); found text or TRUE/FALSE")
         try:
             x = x.astype(float)
         except (TypeError, ValueError):
             raise InputError("human scores must be numbers (blank = not rated)") from None
+    if np.any(np.isinf(x)) or np.any(np.abs(np.nan_to_num(x)) > MAX_ABS_SCORE):
+        raise InputError(f"human scores must be finite numbers within +-{MAX_ABS_SCORE:g}")
     if exclude_zero:
         x = np.where(x == 0, np.nan, x)
     return x
@@ -219,7 +235,7 @@ def true_score_variance(human_matrix, variance_errors: float | None = None) -> f
 def mse_true(system, human_matrix, variance_errors: float | None = None) -> float | None:
     """MSE(T|M) = (sum c_i (Hbar_i - M_i)^2 - N sigma_e^2) / c.."""
     x = _human_matrix(human_matrix)
-    m = np.asarray(system, float).ravel()
+    m = _vector(system, "system")
     if m.size != x.shape[0]:
         raise InputError(f"system scores ({m.size}) and human score rows ({x.shape[0]}) differ in length")
     c = (~np.isnan(x)).sum(axis=1)
@@ -257,7 +273,7 @@ def difference_of_standardized_means(human, system, groups=None, population_huma
     With ``groups``, returns a Series of DSM per group (whole-set statistics
     from all responses, as RSMTool does); otherwise one number.
     """
-    h, m = np.asarray(human, float).ravel(), np.asarray(system, float).ravel()
+    h, m = _vector(human, "human"), _vector(system, "system")
     if h.size != m.size:
         raise InputError("human and system scores differ in length")
     mh = h.mean() if population_human_mean is None else population_human_mean
@@ -294,10 +310,11 @@ def fairness_analyses(human, system, groups) -> pd.DataFrame:
     """
     from scipy import stats
 
-    h, m = np.asarray(human, float).ravel(), np.asarray(system, float).ravel()
+    h, m = _vector(human, "human"), _vector(system, "system")
     g = pd.Series(np.asarray(groups, dtype=object).ravel())
     if not (len(g) == h.size == m.size):
         raise InputError("human, system and groups differ in length")
+    check_memory(8.0 * h.size * 3 * g.nunique(), f"{h.size} responses in {g.nunique()} groups", "use fewer groups")
     dummies = pd.get_dummies(g, drop_first=True, dtype=float).to_numpy()
     if dummies.shape[1] == 0:
         raise InputError("fairness analyses need at least two groups")

@@ -19,14 +19,18 @@ import numpy as np
 from scipy.special import gammainc
 
 from ..errors import InputError
+from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 
 __all__ = ["dirichlet_concentration", "sample_dirichlet", "certainty_from_samples", "certainty_from_concentration",
            "annotation_certainty"]
 
 
 def _counts(counts) -> np.ndarray:
+    raw = counts if isinstance(counts, np.ndarray) else np.asarray(counts, dtype=object)
+    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
+        raise InputError("counts must be numbers (items x classes); found text or TRUE/FALSE")
     try:
-        x = np.asarray(counts, dtype=float)
+        x = np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
         raise InputError("counts must be numbers (items x classes)") from None
     if x.ndim == 1:
@@ -43,24 +47,46 @@ def _counts(counts) -> np.ndarray:
 
 def dirichlet_concentration(counts, reliability: float = 1.0, prior: float = 1.0) -> np.ndarray:
     """mu = gamma * s + alpha (Appendix A)."""
-    if not reliability > 0:
-        raise InputError(f"reliability must be positive, not {reliability}")
-    if not prior >= 0:
-        raise InputError(f"prior must be non-negative, not {prior}")
-    return reliability * _counts(counts) + prior
+    reliability = real_argument(reliability, "reliability", low=0, high=MAX_CONCENTRATION, low_open=True)
+    prior = real_argument(prior, "prior", low=0, high=MAX_CONCENTRATION)
+    conc = reliability * _counts(counts) + prior
+    if np.any(conc > MAX_CONCENTRATION):
+        raise InputError(f"reliability x counts exceeds {MAX_CONCENTRATION:g}: the plausibilities would be certain "
+                         "to machine precision; lower the reliability")
+    return conc
+
+
+#: Largest Dirichlet concentration accepted (beyond it every sample equals the mean to machine precision).
+MAX_CONCENTRATION = 1e12
+
+
+def _positive_rows(conc: np.ndarray) -> None:
+    """An item with no evidence and no prior has no plausibility at all: refuse it (its certainty is undefined)."""
+    empty = np.flatnonzero(~(conc > 0).any(axis=1))
+    if empty.size:
+        raise InputError(f"item {int(empty[0]) + 1} has no annotations and the prior is 0: its plausibilities are "
+                         "undefined (give it annotations or a positive prior)", {"row": int(empty[0])})
 
 
 def sample_dirichlet(concentration, samples: int = 1000, seed: int = 0) -> np.ndarray:
     """Plausibility samples (items x samples x classes); zero concentration = structural zero."""
-    conc = np.asarray(concentration, dtype=float)
-    if conc.ndim == 1:
-        conc = conc[None, :]
+    conc = _concentration(concentration)
+    samples, seed = whole_argument(samples, "samples"), seed_argument(seed)
+    check_memory(16.0 * conc.shape[0] * samples * conc.shape[1],
+                 f"{samples} samples of {conc.shape[0]} items x {conc.shape[1]} classes", "lower samples")
     rng = np.random.default_rng(seed)
     g = rng.standard_gamma(np.broadcast_to(conc[:, None, :], (conc.shape[0], int(samples), conc.shape[1])))
     total = g.sum(axis=2, keepdims=True)
     if np.any(total == 0):
         raise InputError("an item has no positive concentration (no annotations and no prior)")
     return g / total
+
+
+def _concentration(concentration) -> np.ndarray:
+    """Concentrations as items x classes: finite, non-negative, every item with some positive concentration."""
+    conc = _counts(concentration)
+    _positive_rows(conc)
+    return conc
 
 
 def _mode_frequency(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,12 +96,12 @@ def _mode_frequency(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     change = np.ones_like(s, dtype=bool)
     change[:, 1:] = s[:, 1:] != s[:, :-1]
     # run id per position; run length via bincount on (item, run id)
-    run_id = np.cumsum(change, axis=1) - 1
-    offsets = np.arange(n_items)[:, None] * M
+    run_id = np.cumsum(change, axis=1, dtype=np.intp) - 1
+    offsets = np.arange(n_items, dtype=np.intp)[:, None] * M
     lengths = np.bincount((run_id + offsets).ravel(), minlength=n_items * M).reshape(n_items, M)
     best_run = lengths.argmax(axis=1)
     starts = np.where(change)
-    first_of_run = np.zeros((n_items, M), dtype=np.int64)
+    first_of_run = np.zeros((n_items, M), dtype=np.intp)
     first_of_run[starts[0], run_id[starts]] = starts[1]
     mode = s[np.arange(n_items), first_of_run[np.arange(n_items), best_run]]
     return mode, lengths.max(axis=1) / M
@@ -111,9 +137,10 @@ def certainty_from_samples(samples: np.ndarray, top: int = 1, class_ids: np.ndar
     x = np.asarray(samples, dtype=float)
     if x.ndim == 2:
         x = x[None]
+    if x.ndim != 3:
+        raise InputError("plausibility samples must be items x samples x classes")
     n, M, K = x.shape
-    if not 1 <= top <= K:
-        raise InputError(f"top must be between 1 and the number of classes ({K})")
+    top = whole_argument(top, "top", high=K, why=f"there are {K} classes")
     ids = np.broadcast_to(np.arange(K), (n, K)) if class_ids is None else np.asarray(class_ids)
     if top == 1:
         local = x.argmax(axis=2)  # items x M
@@ -207,14 +234,17 @@ def certainty_from_concentration(concentration, samples: int = 1000, seed: int =
     many of their gamma variables exceed the positive classes' draws (see
     :func:`_top_sets_with_exchangeable`) instead of drawing ~400 gammas per sample.
     """
-    conc = np.asarray(concentration, dtype=float)
-    if conc.ndim == 1:
-        conc = conc[None, :]
-    if not (np.isfinite(base) and base >= 0):
-        raise InputError(f"base concentration must be a finite number >= 0, not {base}")
+    conc = _counts(concentration)
+    base = real_argument(base, "base", low=0)
+    if base == 0:  # with base > 0 every class has some concentration
+        _positive_rows(conc)
+    samples, seed, chunk = whole_argument(samples, "samples"), seed_argument(seed), whole_argument(chunk, "chunk")
     n, K = conc.shape
-    if not 1 <= top <= K:
-        raise InputError(f"top must be between 1 and the number of classes ({K})")
+    top = whole_argument(top, "top", high=K, why=f"there are {K} classes")
+    width_max = K if base > 0 else int(max((conc > 0).sum(axis=1).max(), top))
+    # gamma draws, the keys of the top sets and their sort, per chunk of items
+    check_memory(32.0 * min(chunk, n) * samples * width_max,
+                 f"{samples} samples of {min(chunk, n)} items x {width_max} classes", "lower samples")
     rng = np.random.default_rng(seed)
     M = int(samples)
     certainty = np.empty(n)
@@ -253,7 +283,5 @@ def annotation_certainty(counts, reliability: float = 1.0, prior: float = 1.0, s
     >>> bool(c[0] > 0.95), bool(0.3 < c[1] < 0.6)
     (True, True)
     """
-    if int(samples) < 1:
-        raise InputError("samples must be at least 1")
     conc = dirichlet_concentration(counts, reliability, prior)
     return certainty_from_concentration(conc, samples, seed, top)[0]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import whole_argument
 
 __all__ = ["UAResult", "ranked_predictions", "ua_topk_accuracy", "ua_set_accuracy", "ua_overlap",
            "ua_average_overlap", "point_topk_accuracy"]
@@ -31,9 +32,14 @@ class UAResult:
 
 
 def _samples(samples) -> np.ndarray:
-    x = np.asarray(samples, dtype=float)
+    try:
+        x = np.asarray(samples, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("plausibility samples must be numbers (items x samples x classes)") from None
     if x.ndim == 2:
         x = x[None]
+    if not np.all(np.isfinite(x)):
+        raise InputError("plausibility samples must be finite numbers")
     if x.ndim != 3:
         raise InputError("plausibility samples must be items x samples x classes")
     return x
@@ -41,6 +47,7 @@ def _samples(samples) -> np.ndarray:
 
 def ranked_predictions(predictions, n_classes: int, k: int) -> np.ndarray:
     """Top-k predicted class ids per item from ranked lists or score vectors."""
+    k = whole_argument(k, "k", high=n_classes, why=f"there are {n_classes} classes")
     p = np.asarray(predictions)
     if p.ndim != 2:
         raise InputError("predictions must be items x ranks (class ids) or items x classes (scores)")
@@ -48,7 +55,7 @@ def ranked_predictions(predictions, n_classes: int, k: int) -> np.ndarray:
         return np.argsort(-p, axis=1, kind="stable")[:, :k]
     if p.shape[1] == n_classes and np.issubdtype(p.dtype, np.floating):
         return np.argsort(-p, axis=1, kind="stable")[:, :k]
-    p = p.astype(np.int64)
+    p = p.astype(np.intp)
     if p.shape[1] < k:
         raise InputError(f"predictions rank only {p.shape[1]} classes; top-{k} needs {k}")
     if np.any((p < 0) | (p >= n_classes)):
@@ -83,7 +90,7 @@ def ua_set_accuracy(samples, prediction_sets) -> UAResult:
     x = _samples(samples)
     hits = np.zeros(x.shape[:2])
     for i, C in enumerate(prediction_sets):  # per item (set sizes vary); vectorised over samples
-        C = np.sort(np.asarray(list(C), dtype=np.int64))
+        C = np.sort(np.asarray(list(C), dtype=np.intp))
         if C.size == 0:
             raise InputError(f"item {i + 1}: empty prediction set")
         hits[i] = np.all(_top_sets(x[i:i + 1], C.size)[0] == C[None, :], axis=1)
@@ -106,6 +113,7 @@ def ua_overlap(samples, predictions, k: int) -> UAResult:
 def ua_average_overlap(samples, predictions, L: int) -> UAResult:
     """UA average overlap@L (eq. 12): mean over k = 1..L of UA overlap of the top-k predictions."""
     x = _samples(samples)
+    L = whole_argument(L, "L", high=x.shape[2], why=f"there are {x.shape[2]} classes")
     top = ranked_predictions(predictions, x.shape[2], L)
     hits = np.mean([_overlap_hits(x, top, k) for k in range(1, L + 1)], axis=0)
     return _summarise(hits)

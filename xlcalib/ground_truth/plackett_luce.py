@@ -53,7 +53,9 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 from .dirichlet import certainty_from_samples
+from .rankings import class_count
 from .settings import resolve_setting
 
 __all__ = ["pl_log_likelihood", "pl_partial_ranking_log_likelihood", "pl_gibbs", "pl_certainty"]
@@ -62,7 +64,7 @@ __all__ = ["pl_log_likelihood", "pl_partial_ranking_log_likelihood", "pl_gibbs",
 def pl_log_likelihood(weights, ranking) -> float:
     """Classic PL log-likelihood of a full ranking (all classes, best first)."""
     w = np.asarray(weights, dtype=float)
-    order = np.asarray(ranking, dtype=np.int64)
+    order = np.asarray(ranking, dtype=np.intp)
     if sorted(order.tolist()) != list(range(w.size)):
         raise InputError("a full ranking must list every class exactly once")
     lam = w[order]
@@ -101,7 +103,7 @@ def _log_R(lam_block: np.ndarray, zbar: float) -> float:
 def pl_partial_ranking_log_likelihood(weights, ranking, n_classes: int | None = None) -> float:
     """log p(b | lambda) for a partial ranking with ties (B.4.1), exponential (not factorial) in block size."""
     w = np.asarray(weights, dtype=float)
-    K = w.size if n_classes is None else n_classes
+    K = w.size if n_classes is None else class_count(n_classes)
     blocks = _blocks_with_rest(ranking, K)
     total = w.sum()
     placed = 0.0
@@ -172,7 +174,7 @@ def _sample_block_order(lam_block: np.ndarray, zbar: np.ndarray, rng) -> np.ndar
     """Orders inside one tied block for every chain: walk down the Hasse trellis weighted by R (C x m)."""
     C, m = lam_block.shape
     if m == 1:
-        return np.zeros((C, 1), dtype=np.int64)
+        return np.zeros((C, 1), dtype=np.intp)
     n = 1 << m
     R = np.zeros((C, n))
     R[:, 0] = 1.0
@@ -189,7 +191,7 @@ def _sample_block_order(lam_block: np.ndarray, zbar: np.ndarray, rng) -> np.ndar
         R[:, mask] = acc / (zbar + sums[:, mask])
     bits = 1 << np.arange(m)
     cur = np.full(C, n - 1)
-    order = np.empty((C, m), dtype=np.int64)
+    order = np.empty((C, m), dtype=np.intp)
     rows = np.arange(C)[:, None]
     for step in range(m):
         inside = (cur[:, None] & bits) != 0
@@ -223,6 +225,11 @@ def _sweep(case: _Case, lam: np.ndarray, beta: float, rng) -> np.ndarray:
                 placed = placed + lam[rows, item]
         rate += np.where(mask[None, :], tau, t[:, None])  # unranked: censored at the last ranked arrival
     return rng.gamma(case.shape[None, :], size=lam.shape) / rate
+
+
+#: Limits of the Gibbs sampler's work (repetitions of each ranking; sweeps of one chain).
+MAX_PL_REPETITIONS = 10_000
+MAX_PL_SWEEPS = 100_000
 
 
 def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: int = 1000, burn_in: int = 100,
@@ -266,12 +273,19 @@ def pl_gibbs(case_annotations, n_classes: int, reliability: int = 1, samples: in
     """
     model = resolve_setting(setting)
     one_item = model.pl_unranked == "one_item"
-    if int(reliability) != reliability or reliability < 1:
-        raise InputError(f"reliability for the PL model is a whole number of repetitions >= 1, not {reliability}")
-    if not (prior_shape > 0 and prior_rate > 0):
-        raise InputError("prior_shape and prior_rate must be positive")
-    if samples < 1 or burn_in < 0 or thin < 1 or chains < 1:
-        raise InputError("samples, thin and chains must be >= 1 and burn_in >= 0")
+    n_classes = class_count(n_classes)
+    reliability = whole_argument(reliability, "reliability", high=MAX_PL_REPETITIONS,
+                                 why="the PL model repeats each ranking that many times")
+    prior_shape = real_argument(prior_shape, "prior_shape", low=0, low_open=True)
+    prior_rate = real_argument(prior_rate, "prior_rate", low=0, low_open=True)
+    samples, thin, chains = whole_argument(samples, "samples"), whole_argument(thin, "thin"), whole_argument(chains, "chains")
+    burn_in, seed = whole_argument(burn_in, "burn_in", low=0), seed_argument(seed)
+    sweeps = burn_in + -(-samples // min(chains, samples)) * thin
+    if sweeps > MAX_PL_SWEEPS:
+        raise InputError(f"burn_in + samples/chains x thin asks for {sweeps:,} Gibbs sweeps; the limit is "
+                         f"{MAX_PL_SWEEPS:,} (about a minute); use more chains or fewer samples")
+    check_memory(8.0 * samples * n_classes * 3,
+                 f"{samples} plausibility samples", "lower samples")
     if one_item and not pool_unranked:
         raise InputError("pool_unranked=False does not apply to setting='reference': its model has one unranked item")
     case = _Case(case_annotations, n_classes, int(reliability), pool_unranked, prior_shape, one_item)
@@ -307,6 +321,8 @@ def pl_certainty(annotations, n_classes: int, reliability: int = 1, samples: int
     ``setting`` chooses xlcalib's prior or the reference code's (see :func:`pl_gibbs`).
     """
     resolve_setting(setting)
+    n_classes, seed = class_count(n_classes), seed_argument(seed)
+    top = whole_argument(top, "top", high=n_classes, why=f"there are {n_classes} classes")
     cert = np.empty(len(annotations))
     labels = []
     for i, case in enumerate(annotations):

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..inputs import EXCEL_MAX_COLUMNS, check_memory, real_argument, whole_argument
 from .dirichlet import certainty_from_concentration
 from .settings import resolve_setting
 
@@ -41,6 +42,15 @@ def parse_ranking(text: str, classes: Sequence[str], where: str = "annotation") 
             block.append(lookup[key])
         blocks.append(block)
     return blocks
+
+
+#: Most classes a class list may hold: one spilled column per class after the item column.
+MAX_CLASSES = EXCEL_MAX_COLUMNS - 1
+
+
+def class_count(n_classes) -> int:
+    """The number of classes as a checked whole number 2 .. :data:`MAX_CLASSES`."""
+    return whole_argument(n_classes, "n_classes", low=2, high=MAX_CLASSES, why="one column per class on a sheet")
 
 
 def _validate(case, n_classes: int, where: str):
@@ -93,6 +103,8 @@ def unnormalized_irn(annotations, n_classes: int, block_weighting: str | None = 
     An explicit ``block_weighting`` overrides the one ``setting`` implies.
     """
     weighting = _weighting(block_weighting, setting)
+    n_classes = class_count(n_classes)
+    check_memory(8.0 * len(annotations) * n_classes, f"{len(annotations)} items x {n_classes} classes", "use fewer classes")
     out = np.zeros((len(annotations), n_classes))
     for i, case in enumerate(annotations):
         for r, ranking in enumerate(case):
@@ -155,8 +167,7 @@ def prirn_concentration(annotations, n_classes: int, reliability: float = 1.0, b
     >>> prirn_concentration([[[[0], [1]]]], 3, reliability=3, setting="reference").round(3).tolist()
     [[2.01, 1.01, 0.01]]
     """
-    if not reliability > 0:
-        raise InputError(f"reliability must be positive, not {reliability}")
+    reliability = real_argument(reliability, "reliability", low=0, high=1e12, low_open=True)
     return reliability * irn(annotations, n_classes, block_weighting, setting) + _alpha(alpha, setting)
 
 
@@ -173,10 +184,7 @@ def prirn_certainty(annotations, n_classes: int, reliability: float = 1.0, sampl
     >>> float(cert[0]), int(label[0])
     (1.0, 0)
     """
-    if int(samples) < 1:
-        raise InputError("samples must be at least 1")
-    if not reliability > 0:
-        raise InputError(f"reliability must be positive, not {reliability}")
+    reliability = real_argument(reliability, "reliability", low=0, high=1e12, low_open=True)
     conc = reliability * irn(annotations, n_classes, block_weighting, setting)
     return certainty_from_concentration(conc, samples, seed, top, base=_alpha(alpha, setting))
 
@@ -200,9 +208,9 @@ def mean_average_overlap(b1, b2, n_classes: int, L: int | None = None) -> float:
 
     UAO@L = Tr{(T P~_B')^T D_L (T P~_B)} with D_L = diag(1/L, 1/2L, ..., 1/L^2, 0, ...).
     """
-    L = n_classes if L is None else int(L)
-    if not 1 <= L <= n_classes:
-        raise InputError(f"L must be between 1 and {n_classes}")
+    n_classes = class_count(n_classes)
+    check_memory(48.0 * n_classes**2, f"the overlap matrices of {n_classes} classes", "use fewer classes")
+    L = n_classes if L is None else whole_argument(L, "L", high=n_classes, why=f"there are {n_classes} classes")
     A, B = _soft_cumulative(b1, n_classes), _soft_cumulative(b2, n_classes)
     d = np.zeros(n_classes)
     d[:L] = 1.0 / (np.arange(1, L + 1) * L)

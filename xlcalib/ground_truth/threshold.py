@@ -20,8 +20,13 @@ import pandas as pd
 from scipy.special import ndtr
 
 from ..errors import InputError
+from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 
 __all__ = ["threshold_certainty"]
+
+
+#: Ratings and thresholds beyond +-1e150 are refused (their squared deviations must stay finite).
+MAX_ABS_RATING = 1e150
 
 
 def threshold_certainty(ratings, threshold: float, samples: int = 1000, seed: int = 0, prior_mean=None,
@@ -32,15 +37,36 @@ def threshold_certainty(ratings, threshold: float, samples: int = 1000, seed: in
     ``n``, ``mean``, ``p_below`` (posterior mean of P(y <= t)), ``outcome``
     ("<= t" or "> t", the more certain side) and ``certainty``.
     """
-    x = np.asarray(ratings, dtype=float)
+    raw = ratings if isinstance(ratings, np.ndarray) else np.asarray(ratings, dtype=object)
+    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
+        raise InputError("ratings must be numbers (blank = not rated); found text or TRUE/FALSE")
+    try:
+        x = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("ratings must be numbers (items x raters; blank = not rated)") from None
     if x.ndim == 1:
         x = x[None, :]
+    if x.ndim != 2:
+        raise InputError("ratings must be an items x raters table")
+    if np.any(np.abs(np.nan_to_num(x)) > MAX_ABS_RATING) or np.isinf(x).any():
+        i, j = np.argwhere(~(np.abs(x) <= MAX_ABS_RATING) & ~np.isnan(x))[0]
+        raise InputError(f"ratings: item {i + 1}, rater {j + 1} ({x[i, j]:g}) is out of range: ratings must lie "
+                         f"within +-{MAX_ABS_RATING:g}", {"row": int(i), "column": int(j)})
+    threshold = real_argument(threshold, "threshold", low=-MAX_ABS_RATING, high=MAX_ABS_RATING)
+    samples, seed = whole_argument(samples, "samples"), seed_argument(seed)
+    # gamma draws, sigma^2, mu, normal draws and P(y <= t): five items x samples arrays
+    check_memory(40.0 * x.shape[0] * samples, f"{samples} samples for {x.shape[0]} items", "lower samples")
     n = (~np.isnan(x)).sum(axis=1)
     if np.any(n == 0):
         raise InputError(f"item {int(np.flatnonzero(n == 0)[0]) + 1} has no ratings")
     xbar = np.nansum(x, axis=1) / n
     ss = np.nansum((x - xbar[:, None]) ** 2, axis=1)
-    m0 = float(np.nanmean(x)) if prior_mean is None else float(prior_mean)
+    m0 = float(np.nanmean(x)) if prior_mean is None else real_argument(prior_mean, "prior_mean", low=-MAX_ABS_RATING,
+                                                                          high=MAX_ABS_RATING)
+    prior_count = real_argument(prior_count, "prior_count", low=0, low_open=True)
+    prior_shape = real_argument(prior_shape, "prior_shape", low=0, low_open=True)
+    if prior_scale is not None:
+        prior_scale = real_argument(prior_scale, "prior_scale", low=0, low_open=True)
     if prior_scale is None:
         dof = np.sum(n - 1)
         prior_scale = float(ss.sum() / dof) if dof > 0 and ss.sum() > 0 else 1.0

@@ -14,10 +14,14 @@ import io
 import zipfile
 from pathlib import Path
 
-from ..calibration import DEFAULT_LEVELS
+from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS
 
 KINDS = ("panel_calibration", "reliability", "ordinal_agreement", "ground_truth")
 FIXED_TIME = _dt.datetime(2024, 1, 1, 0, 0, 0)
+#: Characters of running text per line of the 110-wide instructions column (11 pt), with a margin.
+INSTRUCTION_CHARS_PER_LINE = 115
+#: The default level ratio: High counts lambda^2 times a Medium read, Low 1/lambda^2 (relative confidences).
+LEVEL_RATIO = DEFAULT_LEVEL_RATIO
 _MACRO_ENTRY = {"panel_calibration": "calibrate_panel", "reliability": "reliability_report",
                 "ordinal_agreement": "ordinal_report", "ground_truth": "ground_truth_report"}
 
@@ -37,6 +41,8 @@ def _instructions(wb, title: str, lines: list[str]):
     ws["A1"].font = st["title"]
     for i, line in enumerate(lines, start=3):
         ws.cell(row=i, column=1, value=line).alignment = st["wrap"]
+        # wrapped text needs its row height set: spreadsheet applications do not grow rows on opening
+        ws.row_dimensions[i].height = 15 * -(-len(line) // INSTRUCTION_CHARS_PER_LINE) + 3
     ws.column_dimensions["A"].width = 110
     _protect(ws)  # text and progress formulas only: nothing to type here
     return ws
@@ -96,10 +102,15 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
            "(SD: the standard deviation of the score, in score units, greater than 0)."),
         "Yellow cells are for input; other cells are protected formulas (Review > Unprotect Sheet if you must).",
         "What the method does: assessors differ in stringency. xlcalib fits score = value of the object + bias of the "
-        "assessor + noise, weighting each evaluation by its confidence (1/SD^2), so a harsh assessor's objects are not "
-        "penalised. Biases can only be compared between assessors who share objects (directly or through others).",
-        "Results (Run main, or: xlcalib calibrate THIS_FILE.xlsx): sheets Values (calibrated value and robustness bound "
-        "per object), Biases, Residuals (unusual evaluations highlighted) and Diagnostics, with charts.",
+        "assessor + noise, weighting each evaluation by its confidence (a High read counts about 3x a Medium read), "
+        "so a harsh assessor's objects are not penalised. Biases can only be compared between assessors who share "
+        "objects (directly or through others).",
+        "Results (Run main, or: xlcalib calibrate THIS_FILE.xlsx): Ranking (objects by calibrated value with their "
+        "± interval and, with a funding line on Settings, the decision and how sure it is), Summary (in plain words "
+        "for the minutes), Biases (assessors, harshest first), Checks (problems found in the input), Values, "
+        "Residuals (unusual evaluations highlighted) and Diagnostics, with charts.",
+        "A late object or a reserve assessor: type the name in the first empty row below the list on the Objects or "
+        "Assessors sheet; the list (an Excel Table) grows and the drop-downs on Evaluations follow.",
         "Progress: see the counts on the Assessors and Objects sheets and the totals below.",
     ])
     ws = wb.active
@@ -112,37 +123,78 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     settings.append(["Setting", "Value", "Meaning"])
     rows = [("Score scale minimum", scale[0], "lowest allowed score"), ("Score scale maximum", scale[1], "highest allowed score"),
             ("Anomaly threshold", 3, "flag evaluations with |standardised residual| above this"),
-            ("Gauge", "weighted", "weighted: sum of C'a*ba = 0 (recommended); simple: sum of ba = 0")]
+            ("Gauge", "weighted", "weighted: the confidence-weighted mean bias is 0 (recommended); simple: the plain "
+                                  "mean bias is 0"),
+            ("Funding line (top k)", None, "optional: how many objects are funded; the Ranking sheet then shows "
+                                           "P(above the line) and the decision per object"),
+            ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
+            ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
+            ("Model", "fixed", "fixed: assessor biases estimated freely; shrinkage: small panels' biases pulled "
+                               "towards 0"),
+            ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
         _input_cell(settings.cell(row=r, column=2), value)
-        settings.cell(row=r, column=3, value=meaning)
+        settings.cell(row=r, column=3, value=meaning).alignment = st["wrap"]
+        settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     _list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
+    _list_validation(settings, '"fixed,shrinkage"', "B9", "Choose fixed or shrinkage")
+    _list_validation(settings, '"no,yes"', "B10", "Choose no or yes")
+    whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,
+                           showErrorMessage=True, errorTitle="Funding line", error="A whole number of objects, 1 or more")
+    settings.add_data_validation(whole)
+    whole.add("B6")
+    level = DataValidation(type="decimal", operator="between", formula1="0.5", formula2="0.999", allow_blank=True,
+                           showErrorMessage=True, errorTitle="Interval level", error="A level such as 0.9 or 0.95")
+    settings.add_data_validation(level)
+    level.add("B8")
+    settings["B8"].number_format = "0%"
     for c in "ABC":
         settings[f"{c}1"].font = st["bold"]
-    settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 70
+    settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 80
     _protect(settings)
 
     levels = wb.create_sheet("Levels")
+    # relative confidences do not depend on the score scale (the noise scale is estimated from the scores);
+    # a table whose second header is "SD" gives standard deviations in score units instead
     levels.append(["Level", "Relative confidence", "Meaning"])
-    meaning = {"High": "counts about 3 times a Medium read", "Medium": "the reference (1)",
-               "Low": "counts about a third of a Medium read"}
-    for r, (name, sd) in enumerate(DEFAULT_LEVELS.items(), start=2):
+    lam2 = LEVEL_RATIO ** 2
+    meaning = {"High": f"a High read counts about {lam2:.0f}x a Medium read", "Medium": "the reference (1)",
+               "Low": f"a Low read counts about 1/{lam2:.0f} of a Medium read"}
+    for r, (name, weight) in enumerate(DEFAULT_LEVELS.items(), start=2):
+        meaning_text = meaning.get(name, "")
         _input_cell(levels.cell(row=r, column=1), name)
-        _input_cell(levels.cell(row=r, column=2), sd)
-        levels.cell(row=r, column=3, value=meaning.get(name, ""))
+        _input_cell(levels.cell(row=r, column=2), weight).number_format = "0.000"
+        levels.cell(row=r, column=3, value=meaning_text)
+    levels.column_dimensions["B"].width = 20
     levels.column_dimensions["C"].width = 45
     _protect(levels)
 
-    for title, count, prefix, col in (("Assessors", assessors, "Assessor", "A"), ("Objects", objects, "Object", "B")):
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.table import TableColumn, TableFormula
+
+    for title, count, prefix in (("Assessors", assessors, "Assessor"), ("Objects", objects, "Object")):
         sheet = wb.create_sheet(title)
         sheet.append([prefix, "Evaluations entered"])
         for r in range(2, count + 2):
             _input_cell(sheet.cell(row=r, column=1), f"{prefix} {r - 1}")
             # exact comparison, not COUNTIF: its criteria treat names like "=x" or "a*" as patterns
             sheet.cell(row=r, column=2, value=f'=IF(A{r}="","",SUMPRODUCT(--(Evaluations[{prefix}]=A{r})))')
-        sheet.column_dimensions["A"].width, sheet.column_dimensions["B"].width = 24, 20
-        _protect(sheet)
+        # an Excel Table grows when a name is typed below it (a late proposal, a reserve assessor); the
+        # count column is a calculated column, so it follows; the sheet stays unprotected because
+        # Excel does not grow tables on protected sheets
+        list_name = f"{prefix}List"
+        table = Table(displayName=list_name, ref=f"A1:B{count + 1}")
+        table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+        table.tableColumns = [TableColumn(id=1, name=prefix), TableColumn(
+            id=2, name="Evaluations entered",
+            calculatedColumnFormula=TableFormula(attr_text=f'IF({list_name}[[#This Row],[{prefix}]]="","",'
+                                    f'SUMPRODUCT(--(Evaluations[{prefix}]={list_name}[[#This Row],[{prefix}]])))'))]
+        sheet.add_table(table)
+        # the Evaluations drop-downs refer to this name, which follows the table column as it grows
+        wb.defined_names[f"{prefix}Names"] = DefinedName(f"{prefix}Names", attr_text=f"{list_name}[{prefix}]")
+        sheet.column_dimensions["A"].width, sheet.column_dimensions["B"].width = 28, 22
+        sheet.freeze_panes = "A2"
 
     ev = wb.create_sheet("Evaluations")
     ev.append(["Assessor", "Object", "Score", "Level" if uncertainty == "level" else "SD"])
@@ -153,8 +205,8 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     table.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
     ev.add_table(table)
     last = n_rows + 1
-    _list_validation(ev, f"Assessors!$A$2:$A${assessors + 1}", f"A2:A{last}", "Pick an assessor from the Assessors sheet")
-    _list_validation(ev, f"Objects!$A$2:$A${objects + 1}", f"B2:B{last}", "Pick an object from the Objects sheet")
+    _list_validation(ev, "AssessorNames", f"A2:A{last}", "Pick an assessor from the Assessors sheet")
+    _list_validation(ev, "ObjectNames", f"B2:B{last}", "Pick an object from the Objects sheet")
     score = DataValidation(type="decimal", operator="between", formula1="Settings!$B$2", formula2="Settings!$B$3",
                            allow_blank=True, showErrorMessage=True, errorTitle="Score out of range",
                            error="The score must be a number within the scale on the Settings sheet")
@@ -163,9 +215,11 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     if uncertainty == "level":
         _list_validation(ev, f"Levels!$A$2:$A${len(DEFAULT_LEVELS) + 1}", f"D2:D{last}", "Pick a level from the Levels sheet")
     else:
-        sd = DataValidation(type="decimal", operator="greaterThan", formula1="0", allow_blank=True,
-                            showErrorMessage=True, errorTitle="SD must be positive",
-                            error="The SD is a standard deviation in score units: a number greater than 0")
+        # an SD is in score units: above 0 and at most the width of the scale (consistent with --scale)
+        sd = DataValidation(type="decimal", operator="between", formula1="0.000001", formula2="Settings!$B$3-Settings!$B$2",
+                            allow_blank=True, showErrorMessage=True, errorTitle="SD out of range",
+                            error="The SD is a standard deviation in score units: greater than 0 and at most the "
+                                  "width of the score scale on the Settings sheet")
         ev.add_data_validation(sd)
         sd.add(f"D2:D{last}")
     for c in "ABCD":
@@ -313,6 +367,22 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     return wb
 
 
+def print_ready(wb):
+    """Every sheet prints one page wide (instructions and long meanings are not cut at the page edge),
+    landscape, with its first row repeated on every page."""
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    for ws in wb.worksheets:
+        ws.page_setup.orientation = "landscape"
+        ws.page_setup.paperSize = ws.PAPERSIZE_A4
+        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+        if ws.title != "Instructions":
+            ws.print_title_rows = "1:1"
+        ws.oddFooter.center.text = f"{ws.title} - page &P of &N"
+    return wb
+
+
 BUILDERS = {"panel_calibration": panel_calibration, "reliability": reliability,
             "ordinal_agreement": ordinal_agreement, "ground_truth": ground_truth}
 
@@ -339,7 +409,7 @@ def _deterministic_bytes(wb) -> bytes:
                 data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)", rb"\g<1>" + stamp.encode() + rb"\g<2>", data)
             info = zipfile.ZipInfo(name, date_time=FIXED_TIME.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o600 << 16
+            info.external_attr = 0o644 << 16  # an ordinary readable file when unzipped
             dst.writestr(info, data)
     return out.getvalue()
 
@@ -350,7 +420,7 @@ def build(kind: str, path, macro: bool = False, **size) -> list[Path]:
 
     if kind not in BUILDERS:
         raise ValueError(f"unknown template kind {kind!r}; choose from {', '.join(KINDS)}")
-    wb = BUILDERS[kind](**size)
+    wb = print_ready(BUILDERS[kind](**size))
     path = Path(path)
     written = []
     if macro:
@@ -384,11 +454,12 @@ def _macro_module(kind: str, workbook_name: str) -> str:
     return f'''"""Run main for {workbook_name} (xlwings: the workbook's RunPython / the ribbon's Run main calls main() here)."""
 import xlwings as xw
 
-from xlcalib.macros import {entry}
+from xlcalib.macros import run_from_excel
 
 
 def main():
-    {entry}(xw.Book.caller())
+    # input problems come back as a message box and a line on the Checks sheet, not as a traceback
+    run_from_excel("{entry}", xw.Book.caller())
 
 
 if __name__ == "__main__":
@@ -428,6 +499,9 @@ def _into_macro_book(wb):
                     new.protection, new.number_format = copy(cell.protection), cell.number_format
         for key, dim in src.column_dimensions.items():
             dst.column_dimensions[key].width = dim.width
+        for key, dim in src.row_dimensions.items():
+            if dim.height is not None:
+                dst.row_dimensions[key].height = dim.height
         for dv in src.data_validations.dataValidation:
             dst.add_data_validation(copy(dv))
         for table in src.tables.values():
@@ -435,9 +509,18 @@ def _into_macro_book(wb):
 
             fresh = Table(displayName=table.displayName, ref=table.ref)
             fresh.tableStyleInfo = TableStyleInfo(name=table.tableStyleInfo.name, showRowStripes=True)
+            if table.tableColumns:
+                fresh.tableColumns = [copy(c) for c in table.tableColumns]
             dst.add_table(fresh)
         dst.protection = copy(src.protection)
+        dst.page_setup.orientation, dst.page_setup.paperSize = src.page_setup.orientation, src.page_setup.paperSize
+        dst.page_setup.fitToWidth, dst.page_setup.fitToHeight = src.page_setup.fitToWidth, src.page_setup.fitToHeight
+        dst.sheet_properties.pageSetUpPr = copy(src.sheet_properties.pageSetUpPr)
+        dst.print_title_rows = src.print_title_rows
+        dst.oddFooter.center.text = src.oddFooter.center.text
         dst.freeze_panes = src.freeze_panes
+    for name, defined in wb.defined_names.items():  # drop-down lists that follow the growing tables
+        book.defined_names[name] = copy(defined)
     for conf in [ws for ws in book.worksheets if ws.title in ("xlwings.conf", "_xlwings.conf")]:
         book.move_sheet(conf, offset=len(book.worksheets) - 1 - book.index(conf))  # settings tab last
     book.active = 0

@@ -2,10 +2,27 @@
 delete/replace sheets, style cells) with two backends — openpyxl (files; the CLI; tested fully) and
 xlwings (a live Excel Book; thin).  See :mod:`xlcalib.workbook.base`.
 
+Reading files goes through one bounded path: :class:`~xlcalib.workbook.reader.FastBook` (xlsx/xlsm/ods:
+size and cell-count bounds from a streaming scan, then python-calamine) and
+:class:`~xlcalib.workbook.csv_backend.CsvBook` (CSV: byte-level bounds, then pandas); both are read-only
+backends of the same interface.  openpyxl writes results and keeps the formula-preserving report copy
+(loaded only after the same bounds, :func:`~xlcalib.workbook.reader.bound_workbook`).
+
 Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
 never does, and nothing here imports xlwings (the caller brings the Book).
 """
-from .base import FORMULA_STARTS, Block, ChartSpec, WorkbookBackend, cell_value, is_formula_text, open_book
+from .base import (
+    FORMULA_STARTS,
+    Block,
+    ChartSpec,
+    Column,
+    RefLine,
+    SheetSpec,
+    WorkbookBackend,
+    cell_value,
+    is_formula_text,
+    open_book,
+)
 from .openpyxl_backend import (
     MAX_INPUT_BYTES,
     OpenpyxlBook,
@@ -17,7 +34,7 @@ from .openpyxl_backend import (
 )
 
 __all__ = [
-    "FORMULA_STARTS", "Block", "ChartSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
+    "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
     "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
     "write_bytes_atomically", "write_frames",
 ]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -67,6 +67,43 @@ def is_formula_text(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(FORMULA_STARTS)
 
 
+#: In text files (CSV, JSON) a cell carries no type, so these leading characters (OWASP's CSV-injection list:
+#: formula starts plus tab and carriage return) make Excel evaluate the text when the file is opened.
+TEXT_FILE_FORMULA_STARTS = FORMULA_STARTS + ("\t", "\r")
+
+
+def neutralise_text(value: Any) -> Any:
+    """Text for a CSV/JSON field that Excel will not run as a formula: a leading ``'`` when needed.
+
+    The rule for text output (OWASP CSV-injection guidance): text starting
+    with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
+    apostrophe; text that is a plain number (``-3``, ``+1.5``) and everything
+    that is not text (numbers stay numbers) pass unchanged.  In xlsx output
+    the same text is stored with the text type instead, so nothing is added.
+    """
+    if isinstance(value, str) and value.startswith(TEXT_FILE_FORMULA_STARTS):
+        from ..inputs import is_number_text
+
+        if not is_number_text(value):
+            return "'" + value
+    return value
+
+
+def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of *frame* whose text cells and column names pass :func:`neutralise_text` (numbers untouched)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
+            # the rule runs once per distinct value (ids repeat over many rows), then is spread back by code
+            codes, uniques = pd.factorize(out[column], use_na_sentinel=True)
+            fixed = [neutralise_text(u) for u in uniques]
+            if any(f is not u for f, u in zip(fixed, uniques)):
+                values = np.asarray(fixed + [None], dtype=object)[codes]  # code -1 (missing) -> None
+                out[column] = pd.Series(values, index=out.index, dtype=object)
+    out.columns = [neutralise_text(c) for c in out.columns]
+    return out
+
+
 @dataclass(frozen=True)
 class Block:
     """Raw cells of a table read from a sheet, and where they sit."""
@@ -79,6 +116,18 @@ class Block:
     sheet: str = ""
     #: sheet row numbers of hidden rows inside the block (hiding is a view setting: they are still data)
     hidden_rows: tuple[int, ...] = ()
+    #: when not empty, the sheet row / column number of each row / column of ``rows`` (a block read by its data,
+    #: e.g. a sheet with one stray far cell: only rows and columns holding something are kept)
+    row_numbers: tuple[int, ...] = ()
+    column_numbers: tuple[int, ...] = ()
+
+    def row_number(self, index: int) -> int:
+        """The sheet row number of ``rows[index]``."""
+        return self.row_numbers[index] if self.row_numbers else self.first_row + index
+
+    def column_number(self, index: int) -> int:
+        """The sheet column number (1 = A) of position *index* in a row."""
+        return self.column_numbers[index] if self.column_numbers else self.first_column + index
 
     def merged_range_of(self, cell: str) -> str | None:
         """The merged range containing *cell* ("A3"), if any."""
@@ -100,14 +149,31 @@ def _split_ref(cell: str) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class RefLine:
+    """A straight reference line drawn on a scatter chart from (x[0], y[0]) to (x[1], y[1]).
+
+    Why: a reader judges a raw-vs-calibrated plot against y = x, an ROC curve
+    against the chance diagonal and a caterpillar chart against the funding line.
+    """
+
+    name: str
+    x: tuple[float, float]
+    y: tuple[float, float]
+    dashed: bool = True
+
+
+@dataclass(frozen=True)
 class ChartSpec:
     """A native chart of columns of a result sheet (1-based sheet columns, header row then data rows).
 
     ``kind``: ``"bar"`` (horizontal bars), ``"column"`` (vertical bars) or
-    ``"scatter"`` (markers only).  ``x_column`` holds the categories (bar,
-    column) or the x values (scatter); ``y_columns`` one series each, named
-    by the header cell.  ``error_column`` adds symmetric custom error bars
-    (± the column's values) to the first series.
+    ``"scatter"`` (markers; with ``lines`` also connecting lines).  ``x_column``
+    holds the categories (bar, column) or the x values (scatter); ``y_columns``
+    one series each, named by the header cell, each in its own colour.
+    ``error_column`` adds symmetric custom error bars (± the column's values)
+    to the first series.  ``x_range`` / ``y_range`` fix an axis (probabilities:
+    ``(0, 1)``), ``x_major`` its tick step (1 for rater counts); ``ref_lines``
+    are reference lines (scatter only); ``y_number_format`` the tick labels.
     """
 
     kind: str
@@ -122,10 +188,165 @@ class ChartSpec:
     anchor: str = "H2"
     width_cm: float = 18.0
     height_cm: float = 10.0
+    lines: bool = False
+    x_range: tuple[float, float] | None = None
+    y_range: tuple[float, float] | None = None
+    x_major: float | None = None
+    ref_lines: tuple[RefLine, ...] = ()
+    y_number_format: str | None = None
 
     def __post_init__(self):
         if self.kind not in ("bar", "column", "scatter"):
             raise ValueError(f"unknown chart kind {self.kind!r}")
+
+
+#: One font for every result cell (name *and* size: a bold font without a name falls back to a serif face).
+FONT_NAME, FONT_SIZE = "Calibri", 11
+#: Fill of rows to look at twice (e.g. decisions that calibration changed): Excel's "neutral" amber.
+MARK_FILL = "FFEB9C"
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one column of a result sheet is shown: number format, what it means, wrapping, widest width."""
+
+    name: str
+    number_format: str | None = None
+    meaning: str = ""
+    wrap: bool = False
+    max_width: float = 60.0
+
+
+@dataclass
+class SheetSpec:
+    """A result sheet described as data: the backends render it the same way (values, formats, widths,
+    meanings as header comments, frozen header, marked rows, a line under a row, print setup, charts).
+
+    ``highlight``: boolean column whose true rows are filled light red (anomalies); ``mark``: boolean
+    column whose true rows are filled amber (look twice); ``line_after``: 0-based data row under which a
+    thick line is drawn (the funding line); ``freeze_columns``: leading columns kept in view;
+    ``hide_columns``: frame columns written (charts read them) but hidden.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    preamble: list = field(default_factory=list)
+    columns: dict = field(default_factory=dict)
+    highlight: str | None = None
+    mark: str | None = None
+    line_after: int | None = None
+    freeze_columns: int = 0
+    charts: list = field(default_factory=list)
+    landscape: bool = True
+    #: 0-based data rows that start a new printed page (e.g. one page per assessor)
+    page_breaks: list = field(default_factory=list)
+
+    @property
+    def header_row(self) -> int:
+        return len(self.preamble) + 2 if len(self.preamble) else 1
+
+    def column(self, name) -> Column:
+        """The column's description; undescribed columns get a format from their dtype."""
+        if name in self.columns:
+            return self.columns[name]
+        return Column(str(name), default_format(self.frame[name]) if name in self.frame.columns else None)
+
+    def longest(self, name) -> int:
+        """Characters of the longest shown value of a column (numbers: the extremes decide; text: vectorised)."""
+        series = self.frame[name]
+        fmt = self.column(name).number_format
+        if not len(series):
+            return 0
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            values = series.to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if not len(values):
+                return 0
+            picks = [values.min(), values.max(), values[np.argmin(np.abs(values))]]
+            if pd.api.types.is_integer_dtype(series):
+                picks = [int(v) for v in picks]
+            return max(len(shown_text(v, fmt)) for v in picks)
+        if series.map(type).eq(str).all():
+            return int(series.str.len().max())
+        return max(len(shown_text(v, fmt)) for v in series.to_numpy(dtype=object))
+
+    def widths(self) -> list[float]:
+        """Column widths (in characters) fitted to the header and the longest shown value, capped."""
+        out = []
+        for name in self.frame.columns:
+            col = self.column(name)
+            longest = self.longest(name)
+            header = len(str(name)) * 1.1 + 2  # bold
+            pad = 3  # text is indented one step; numbers keep a character clear of their neighbour
+            out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
+        return out
+
+    def wrapped(self, name) -> bool:
+        """A column wraps when told to or when its longest text exceeds its capped width."""
+        col = self.column(name)
+        return col.wrap or self.longest(name) + 2 > col.max_width
+
+
+def cell_format(number_format: str | None, value: Any) -> str | None:
+    """The format for one value: ``"auto:FMT"`` shows integers as integers and other numbers with FMT."""
+    if number_format and number_format.startswith("auto:"):
+        return "0" if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else number_format[5:]
+    return number_format
+
+
+def default_format(series: pd.Series) -> str | None:
+    """Counts as integers, other numbers with 2 decimals, text and booleans as they are."""
+    if pd.api.types.is_bool_dtype(series):
+        return None
+    if pd.api.types.is_integer_dtype(series):
+        return "0"
+    if pd.api.types.is_float_dtype(series):
+        return "0.00"
+    return None
+
+
+def shown_text(value: Any, number_format: str | None) -> str:
+    """The text a spreadsheet shows for *value* under *number_format* (for widths and tests)."""
+    value = cell_value(value)
+    number_format = cell_format(number_format, value)
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not number_format or number_format == "General":
+        if isinstance(value, float):
+            return f"{value:.10g}"
+        return str(value)
+    import re
+
+    condition = re.match(r'\[<([\d.]+)\]"([^"]*)";(.*)', number_format)
+    if condition:  # e.g. [<0.0001]"<0.0001";0.0000 (p-values)
+        limit, literal, rest = condition.groups()
+        return literal if value < float(limit) else shown_text(value, rest)
+    fmt = re.sub(r"\[[^\]]*\]", "", number_format.split(";")[0])  # first section, without [conditions]
+    decimals = len(re.search(r"\.(0*)", fmt).group(1)) if "." in fmt else 0
+    if "E" in fmt:
+        text = f"{value:.{decimals}E}"
+    elif "%" in fmt:
+        text = f"{100 * value:.{decimals}f}%"
+    elif "," in fmt:
+        text = f"{value:,.{decimals}f}"
+    else:
+        text = f"{value:.{decimals}f}"
+    return ("+" + text) if fmt.startswith("+") and value > 0 else text
+
+
+def ref_line_cells(spec: ChartSpec) -> list[tuple[int, int, Any]]:
+    """(row, column, value) cells holding the end points of a chart's reference lines.
+
+    They sit under the chart's top-left corner (the chart hides them): literal series values are not
+    kept by every spreadsheet application, cells are.  Line k: name, x1, y1 on one row, x2, y2 below.
+    """
+    left, top = _split_ref(spec.anchor)
+    cells = []
+    for k, line in enumerate(spec.ref_lines):
+        r = top + 2 * k
+        cells += [(r, left, line.name), (r, left + 1, float(line.x[0])), (r, left + 2, float(line.y[0])),
+                  (r + 1, left + 1, float(line.x[1])), (r + 1, left + 2, float(line.y[1]))]
+    return cells
 
 
 class WorkbookBackend(ABC):
@@ -148,11 +369,19 @@ class WorkbookBackend(ABC):
     @abstractmethod
     def read_block(self, sheet: str) -> Block: ...
 
-    @abstractmethod
-    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int: ...
+    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
+        """A frame as a result sheet with formats inferred from its dtypes; returns the header row."""
+        return self.write_sheet(SheetSpec(sheet, frame, list(preamble), highlight=highlight))
+
+    def write_sheet(self, spec: SheetSpec) -> int:
+        """(Re)create the sheet *spec* describes, with its charts; returns the header row."""
+        raise NotImplementedError(f"{type(self).__name__} cannot write sheets")
 
     @abstractmethod
     def delete_sheet(self, name: str) -> None: ...
+
+    def activate(self, sheet: str) -> None:
+        """Show *sheet* when the workbook is opened (the result a reader should see first)."""
 
     @abstractmethod
     def add_chart(self, sheet: str, spec: ChartSpec) -> None: ...

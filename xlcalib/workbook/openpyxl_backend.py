@@ -5,8 +5,9 @@ Safety rules (issue 6):
 * ``defusedxml`` is a runtime dependency; openpyxl detects it and parses all
   workbook XML through it, so entity-expansion ("billion laughs") and
   external-entity attacks fail (``openpyxl.DEFUSEDXML`` is True).
-* Inputs larger than :data:`MAX_INPUT_BYTES` (200 MB; a national exercise of a
-  million evaluations is ~30 MB) are refused with a message before parsing.
+* Inputs are bounded before openpyxl loads them (file size, unzipped size,
+  cell count: :func:`xlcalib.workbook.reader.bound_workbook`, limits in the
+  README table "Input limits").
 * Encrypted (password-protected) workbooks are OLE containers, not zip files;
   they are recognised by their signature and refused with a clear message (as
   are old ``.xls`` files and files that are not workbooks at all, or are
@@ -16,7 +17,11 @@ Safety rules (issue 6):
   formula.
 * Results are written to a temporary file in the target folder and moved into
   place with ``os.replace`` (atomic on one file system): a crash mid-write
-  leaves any previous file intact and no temporary file behind.
+  leaves any previous file intact and no temporary file behind; a process
+  killed outright (kill -9) leaves ``.xlcalib-<pid>-<random>.tmp``, which the
+  next write into that folder removes.  File-system errors (read-only folder,
+  disk full, a folder or a file in the way, a name too long) become one-line
+  :class:`InputError` messages (:func:`xlcalib.errors.os_error_message`).
 * Reading: an Excel Table's range is used when the sheet has one (rows typed
   just below the table count, as Excel would extend it); hidden rows are data
   like any other (hiding is a view setting); fully blank rows are skipped by
@@ -27,19 +32,35 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from copy import copy
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
-from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, cell_value, frame_rows, is_formula_text
+from ..errors import InputError, os_error_message
+from .base import (
+    FONT_NAME,
+    FONT_SIZE,
+    HIGHLIGHT_FILL,
+    MARK_FILL,
+    Block,
+    ChartSpec,
+    SheetSpec,
+    WorkbookBackend,
+    cell_format,
+    cell_value,
+    _split_ref,
+    frame_rows,
+    is_formula_text,
+    ref_line_cells,
+)
+from .reader import MAX_INPUT_BYTES, bound_workbook  # one set of limits for every reader
 
-#: Workbooks above this size (bytes) are refused before parsing.
-MAX_INPUT_BYTES = 200 * 1024 * 1024
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: Series colours: distinguishable, also in grey print (blue, orange, green, purple, gold, teal).
+CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
+MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
 
 
 def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: bool = False):
@@ -50,24 +71,106 @@ def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: 
     import openpyxl  # adapters only
 
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"file not found: {path}")
-    size = path.stat().st_size
-    limit = MAX_INPUT_BYTES
-    if size > limit:
-        raise InputError(f"{path.name} is {size / 1e6:.1f} MB; the limit is {limit / 1e6:.0f} MB "
-                         "(xlcalib.workbook.openpyxl_backend.MAX_INPUT_BYTES)")
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-    if head == _OLE_MAGIC:
-        raise InputError(f"{path.name} is password-protected (encrypted) or an old .xls file; "
-                         "save it as an unprotected .xlsx and try again")
-    if not zipfile.is_zipfile(path):
-        raise InputError(f"{path.name} is not an Excel workbook (.xlsx/.xlsm)")
+    if not getattr(openpyxl, "DEFUSEDXML", False):  # openpyxl parses with defusedxml only when it is installed
+        raise InputError("reading workbooks safely needs the defusedxml package (it refuses hostile XML): "
+                         'pip install "xlcalib[excel]"')
     try:
+        bound_workbook(path)  # size, zip expansion and cell count first: openpyxl holds the whole workbook in memory
         return openpyxl.load_workbook(path, data_only=data_only, keep_links=False, keep_vba=keep_vba)
+    except InputError:
+        raise
+    except OSError as exc:  # unreadable file, a folder ...: one line, like every other file-system error
+        raise InputError(os_error_message(exc, path, "read")) from None
     except Exception as exc:  # damaged zip, missing parts, hostile XML refused by defusedxml ...
-        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {exc})") from None
+        if type(exc).__module__.startswith("defusedxml"):
+            raise InputError(f"{path.name} contains XML entity declarations (a known way to attack programs that "
+                             "read XML); xlcalib refuses such files. Open it in Excel and save it again") from None
+        detail = " ".join(str(exc).split())  # openpyxl's texts can run over several lines: one line, bounded
+        detail = detail if len(detail) <= 160 else detail[:157] + "..."
+        raise InputError(f"{path.name} could not be read as a workbook ({type(exc).__name__}: {detail})") from None
+
+
+#: Temporary files of the atomic writers: ``.xlcalib-<pid>-<random>.tmp`` in the target folder (short, so a
+#: legal 255-character target name never makes the temporary name too long; recognisable, so a run killed
+#: mid-write leaves a file the user can identify, and the next write into that folder removes it).
+TEMP_PREFIX = ".xlcalib-"
+TEMP_SUFFIX = ".tmp"
+#: A temporary file whose writer is gone is removed once it is this old (seconds); any is removed after a day.
+STALE_AFTER = 60
+STALE_ALWAYS_AFTER = 24 * 3600
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Delete temporary files left by killed xlcalib writers in *folder* (never another program's files)."""
+    import time
+
+    now = time.time()
+    try:
+        entries = list(folder.glob(f"{TEMP_PREFIX}*{TEMP_SUFFIX}"))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            pid = int(entry.name[len(TEMP_PREFIX):].split("-", 1)[0])
+            age = now - entry.stat().st_mtime
+        except (ValueError, OSError):
+            continue
+        if age > STALE_ALWAYS_AFTER or (age > STALE_AFTER and not _alive(pid)):
+            try:
+                entry.unlink()
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's) or cannot tell: keep the file
+    return True
+
+
+def _write_via_temporary(path: str | os.PathLike, write) -> Path:
+    """Write through a temporary file in the target folder and ``os.replace``; file-system errors -> InputError.
+
+    *write(tmp_path)* produces the file.  Refused before anything is written:
+    a target that is an existing folder, a parent path that is a file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder, not a file (give a file name)")
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(path.parent)
+        handle, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX, dir=path.parent)
+        os.close(handle)
+        write(tmp)
+        _honour_umask(tmp)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise InputError(os_error_message(exc, path)) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _honour_umask(path) -> None:
+    """Give a temporary file the mode an ordinary new file gets (0666 minus the umask), not mkstemp's 0600.
+
+    Why: results land on shared drives; a 0600 file cannot be opened by the colleagues the umask allows.
+    The owner always keeps read and write: a umask that removes them (Emscripten/Pyodide reports 0o777)
+    must not produce a file nobody can open.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, (0o666 & ~mask) | 0o600)
 
 
 def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime | None = None) -> Path:
@@ -75,37 +178,38 @@ def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime |
 
     ``fixed_time`` pins the document timestamps (deterministic builds).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fixed_time is not None:
         book.properties.created = fixed_time
         book.properties.modified = fixed_time
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(handle)
-    try:
-        book.save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return _write_via_temporary(path, book.save)
 
 
 def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:
     """Write *data* to *path* via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as f:
+    def write(tmp):
+        with open(tmp, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+
+    return _write_via_temporary(path, write)
+
+
+def _style_data_cell(cell, column, wrapped: bool, any_wrapped: bool, fill, bottom, plain, wrap, top) -> None:
+    """Font, number format, alignment, fill and funding-line border of one data cell (cached per kind)."""
+    from openpyxl.styles import Alignment, Border
+
+    cell.font = plain
+    if column is not None:
+        if column.number_format and isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):
+            cell.number_format = cell_format(column.number_format, cell.value)
+        if wrapped or any_wrapped:
+            cell.alignment = wrap if wrapped else top
+        if isinstance(cell.value, str) and cell.column > 1:  # keep text clear of the number to its left
+            cell.alignment = Alignment(horizontal="left", indent=1, wrap_text=wrapped,
+                                       vertical="top" if any_wrapped else None)
+    if fill is not None:
+        cell.fill = fill
+    if bottom is not None:
+        cell.border = Border(bottom=bottom)
 
 
 def write_cell(ws, row: int, column: int, value: Any):
@@ -147,7 +251,13 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.utils.cell import range_boundaries
 
         name = self.find_sheet(sheet)
+        if isinstance(self.values_book, WorkbookBackend):  # the fast reader over the same file (xlcalib report)
+            if self.values_book.find_sheet(name, required=False):
+                return self.values_book.read_block(name)
+            return OpenpyxlBook(self.book).read_block(name)  # a sheet written in this run
         ws = (self.values_book or self.book)[name]
+        if not hasattr(ws, "iter_rows"):  # a chart sheet of that name holds no cells
+            raise InputError(f"sheet {name} is a chart sheet, not a table; the data must be on a worksheet named {name}")
         tables = getattr(self.book[name], "tables", None)
         if tables:
             min_col, min_row, max_col, max_row = range_boundaries(next(iter(tables.values())).ref)
@@ -166,34 +276,100 @@ class OpenpyxlBook(WorkbookBackend):
         actual = self.find_sheet(name, required=False)
         if actual is not None:
             del self.book[actual]
-            if self.values_book is not None and actual in self.values_book.sheetnames:
+            if isinstance(self.values_book, WorkbookBackend):
+                pass
+            elif self.values_book is not None and actual in self.values_book.sheetnames:
                 del self.values_book[actual]
 
-    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
-        from openpyxl.styles import Font, PatternFill
+    def write_sheet(self, spec: SheetSpec) -> int:
+        """Render a :class:`SheetSpec`: values, fonts, formats, widths, header comments, marks, print setup, charts."""
+        from openpyxl.comments import Comment
+        from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
         from openpyxl.utils import get_column_letter
+        from openpyxl.worksheet.properties import PageSetupProperties
 
-        rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
-        self.delete_sheet(sheet)
-        ws = self.book.create_sheet(sheet)
-        if self.values_book is not None:  # keep both views in step (a later step may read a result sheet)
-            self.values_book.create_sheet(sheet)
-        flag = list(frame.columns).index(highlight) if highlight in frame.columns else None
-        italic, bold, fill = Font(italic=True), Font(bold=True), PatternFill("solid", fgColor=HIGHLIGHT_FILL)
+        frame = spec.frame
+        rows, header_row = frame_rows(frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        self.delete_sheet(spec.name)
+        ws = self.book.create_sheet(spec.name)
+        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):  # keep both views in step (a later step may read a result sheet)
+            self.values_book.create_sheet(spec.name)
+        names = list(frame.columns)
+        columns = [spec.column(c) for c in names]
+        wrapped = [spec.wrapped(c) for c in names]
+        widths = spec.widths()
+        flag = names.index(spec.highlight) if spec.highlight in names else None
+        mark = names.index(spec.mark) if spec.mark in names else None
+        italic = Font(name=FONT_NAME, size=FONT_SIZE, italic=True)
+        bold = Font(name=FONT_NAME, size=FONT_SIZE, bold=True)
+        plain = Font(name=FONT_NAME, size=FONT_SIZE)
+        red, amber = PatternFill("solid", fgColor=HIGHLIGHT_FILL), PatternFill("solid", fgColor=MARK_FILL)
+        thin, thick = Side(style="thin"), Side(style="thick", color="C00000")
+        wrap, top = Alignment(wrap_text=True, vertical="top"), Alignment(vertical="top")
+        line_row = header_row + 1 + spec.line_after if spec.line_after is not None else None
+        styles: dict = {}
         for i, row in enumerate(rows, start=1):
-            marked = flag is not None and i > header_row and bool(row[flag])
+            is_data = i > header_row
+            fill, fill_kind = None, ""
+            if is_data and flag is not None and bool(row[flag]):
+                fill, fill_kind = red, "red"
+            elif is_data and mark is not None and bool(row[mark]):
+                fill, fill_kind = amber, "amber"
+            lines = 1
             for j, value in enumerate(row, start=1):
                 cell = write_cell(ws, i, j, value)
                 if i < header_row:
                     cell.font = italic
+                    if j == 1 and i == 1:
+                        cell.font = Font(name=FONT_NAME, size=FONT_SIZE + 1, bold=True, italic=True)
                 elif i == header_row:
                     cell.font = bold
-                elif marked:
-                    cell.fill = fill
-        for j, column in enumerate(frame.columns, start=1):
-            ws.column_dimensions[get_column_letter(j)].width = max(12, min(40, len(str(column)) + 4))
-        ws.freeze_panes = ws.cell(row=header_row + 1, column=1)
+                    cell.border = Border(bottom=thin)
+                    cell.alignment = Alignment(wrap_text=True, vertical="bottom")
+                    if j <= len(columns) and columns[j - 1].meaning:
+                        comment = Comment(columns[j - 1].meaning, "xlcalib")
+                        comment.width, comment.height = 300, 90
+                        cell.comment = comment
+                else:
+                    kind = (j, fill_kind, i == line_row, type(cell.value).__name__,
+                            cell_format(columns[j - 1].number_format, cell.value) if j <= len(columns) else None)
+                    cached = styles.get(kind)
+                    if cached is not None:  # copying a style array is far cheaper than setting each attribute
+                        cell._style = copy(cached)
+                    else:
+                        _style_data_cell(cell, columns[j - 1] if j <= len(columns) else None,
+                                         wrapped[j - 1] if j <= len(columns) else False, any(wrapped),
+                                         fill, thick if i == line_row else None, plain, wrap, top)
+                        styles[kind] = copy(cell._style)
+                    if j <= len(columns) and wrapped[j - 1] and isinstance(value, str):
+                        # a width unit holds about 1.2 characters of running text in an 11 pt font
+                        lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
+            if is_data and lines > 1:
+                ws.row_dimensions[i].height = 15 * lines + 2
+        for j, width in enumerate(widths, start=1):
+            ws.column_dimensions[get_column_letter(j)].width = width
+        ws.freeze_panes = ws.cell(row=header_row + 1, column=1 + spec.freeze_columns)
+        # print: landscape, one page wide, header rows repeated on every page
+        ws.page_setup.orientation = "landscape" if spec.landscape else "portrait"
+        ws.page_setup.paperSize = ws.PAPERSIZE_A4
+        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+        ws.print_title_rows = f"{header_row}:{header_row}"
+        ws.print_options.gridLines = False
+        ws.oddFooter.center.text = f"{spec.name} - page &P of &N"
+        from openpyxl.worksheet.pagebreak import Break
+
+        for offset in spec.page_breaks:
+            ws.row_breaks.append(Break(id=header_row + offset))  # break after the previous row
+        for chart in spec.charts:
+            self.add_chart(spec.name, chart)
         return header_row
+
+    def activate(self, sheet: str) -> None:
+        name = self.find_sheet(sheet)
+        self.book.active = self.book.sheetnames.index(name)
+        for ws in self.book.worksheets:  # one selected tab (several would group them in Excel)
+            ws.sheet_view.tabSelected = ws.title == name
 
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         from copy import copy
@@ -220,9 +396,10 @@ class OpenpyxlBook(WorkbookBackend):
 
     def add_chart(self, sheet: str, spec: ChartSpec) -> None:
         from openpyxl.chart import BarChart, Reference, ScatterChart, Series
-        from openpyxl.chart.data_source import NumDataSource, NumRef
+        from openpyxl.chart.data_source import NumDataSource, NumFmt, NumRef
         from openpyxl.chart.error_bar import ErrorBars
         from openpyxl.chart.shapes import GraphicalProperties
+        from openpyxl.drawing.line import LineProperties
         from openpyxl.utils import get_column_letter, quote_sheetname
 
         name = self.find_sheet(sheet)
@@ -231,35 +408,70 @@ class OpenpyxlBook(WorkbookBackend):
         if spec.kind == "scatter":
             chart = ScatterChart()
             chart.style = 13
+            chart.scatterStyle = "lineMarker"
             xs = Reference(ws, min_col=spec.x_column, min_row=first, max_row=last)
-            for col in spec.y_columns:
+            for k, col in enumerate(spec.y_columns):
+                colour = CHART_COLOURS[k % len(CHART_COLOURS)]
                 series = Series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
                                 title_from_data=False, title=str(ws.cell(row=spec.header_row, column=col).value))
-                series.marker.symbol = "circle"
+                series.marker.symbol = MARKERS[k % len(MARKERS)]
                 series.marker.size = 6
-                series.marker.graphicalProperties = GraphicalProperties(solidFill="4472C4")
-                series.marker.graphicalProperties.line.solidFill = "4472C4"
-                series.graphicalProperties.line.noFill = True  # markers only
+                series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+                series.marker.graphicalProperties.line.solidFill = colour
+                if spec.lines:
+                    series.graphicalProperties.line.solidFill = colour
+                    series.graphicalProperties.line.width = 22000
+                else:
+                    series.graphicalProperties.line.noFill = True  # markers only
+                series.smooth = False
                 chart.series.append(series)
+            for row, column, value in ref_line_cells(spec):  # end points under the chart (see ref_line_cells)
+                write_cell(ws, row, column, value)
+            left, top = _split_ref(spec.anchor)
+            for k, line in enumerate(spec.ref_lines):
+                r = top + 2 * k
+                ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
+                             Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), title_from_data=False,
+                             title=line.name)
+                ref.marker.symbol = "none"
+                ref.graphicalProperties = GraphicalProperties(
+                    ln=LineProperties(solidFill="7F7F7F", w=15875, prstDash="dash" if line.dashed else "solid"))
+                ref.smooth = False
+                chart.series.append(ref)
         else:
             chart = BarChart()
             chart.type = "bar" if spec.kind == "bar" else "col"
             for col in spec.y_columns:
                 chart.add_data(Reference(ws, min_col=col, min_row=spec.header_row, max_row=last), titles_from_data=True)
+            for k, series in enumerate(chart.series):
+                series.graphicalProperties = GraphicalProperties(solidFill=CHART_COLOURS[k % len(CHART_COLOURS)])
             chart.set_categories(Reference(ws, min_col=spec.x_column, min_row=first, max_row=last))
             chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
+            if len(spec.y_columns) == 1:
+                chart.legend = None
         if spec.error_column is not None and chart.series:
             letter = get_column_letter(spec.error_column)
             ref = NumRef(f"{quote_sheetname(name)}!${letter}${first}:${letter}${last}")
             chart.series[0].errBars = ErrorBars(errDir="y" if spec.kind == "scatter" else None, errBarType="both",
                                                 errValType="cust", noEndCap=False,
-                                                plus=NumDataSource(numRef=ref), minus=NumDataSource(numRef=ref))
+                                                plus=NumDataSource(numRef=ref), minus=NumDataSource(numRef=ref),
+                                                spPr=GraphicalProperties(ln=LineProperties(solidFill="7F7F7F", w=9525)))
         chart.title = spec.title
         chart.x_axis.title = spec.x_title or None
         chart.y_axis.title = spec.y_title or None
+        if spec.x_range:
+            chart.x_axis.scaling.min, chart.x_axis.scaling.max = spec.x_range
+        if spec.y_range:
+            chart.y_axis.scaling.min, chart.y_axis.scaling.max = spec.y_range
+        if spec.x_major:
+            chart.x_axis.majorUnit = spec.x_major
+        if spec.y_number_format:
+            chart.y_axis.numFmt = NumFmt(formatCode=spec.y_number_format, sourceLinked=False)
         # openpyxl >= 3.1 hides axes unless told otherwise
         chart.x_axis.delete = False
         chart.y_axis.delete = False
+        if chart.legend is not None:
+            chart.legend.position = "b"
         chart.width, chart.height = spec.width_cm, spec.height_cm
         ws.add_chart(chart, spec.anchor)
 

@@ -8,13 +8,19 @@ Platform notes (documented departures from the openpyxl backend):
 
 * Formula-looking text: Excel parses a string assigned to ``Range.value`` as
   if typed, so ``=SUM(A1)`` would become a formula and ``007`` a number.  Text
-  that starts with ``= + - @``, a digit or ``.`` is therefore written with
+  that starts with ``= + - @``, a digit, ``.`` or ``'`` is therefore written with
   Excel's text prefix ``'`` (not part of the value; the cell reads back as the
   original text).
 * Error bars on charts are not part of xlwings' chart API; they are added
   through Excel's object model (``chart.api``) where available (Windows) and
   otherwise left out — the bound column is always on the sheet next to the
   chart.
+* Presentation (:class:`~xlcalib.workbook.base.SheetSpec`): values, the named
+  font, bold header, number formats, column widths, wrapped text and marked
+  rows go through xlwings' API; header comments, the frozen header, the
+  funding-line border, print setup, reference lines on charts, fixed axis
+  ranges and tick formats go through Excel's object model and are left out
+  where it is missing (the values on the sheet are the same everywhere).
 * Merged ranges are not reported (reading them cell by cell over COM is slow);
   a merged non-anchor cell still reads as blank and is reported by cell.
 """
@@ -22,13 +28,26 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
-from .base import HIGHLIGHT_FILL, Block, ChartSpec, WorkbookBackend, frame_rows, is_formula_text
+from .base import (
+    FONT_NAME,
+    FONT_SIZE,
+    HIGHLIGHT_FILL,
+    MARK_FILL,
+    Block,
+    ChartSpec,
+    SheetSpec,
+    WorkbookBackend,
+    cell_format,
+    cell_value,
+    _split_ref,
+    frame_rows,
+    is_formula_text,
+    ref_line_cells,
+)
 
 _CM = 28.3465  # points per centimetre
 _CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter"}
-_EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d]")
+_EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d']")  # a leading ' would itself be taken as the text prefix
 
 
 def excel_text(value):
@@ -64,11 +83,15 @@ class XlwingsBook(WorkbookBackend):
         if actual is not None:
             self.book.sheets[actual].delete()
 
-    def write_frame(self, sheet: str, frame: pd.DataFrame, preamble=(), highlight: str | None = None) -> int:
-        rows, header_row = frame_rows(frame, preamble, sheet)  # first: a refused frame leaves the book as it was
-        actual = self.find_sheet(sheet, required=False)
+    def write_sheet(self, spec: SheetSpec) -> int:
+        """Render a :class:`SheetSpec` through xlwings: values, fonts, number formats, widths and marks;
+        frozen header, header comments, the funding line and print setup through Excel's object model
+        where it exists (Windows/macOS desktop), silently without them elsewhere."""
+        frame = spec.frame
+        rows, header_row = frame_rows(frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        actual = self.find_sheet(spec.name, required=False)
         if actual is None:
-            ws = self.book.sheets.add(sheet, after=self.book.sheets[len(self.book.sheets) - 1])
+            ws = self.book.sheets.add(spec.name, after=self.book.sheets[len(self.book.sheets) - 1])
         else:  # replace in place (keeps the tab's position): contents, formats and charts go
             ws = self.book.sheets[actual]
             for chart in list(ws.charts):
@@ -76,15 +99,46 @@ class XlwingsBook(WorkbookBackend):
             ws.clear()
         width = max(len(r) for r in rows)
         ws.range("A1").options(ndim=2).value = [[excel_text(v) for v in r] + [None] * (width - len(r)) for r in rows]
+        everything = ws.range((1, 1), (len(rows), width))
+        everything.font.name = FONT_NAME
+        everything.font.size = FONT_SIZE
         if header_row > 1:
             ws.range((1, 1), (header_row - 1, width)).font.italic = True
         ws.range((header_row, 1), (header_row, width)).font.bold = True
-        if highlight in frame.columns:
-            flags = frame[highlight].to_numpy(dtype=bool)
-            for offset in flags.nonzero()[0]:
-                r = header_row + 1 + int(offset)
-                ws.range((r, 1), (r, width)).color = _rgb(HIGHLIGHT_FILL)
+        names = list(frame.columns)
+        last = header_row + len(frame)
+        for j, (name, col_width) in enumerate(zip(names, spec.widths()), start=1):
+            col = spec.column(name)
+            if len(frame) and col.number_format and frame[name].dtype.kind in "fiu":
+                ws.range((header_row + 1, j), (last, j)).number_format = col.number_format
+            elif len(frame) and col.number_format and col.number_format.startswith("auto:"):
+                for offset, v in enumerate(frame[name].to_numpy(dtype=object)):
+                    v = cell_value(v)
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        ws.range((header_row + 1 + offset, j)).number_format = cell_format(col.number_format, v)
+            _try(lambda: setattr(ws.range((1, j), (last, j)), "column_width", col_width))
+            if spec.wrapped(name) and len(frame):  # long text wraps inside its capped width; rows grow to hold it
+                _try(lambda: setattr(ws.range((header_row + 1, j), (last, j)), "wrap_text", True))
+                _try(lambda: ws.range((header_row + 1, j), (last, j)).rows.autofit())
+            if col.meaning:
+                _try(lambda: ws.range((header_row, j)).api.AddComment(col.meaning))
+        for column, colour in ((spec.highlight, HIGHLIGHT_FILL), (spec.mark, MARK_FILL)):
+            if column in frame.columns:
+                flags = frame[column].to_numpy(dtype=bool)
+                for offset in flags.nonzero()[0]:
+                    r = header_row + 1 + int(offset)
+                    ws.range((r, 1), (r, width)).color = _rgb(colour)
+        if spec.line_after is not None:  # xlEdgeBottom = 9, xlThick = 4
+            r = header_row + 1 + spec.line_after
+            _try(lambda: setattr(ws.range((r, 1), (r, width)).api.Borders(9), "Weight", 4))
+        _try(lambda: _freeze(ws, header_row, spec.freeze_columns))
+        _try(lambda: _print_setup(ws, header_row, spec.landscape))
+        for chart in spec.charts:
+            self.add_chart(spec.name, chart)
         return header_row
+
+    def activate(self, sheet: str) -> None:
+        _try(lambda: self.book.sheets[self.find_sheet(sheet)].activate())
 
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         rng = self.book.sheets[self.find_sheet(sheet)].range(ref)
@@ -102,7 +156,7 @@ class XlwingsBook(WorkbookBackend):
         first, last = spec.header_row + 1, spec.header_row + spec.n_rows
         at = ws.range(spec.anchor)
         chart = ws.charts.add(left=at.left, top=at.top, width=spec.width_cm * _CM, height=spec.height_cm * _CM)
-        chart.chart_type = _CHART_TYPES[spec.kind]
+        chart.chart_type = "xy_scatter_lines" if spec.kind == "scatter" and spec.lines else _CHART_TYPES[spec.kind]
         # series from the (contiguous) value columns with their header; categories / x values set separately
         chart.set_source_data(ws.range((spec.header_row, min(spec.y_columns)), (last, max(spec.y_columns))))
         chart.name = spec.title[:31]
@@ -117,6 +171,66 @@ class XlwingsBook(WorkbookBackend):
             pass
         if spec.error_column is not None:
             _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
+        for row, column, value in ref_line_cells(spec):  # the same cells as the openpyxl backend writes
+            ws.range((row, column)).options(ndim=2).value = [[excel_text(value)]]
+        left, top = _split_ref(spec.anchor)
+        for k, line in enumerate(spec.ref_lines):
+            r = top + 2 * k
+            _try(lambda: _add_line_series(chart, line.name, ws.range((r, left + 1), (r + 1, left + 1)),
+                                          ws.range((r, left + 2), (r + 1, left + 2))))
+        _try(lambda: _axes(chart, spec))
+
+
+def _try(action) -> bool:
+    """Run a presentation step that needs Excel's object model; False where the platform lacks it."""
+    try:
+        action()
+        return True
+    except Exception:  # macOS / xlwings Server / Lite / the test stand-in: the step is left out
+        return False
+
+
+def _freeze(ws, header_row: int, columns: int) -> None:
+    """Freeze the rows down to the header (and *columns* leading columns) in the sheet's window."""
+    ws.activate()
+    window = ws.book.app.api.ActiveWindow
+    window.FreezePanes = False
+    window.SplitRow, window.SplitColumn = header_row, columns
+    window.FreezePanes = True
+
+
+def _print_setup(ws, header_row: int, landscape: bool) -> None:
+    """Landscape, one page wide, the header row repeated on every printed page (Excel's PageSetup)."""
+    setup = ws.api.PageSetup
+    setup.Orientation = 2 if landscape else 1  # xlLandscape / xlPortrait
+    setup.Zoom = False
+    setup.FitToPagesWide, setup.FitToPagesTall = 1, False
+    setup.PrintTitleRows = f"${header_row}:${header_row}"
+
+
+def _api(chart):
+    return chart.api[1] if isinstance(chart.api, tuple) else chart.api
+
+
+def _add_line_series(chart, name: str, xs, ys) -> None:
+    """A reference line (y = x, funding line, chance) as a dashed XY series through Excel's object model."""
+    series = _api(chart).SeriesCollection().NewSeries()
+    series.Name, series.XValues, series.Values = name, xs.api, ys.api
+    series.ChartType = 74  # xlXYScatterLinesNoMarkers
+    series.Format.Line.DashStyle = 4  # msoLineDash
+
+
+def _axes(chart, spec: ChartSpec) -> None:
+    """Fixed axis ranges (probabilities 0..1) and tick steps through Excel's object model."""
+    api = _api(chart)
+    for axis_type, rng in ((1, spec.x_range), (2, spec.y_range)):  # xlCategory (x of a scatter), xlValue
+        if rng and (axis_type == 2 or spec.kind == "scatter"):
+            axis = api.Axes(axis_type)
+            axis.MinimumScale, axis.MaximumScale = rng
+    if spec.x_major and spec.kind == "scatter":
+        api.Axes(1).MajorUnit = spec.x_major
+    if spec.y_number_format:
+        api.Axes(2).TickLabels.NumberFormat = spec.y_number_format
 
 
 def _error_bars(chart, rng) -> bool:

@@ -1,0 +1,334 @@
+"""The presentation layer: result sheets as a panel reads them (order, formats, widths, meanings, fonts, print
+setup, the funding line, marks, charts), rendered the same by both backends; files honour the umask; the
+Run main button reports input problems as a message, never a traceback."""
+from __future__ import annotations
+
+import datetime
+import os
+import stat
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+import xlcalib
+from xlcalib.cli import main
+from xlcalib.macros import RESULT_SHEETS, CalibrationSettings, compute_calibration, run_from_excel, write_calibration
+from xlcalib.presentation import assessor_sentence, calibration_sheets
+from xlcalib.workbook import new_workbook, save_atomically, write_bytes_atomically
+from xlcalib.workbook.base import shown_text
+
+from .test_workbook_xlwings import Book, Sheet
+
+NOW = datetime.datetime(2024, 5, 1, 12, 0)
+
+
+def _demo_book(scores=None):
+    evaluations, _, _ = xlcalib.demo.demo_panel()
+    if scores is not None:
+        evaluations["Score"] = scores
+    wb = new_workbook()
+    ws = wb.create_sheet("Evaluations")
+    ws.append(list(evaluations.columns))
+    for row in evaluations.itertuples(index=False):
+        ws.append(list(row))
+    return wb, evaluations
+
+
+def test_result_sheets_order_formats_widths_fonts_and_print_setup():
+    wb, evaluations = _demo_book()
+    result, frames, settings = compute_calibration(wb)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    assert wb.sheetnames == ["Evaluations", *RESULT_SHEETS] and RESULT_SHEETS[0] == "Ranking"
+    assert wb.active.title == "Ranking"  # opens on the decision table
+    v_rows = list(wb["Values"].iter_rows(values_only=True))
+    v_head = next(i for i, r in enumerate(v_rows) if r[0] == "object")
+    v = [r[list(v_rows[v_head]).index("value")] for r in v_rows[v_head + 1:]]
+    assert v == sorted(v, reverse=True)  # the per-object chart reads in order, not in typing order
+    ws = wb["Ranking"]
+    rows = list(ws.iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "rank") + 1
+    names = list(rows[header - 1])
+    body = rows[header:]
+    # sorted by calibrated value, ranks 1..n, raw ranks a permutation
+    values = [r[names.index("calibrated value")] for r in body]
+    assert values == sorted(values, reverse=True) and [r[0] for r in body] == list(range(1, len(body) + 1))
+    raw = pd.Series([r[names.index("raw mean")] for r in body])
+    assert [r[names.index("raw rank")] for r in body] == raw.rank(ascending=False, method="min").astype(int).tolist()
+    # number formats per column: scores 2 decimals, counts integers
+    first = header + 1
+    col = {n: names.index(n) + 1 for n in names}
+    assert ws.cell(first, col["calibrated value"]).number_format == "0.00"
+    assert ws.cell(first, col["raw mean"]).number_format == "0.00"
+    assert ws.cell(first, col["reads"]).number_format == "0" and ws.cell(first, col["rank"]).number_format == "0"
+    # a meaning per column (header comment), one named font everywhere (no serif fallback), frozen header
+    assert all(ws.cell(header, j).comment is not None for j in col.values())
+    assert ws.cell(header, 1).font.b and ws.cell(header, 1).font.name == "Calibri" and ws.cell(header, 1).font.sz == 11
+    assert ws.cell(first, 2).font.name == "Calibri" and ws["A1"].font.name == "Calibri"
+    assert ws.freeze_panes == f"C{first}"
+    # print: landscape, one page wide, header repeated
+    assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
+    assert ws.page_setup.fitToHeight == 0 and ws.sheet_properties.pageSetUpPr.fitToPage
+    assert ws.print_title_rows == f"${header}:${header}"
+    # widths: every column at least as wide as its longest shown text (text columns capped, then wrapped)
+    for sheet in ("Ranking", "Summary", "Biases", "Checks"):
+        s = wb[sheet]
+        s_rows = list(s.iter_rows(values_only=True))
+        h = next(i for i, r in enumerate(s_rows) if i > 2 and r[0] is not None) + 1
+        for j in range(1, s.max_column + 1):
+            letter = openpyxl.utils.get_column_letter(j)
+            cells = [s.cell(r, j) for r in range(h + 1, s.max_row + 1)]
+            longest = max([len(shown_text(c.value, c.number_format)) for c in cells] + [0])
+            width = s.column_dimensions[letter].width
+            if any(c.alignment.wrap_text for c in cells):
+                for c in cells:  # wrapped: the row is tall enough for the lines it needs
+                    lines = -(-len(str(c.value or "")) // int(width * 1.25))
+                    assert (s.row_dimensions[c.row].height or 15) >= 15 * lines, (sheet, c.coordinate)
+            else:
+                assert width >= longest, (sheet, letter, width, longest)
+
+
+def test_assessors_harshest_first_with_plain_sentences_and_flagged_reads():
+    wb, evaluations = _demo_book()
+    wb["Evaluations"]["C6"] = 30.0  # a gross error: a flagged read
+    result, frames, settings = compute_calibration(wb)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    rows = list(wb["Biases"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "assessor")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    assert table["bias"].is_monotonic_increasing  # harshest first
+    harsh = table.iloc[0]
+    pm = harsh["± (standard error)"]
+    assert pm == pytest.approx(result.biases.loc[harsh["assessor"], "se"], rel=1e-12)
+    assert harsh["in plain words"] == (f"scores on average {abs(harsh['bias']):.2f} ± {pm:.2f} points below the panel, "
+                                       f"{harsh['reads']} reads")
+    who = evaluations.loc[4, "Assessor"]
+    assert table.set_index("assessor").loc[who, "flagged reads"] >= 1
+    assert evaluations.loc[4, "Object"] in table.set_index("assessor").loc[who, "flagged objects"]
+    summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
+    assert summary["Harshest assessor"].startswith(f"{harsh['assessor']}: scores on average")
+    assert "stand out" in summary["Reads to query"] and "Reliability of the averaged scores" in summary
+    rel = xlcalib.icc(evaluations.assign(Score=evaluations["Score"].where(evaluations.index != 4, 30.0))
+                      .pivot_table(index="Object", columns="Assessor", values="Score").to_numpy(), "ICC1k")
+    assert summary["Reliability of the averaged scores"].startswith(f"{rel:.2f}")
+    assert assessor_sentence(0.5, " ± 0.20", 7) == "scores on average 0.50 ± 0.20 points above the panel, 7 reads"
+
+
+def test_diagnostics_speak_in_verdicts_not_formulas():
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    rows = list(wb["Diagnostics"].iter_rows(values_only=True))
+    table = {r[0]: r for r in rows if r[0] in ("mu2", "n_components")}
+    mu2 = result.stats["mu2"]
+    assert table["mu2"][2] == f"assessor overlap (mu2 {mu2:.2f}): " + ("good" if mu2 >= 0.3 else "fair")
+    assert table["n_components"][2].startswith("good")
+    assert not any("eigenvalue" in str(r[3]) or "C'^-1/2" in str(r[3]) for r in rows)
+
+
+def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
+    wb, evaluations = _demo_book()
+    settings = CalibrationSettings(fund_top_k=15, draws=2000)
+    result, frames, settings = compute_calibration(wb, settings)
+    ranked = result
+    specs = {s.name: s for s in calibration_sheets(ranked, frames, settings, None, [["xlcalib calibration"]])}
+    ranking = specs["Ranking"]
+    assert ranking.line_after == 14
+    f = ranking.frame
+    assert {"P(above line)", "decision", "raw decision", "changed by calibration", "rank range"} <= set(f.columns)
+    assert ranking.column("P(above line)").number_format == "0%"
+    chart = ranking.charts[0]
+    assert chart.kind == "scatter" and chart.error_column == list(f.columns).index("± (95% interval)") + 1
+    line = chart.ref_lines[0]
+    assert line.name == "funding line" and line.y[0] == line.y[1]
+    assert f["calibrated value"].iloc[14] > line.y[0] > f["calibrated value"].iloc[15]
+    assert chart.y_range[0] <= (f["calibrated value"] - f["± (95% interval)"]).min()  # the bars fit the axis
+    assert chart.y_range[1] >= (f["calibrated value"] + f["± (95% interval)"]).max()
+    out = new_workbook()
+    write_calibration(out, ranked, frames, settings, now=NOW)
+    ws = out["Ranking"]
+    top = next(r for r in range(1, 10) if ws.cell(r, 1).value == "rank")
+    assert ws.cell(top + 15, 1).border.bottom.style == "thick" and ws.cell(top + 16, 1).border.bottom.style is None
+    changed = np.flatnonzero(f["changed by calibration"].to_numpy())
+    assert len(changed) and all(ws.cell(top + 1 + i, 2).fill.fgColor.rgb.endswith("FFEB9C") for i in changed)
+    summary = dict(r[:2] for r in out["Summary"].iter_rows(values_only=True) if r[0])
+    assert summary["Decisions calibration changed"].startswith(f"{len(changed)} decision(s)")
+    assert "borderline" in summary["How sure the line is"]
+    chart_series = [s.tx.v for s in ws._charts[0].series if s.tx is not None and s.tx.v]
+    assert "funding line" in chart_series
+
+
+def test_feedback_pages_one_per_assessor():
+    wb, evaluations = _demo_book()
+    result, frames, settings = compute_calibration(wb)
+    write_calibration(wb, result, frames, settings, now=NOW, feedback=True)
+    ws = wb["Feedback"]
+    assert len(ws.row_breaks.brk) == evaluations["Assessor"].nunique() - 1
+    rows = list(ws.iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "assessor")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    firsts = table.drop_duplicates("assessor")
+    assert firsts["about you"].str.startswith("Scores ").all() and len(firsts) == evaluations["Assessor"].nunique()
+    assert table["about you"].fillna("").ne("").sum() == len(firsts)  # once per page
+    # each page break sits where the next assessor starts
+    starts = [header + 2 + i for i in firsts.index[1:]]
+    assert [b.id + 1 for b in ws.row_breaks.brk] == starts
+    assert ws.page_setup.orientation == "portrait"
+
+
+def test_both_backends_render_the_same_presentation():
+    wb, evaluations = _demo_book()
+    rows = [list(evaluations.columns)] + evaluations.astype(object).values.tolist()
+    book = Book([Sheet("Evaluations", rows)])
+    for target in (wb, book):
+        result, frames, settings = compute_calibration(target)
+        write_calibration(target, result, frames, settings, now=NOW)
+    ws = book.sheets["Ranking"]
+    header = next(r for (r, c), v in ws.cells.items() if c == 1 and v == "rank")
+    names = [ws.cells.get((header, c)) for c in range(1, 12)]
+    j = names.index("calibrated value") + 1
+    assert ws.formats[(header + 1, j)]["number_format"] == "0.00"
+    assert ws.formats[(header, 1)]["bold"] and ws.formats[(header, 1)]["name"] == "Calibri"
+    assert ws.formats[(header + 1, names.index("reads") + 1)]["number_format"] == "0"
+    for name in RESULT_SHEETS:
+        ours = [list(r) for r in wb[name].iter_rows(values_only=True)]
+        theirs = book.sheets[name].rows()
+        width = max(len(r) for r in ours)
+        assert ours == [list(r) + [None] * (width - len(r)) for r in theirs], name
+
+
+def test_run_main_reports_input_errors_as_a_message_not_a_traceback():
+    evaluations, _, _ = xlcalib.demo.demo_panel()
+    rows = [list(evaluations.columns)] + evaluations.astype(object).values.tolist()
+    rows[4][2] = "seven"
+    alerts = []
+
+    class App:
+        def alert(self, prompt, title=None, buttons=None, mode=None, callback=None):
+            alerts.append((prompt, title))
+
+    book = Book([Sheet("Evaluations", rows)])
+    book.app = App()
+    assert run_from_excel("calibrate_panel", book) is False
+    assert len(alerts) == 1 and "seven" in alerts[0][0] and "row 5" in alerts[0][0]
+    assert alerts[0][1] == "xlcalib: Please fix the input"
+    checks = book.sheets["Checks"].rows()
+    line = next(r for r in checks if r and r[0] == "error")
+    assert line[1] == "Evaluations" and "seven" in line[3]
+    assert "Ranking" not in [s.name for s in book.sheets]  # nothing else written
+    rows[4][2] = 7.0
+    fixed = Book([Sheet("Evaluations", rows), book.sheets["Checks"]])
+    fixed.app = App()
+    assert run_from_excel("calibrate_panel", fixed) is True and len(alerts) == 1  # re-run replaces the Checks sheet
+    assert not any(r and r[0] == "error" for r in fixed.sheets["Checks"].rows())
+
+
+def test_written_files_honour_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        wb, _ = _demo_book()
+        save_atomically(wb, tmp_path / "a.xlsx")
+        write_bytes_atomically(b"x", tmp_path / "b.csv")
+        assert main(["template", "panel_calibration", "-o", str(tmp_path / "t.xlsx")]) == 0
+        for name in ("a.xlsx", "b.csv", "t.xlsx"):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+        os.umask(0o077)
+        save_atomically(wb, tmp_path / "private.xlsx")
+        assert stat.S_IMODE((tmp_path / "private.xlsx").stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_output_extension_matches_the_content(tmp_path, capsys):
+    assert main(["template", "panel_calibration", "-o", str(tmp_path / "p.xlsm")]) == 2
+    assert "add --macro" in capsys.readouterr().err and not list(tmp_path.iterdir())
+    wb, _ = _demo_book()
+    save_atomically(wb, tmp_path / "in.xlsx")
+    assert main(["calibrate", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsm")]) == 2
+    assert "write it to an .xlsx file" in capsys.readouterr().err and not (tmp_path / "out.xlsm").exists()
+
+
+def test_demo_exercise_stays_on_its_scale():
+    evaluations, _, _ = xlcalib.demo.demo_panel()
+    lo, hi = xlcalib.demo.SCALE
+    assert evaluations["Score"].between(lo, hi).all()
+
+
+@pytest.mark.parametrize("value, fmt, text", [(6.6481581178, "0.00", "6.65"), (0.4567, "0%", "46%"), (21, "0", "21"),
+                                              (-1.2, "+0.00;-0.00;0.00", "-1.20"), (1.2, "+0.00;-0.00;0.00", "+1.20"),
+                                              (9.876209e-14, '[<0.0001]"<0.0001";0.0000', "<0.0001"),
+                                              (0.0123, '[<0.0001]"<0.0001";0.0000', "0.0123"),
+                                              (7, "auto:0.000", "7"), (0.5, "auto:0.000", "0.500"), ("text", "0.00", "text")])
+def test_shown_text(value, fmt, text):
+    assert shown_text(value, fmt) == text
+
+
+def test_every_input_problem_gets_its_own_checks_line():
+    from types import SimpleNamespace
+
+    from xlcalib.macros import _tell_excel
+
+    problems = [SimpleNamespace(severity="error", sheet="Evaluations", cell="C7", message="score 75 is outside 1..9"),
+                SimpleNamespace(severity="warning", sheet="Evaluations", cell="A9", message="'Dr Chen  Wei' looks like "
+                                                                                           "'Dr Chen Wei'")]
+    book = Book([Sheet("Evaluations", [["Assessor"]])])
+    _tell_excel(book, "2 problems", {}, "Please fix the input", problems)
+    rows = [r for r in book.sheets["Checks"].rows() if r and r[0] in ("error", "warning")]
+    assert [(r[1], r[2], r[3]) for r in rows] == [(p.sheet, p.cell, p.message) for p in problems]
+
+
+def test_checks_sheet_joins_input_lines_and_run_warnings():
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb)
+    frames["Checks"] = pd.DataFrame({"severity": ["warning"], "sheet": ["Evaluations"], "cell": ["B9"],
+                                     "problem": ["sheet Evaluations, row 9: A has not yet scored P001 (pending: left "
+                                                 "out of this run)"]})
+    frames["Diagnostics"] = pd.concat([frames["Diagnostics"], pd.DataFrame(
+        {"statistic": ["warning", "warning"], "value": ["1 evaluation(s) are allocated ... pending; see Checks.",
+                                                        "2 object(s) have under a quarter of the median confidence"],
+         "meaning": ["", ""]})], ignore_index=True)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    lines = [r for r in wb["Checks"].iter_rows(values_only=True) if r[0] == "warning"]
+    assert [r[2] for r in lines] == ["B9", None] and "quarter" in lines[1][3]  # the 'see Checks' pointer is not repeated
+    summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
+    assert summary["Still to come"].startswith("1 allocated read(s) have no score yet")
+
+
+@pytest.mark.parametrize("kind", ["reliability", "ordinal", "ground_truth"])
+def test_reports_render_alike_through_both_backends(kind, tmp_path):
+    from xlcalib.macros import REPORTS
+
+    from .test_templates import filled_ground_truth, filled_ordinal, filled_reliability
+
+    maker = {"reliability": filled_reliability, "ordinal": filled_ordinal, "ground_truth": filled_ground_truth}[kind]
+    path = maker(tmp_path / f"{kind}.xlsx")
+    path = path[0] if isinstance(path, tuple) else path
+    wb = openpyxl.load_workbook(path, data_only=True)
+    book = Book([Sheet(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in wb.worksheets])
+    kwargs = {"n_boot": 100} if kind == "reliability" else {}
+    frames = REPORTS[kind](wb, now=NOW, **kwargs)
+    REPORTS[kind](book, now=NOW, **kwargs)
+    for name in frames:
+        ours = [list(r) for r in wb[name].iter_rows(values_only=True)]
+        theirs = book.sheets[name].rows()
+        width = max(len(r) for r in ours)
+        assert ours == [list(r) + [None] * (width - len(r)) for r in theirs], name
+        assert wb[name]._charts or not book.sheets[name].charts
+    charted = [s for s in book.sheets if s.charts]
+    assert charted and all(s.charts[0].title for s in charted)
+    curve_kind = {"reliability": "xy_scatter_lines", "ordinal": "xy_scatter_lines", "ground_truth": "column_clustered"}
+    assert charted[0].charts[0].chart_type == curve_kind[kind]  # curves drawn with lines
+
+
+def test_summary_reports_the_lottery(tmp_path):
+    wb, _ = _demo_book()
+    settings = CalibrationSettings(fund_top_k=20, lottery=True, draws=2000)
+    result, frames, settings = compute_calibration(wb, settings)
+    write_calibration(wb, result, frames, settings, now=NOW)
+    rows = list(wb["Ranking"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "rank")
+    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    drawn = table.loc[table["lottery"] == "funded by lottery", "object"].tolist()
+    summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
+    assert drawn and summary["Lottery"].startswith(f"{len(drawn)} of ") and all(o in summary["Lottery"] for o in drawn)

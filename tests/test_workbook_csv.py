@@ -1,0 +1,95 @@
+"""CSV input: bounded before parsing, pandas' C reader, the same messages by cell, ragged rows named."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xlcalib.cli import main
+from xlcalib.errors import InputError, InputProblems
+from xlcalib.inputs import read_panel
+from xlcalib.workbook.csv_backend import CsvBook
+
+from .test_workbook_reader import _run_limited
+
+GOOD = "Assessor,Object,Score,SD\nA,x,5,1\nA,y,7,1\nB,x,6,1\nB,y,8,1\n"
+
+
+def _csv(tmp_path, text, name="p.csv"):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return path
+
+
+def test_clean_csv_reads_numbers_directly(tmp_path):
+    panel = read_panel(CsvBook(_csv(tmp_path, GOOD)))
+    assert panel.frame.to_dict("list") == {"assessor": ["A", "A", "B", "B"], "object": ["x", "y", "x", "y"],
+                                           "score": [5.0, 7.0, 6.0, 8.0], "sd": [1.0, 1.0, 1.0, 1.0]}
+    assert panel.sheet_rows == [2, 3, 4, 5] and not panel.problems
+
+
+def test_unquoted_decimal_comma_and_short_rows_are_errors_naming_the_row(tmp_path, capsys):
+    path = _csv(tmp_path, "Assessor,Object,Score,SD\nA,x,5,1\nA,y,5,5,1\nB,x\nB,y,8,1\n")
+    with pytest.raises(InputProblems) as info:
+        CsvBook(path).read_table("Evaluations")
+    lines = [p.message for p in info.value.errors]
+    assert lines[0].startswith("p.csv, row 3 has 5 fields but the header row has 4: an unquoted decimal comma (5,5 for "
+                               "5.5)")
+    assert lines[1].startswith("p.csv, row 4 has 2 fields but the header row has 4: a field is missing")
+    assert main(["calibrate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("xlcalib: error:") == 2 and "Traceback" not in err
+
+
+def test_quoted_fields_semicolons_blank_lines_and_cells(tmp_path):
+    text = 'Assessor;Object;Score;SD\n"Lee; Ann";x;3,5;1\nA;y;;\n\nB;x;6;1\nB;"y\nz";8;0\n'
+    panel = read_panel(CsvBook(_csv(tmp_path, text)))
+    errors = [p.message for p in panel.errors]
+    assert errors[0].startswith("sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal comma")
+    assert errors[1] == "sheet Evaluations, row 6, column SD (D6) is 0; an SD must be greater than 0"
+    assert panel.pending.to_dict("list") == {"assessor": ["A"], "object": ["y"], "sheet_row": [3]}
+
+
+def test_control_characters_and_huge_fields_are_refused_by_cell(tmp_path):
+    panel = read_panel(CsvBook(_csv(tmp_path, "Assessor,Object,Score,SD\nA\x01,x,5,1\nB,y,6,1\n")))
+    assert panel.errors[0].message.startswith("sheet Evaluations, row 2, column Assessor (A2) holds a control character")
+    with pytest.raises(InputProblems, match=r"row 3, column Object \(B3\) is 200,000 characters long; the limit is 32,767"):
+        CsvBook(_csv(tmp_path, "Assessor,Object,Score,SD\nA,x,5,1\nB," + "y" * 200_000 + ",6,1\n")).read_table("Evaluations")
+    with pytest.raises(InputError, match="line 3 holds a NUL byte"):
+        CsvBook(_csv(tmp_path, b"Assessor,Object,Score,SD\nA,x,5,1\nB,\x00,6,1\n"))
+
+
+def test_hostile_csv_files_are_refused_quickly_with_bounded_memory(tmp_path):
+    commas = _csv(tmp_path, "Assessor,Object,Score,SD\nA,x,5,1\n" + "," * 2_000_000 + "\n", "commas.csv")
+    proc = _run_limited(["calibrate", str(commas)])
+    assert proc.returncode == 2 and "commas.csv, line 3 is 2.0 MB long; the limit is 1.0 MB a line" in proc.stderr
+    string = tmp_path / "string.csv"
+    with open(string, "wb") as f:
+        f.write(b"Assessor,Object,Score,SD\nA,x,5,1\nB,")
+        f.write(b"y" * 200_000_000)
+    proc = _run_limited(["calibrate", str(string)])
+    assert proc.returncode == 2, proc.stderr
+    assert "string.csv, line 3 is 200.0 MB long; the limit is 1.0 MB a line" in proc.stderr
+    string.unlink()
+    spaces = tmp_path / "spaces.csv"
+    with open(spaces, "wb") as f:  # 1 GB of whitespace (sparse on disk)
+        f.seek(2**30 - 1)
+        f.write(b" ")
+    proc = _run_limited(["calibrate", str(spaces)])
+    assert proc.returncode == 2 and "spaces.csv is 1,073.7 MB; the limit is 209.7 MB for an input file" in proc.stderr
+
+
+def test_csv_round_trip_equals_workbook(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 600
+    who = np.concatenate([rng.choice(12, 3, replace=False) for _ in range(n // 3)])  # 3 distinct readers an object
+    frame = pd.DataFrame({"Assessor": [f"A{a}" for a in who], "Object": [f"O{i // 3}" for i in range(n)],
+                          "Score": np.round(rng.normal(5, 1, n), 2), "SD": rng.choice([0.5, 1.0], n)})
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    frame.to_excel(tmp_path / "p.xlsx", sheet_name="Evaluations", index=False)
+    assert main(["calibrate", str(tmp_path / "p.csv"), "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
+    assert main(["calibrate", str(tmp_path / "p.xlsx"), "--format", "json", "-o", str(tmp_path / "x.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text())["Values"] for f in ("c.json", "x.json"))
+    assert a == b
