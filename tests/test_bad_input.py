@@ -89,6 +89,8 @@ def _argv(command: str, tmp_path, out) -> list[str]:
     """A valid command line for *command* writing to *out* (the suite needs one per command)."""
     if command == "calibrate":
         return ["calibrate", str(_panel_book(tmp_path / "panel.xlsx")), "-o", str(out)]
+    if command == "next-reads":
+        return ["next-reads", str(_panel_book(tmp_path / "panel.xlsx")), "--reads", "2", "-o", str(out)]
     if command == "report":
         return ["report", "reliability", str(_reliability_book(tmp_path / "rel.xlsx")), "-o", str(out)]
     if command == "template":

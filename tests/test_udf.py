@@ -57,6 +57,9 @@ CASES = {
     "CALIB_RANKING": ((*CALIB_ARGS, 4, None, None, 500, 3), CORE.ranking(top_k=4, draws=500, seed=3).reset_index()[
         ["object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank", "rank_lower",
          "rank_upper", "p_above", "p_above_mc_se", "decision", "changed"]], 2),
+    "CALIB_NEXT_READS": ((*CALIB_ARGS, 3, 4), CORE.next_reads(3, top_k=4)[
+        ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after", "settles",
+         "reason"]], 2),
     "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
     "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),
     "REL_ICC": ((GRID_CELLS, "ICC1"), xlcalib.icc(GRID, "ICC1"), 0),

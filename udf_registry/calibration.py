@@ -340,3 +340,37 @@ def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold
         return columns
 
     return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}", header, build)
+
+
+_NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
+                       "settles", "reason")
+
+
+@udf("CALIB_NEXT_READS", category=CATEGORY,
+     help="The extra (assessor, object) reads that would settle the funding decision best, best first, each with "
+          "the reason; without a funding line the reads that most reduce the values' standard errors (spills).",
+     args=(*_COMMON[:4],
+           Arg("reads", "Number of extra reads to suggest (default 10)", range=False),
+           Arg("top_k", "Optional funding line: number of places", range=False),
+           Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
+           Arg("max_load", "Optional: at most this many reads per assessor, existing reads included", range=False),
+           *_COMMON[4:]),
+     core=xlcalib.calibration.CalibrationResult.next_reads, returns="table", columns=_NEXT_READS_COLUMNS,
+     example=f"=CALIB_NEXT_READS({_EXAMPLE_ARGS}, 5, 10)",
+     formula="greedy: the read (a, o) with the largest expected drop in sum_o P_o(1-P_o), E[P'(1-P')] = "
+             "2 T(z_o, sqrt((1-rho_o)/(1+rho_o))) (Owen's T) with rho_o the share of Var(v_o) the reads remove "
+             "(Sherman-Morrison: the covariance after a read does not depend on its score); no line: the largest "
+             "drop in sum_o Var(v_o)")
+def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=None, threshold=None, max_load=None,
+                     kind=None, levels=None, gauge=None, header=True):
+    reads = parse_whole(reads, "reads", 10, low=1)
+    top_k = parse_whole(top_k, "top_k", None, low=1)
+    threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
+    max_load = parse_whole(max_load, "max_load", None, low=0)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+
+    def build(result):
+        table = result.next_reads(reads, top_k=top_k, threshold=threshold, max_load=max_load)
+        return {name: table[name] for name in _NEXT_READS_COLUMNS}
+
+    return _spill(solved, f"next_reads:{reads}:{top_k}:{threshold}:{max_load}", header, build)

@@ -261,6 +261,14 @@ class CalibrationResult:
         return rank_objects(self, top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
                             epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
 
+    def next_reads(self, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
+                   confidence=None, objective: str = "borderline") -> pd.DataFrame:
+        """The k extra (assessor, object) reads that settle the funding decision best (see :mod:`xlcalib.next_reads`)."""
+        from .next_reads import suggest_next_reads
+
+        return suggest_next_reads(self, k, top_k=top_k, threshold=threshold, candidates=candidates,
+                                  max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective)
+
     def diagnostics(self) -> pd.DataFrame:
         """The stats as a two-column (statistic, value) table with a meaning column."""
         rows = []

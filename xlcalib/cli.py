@@ -1,4 +1,4 @@
-"""Command-line interface: ``xlcalib demo | calibrate | assign | template | templates | report``.
+"""Command-line interface: ``xlcalib demo | calibrate | next-reads | assign | template | templates | report``.
 
 The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
 table, runs :func:`xlcalib.calibrate` through the same macro code the
@@ -52,6 +52,16 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
     cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
+
+    nxt = sub.add_parser("next-reads", help="suggest the extra reads that settle the funding decision best")
+    nxt.add_argument("workbook", help="panel workbook (or .csv export of the evaluations; never modified)")
+    nxt.add_argument("--reads", type=int, default=10, help="number of extra reads to suggest (default 10)")
+    nline = nxt.add_mutually_exclusive_group()
+    nline.add_argument("--fund", type=int, metavar="K", help="funding line: K places (default: the Settings sheet)")
+    nline.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
+    nxt.add_argument("--max-load", type=int, metavar="N", help="at most N reads per assessor, existing reads included")
+    nxt.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
+    nxt.add_argument("-o", "--out", help="output workbook (default <stem>_next_reads.xlsx)")
 
     tpl = sub.add_parser("template", help="write a fresh exercise workbook")
     tpl.add_argument("kind", choices=["panel_calibration", "reliability", "ordinal_agreement", "ground_truth"])
@@ -266,6 +276,65 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     return result, out
 
 
+def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=None, max_load=None,
+                    sheet: str = "Evaluations"):
+    """Calibrate a workbook and suggest the next reads; write the result workbook with a "Next reads" sheet.
+
+    Returns (suggestions frame, output path).  The funding line is ``fund``/``threshold`` or, when neither is
+    given, the book's Settings sheet; without any line the reads that most reduce the values' variance.
+    """
+    from .macros import CalibrationSettings, _preamble, compute_calibration, next_reads_frame, write_calibration
+    from .workbook import new_workbook, open_book, open_workbook, save_atomically
+
+    path = Path(path)
+    out = Path(out) if out else path.with_name(f"{path.stem}_next_reads.xlsx")
+    if out.resolve() == path.resolve():
+        raise InputError("the output file must differ from the input workbook (the input is never modified)")
+    if out.suffix.lower() != ".xlsx":
+        raise InputError(f"write the suggestions to an .xlsx file, not {out.name}")
+    overrides = {}
+    if fund is not None or threshold is not None:
+        overrides.update(fund_top_k=fund, fund_threshold=threshold)
+    if path.suffix.lower() == ".csv":
+        from .workbook.csv_backend import CsvBook
+
+        book = CsvBook(path, sheet)
+    else:
+        book = open_workbook(path)
+    try:
+        result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet), **overrides)
+    finally:
+        if hasattr(book, "close"):
+            book.close()
+    if max_load is not None:
+        suggestions = result.next_reads(reads, top_k=settings.fund_top_k, threshold=settings.fund_threshold,
+                                        max_load=max_load)
+    else:
+        suggestions = next_reads_frame(result, settings, reads)
+    result_book = new_workbook()
+    write_calibration(result_book, result, frames, settings)
+    objective = suggestions.attrs.get("objective", "")
+    open_book(result_book).write_frame("Next reads", suggestions, _preamble(
+        "next reads", f"{settings.describe()}; objective: {objective}", None))
+    save_atomically(result_book, out)
+    return suggestions, out
+
+
+def next_reads_text(suggestions) -> str:
+    """The suggestions in plain words, one line each."""
+    attrs = suggestions.attrs
+    head = (f"Next reads for the funding line {attrs['line']}" if attrs.get("line") else
+            "Next reads (no funding line: the reads that most reduce the values' uncertainty)")
+    lines = [head + ":"]
+    for row in suggestions.itertuples(index=False):
+        lines.append(f"  {row.order}. {row.assessor} reads {row.object}: {row.reason}")
+    if attrs.get("note"):
+        lines.append(f"  Note: {attrs['note']}.")
+    if len(suggestions) == 0 and not attrs.get("note"):
+        lines.append("  none")
+    return "\n".join(lines)
+
+
 def _demo(out_dir: str) -> int:
     from .demo import run_demo
 
@@ -311,6 +380,12 @@ def main(argv: list[str] | None = None) -> int:
             result, out = assign_file(args.workbook, args.out, share=args.share, seed=args.seed)
             print("\n".join(design_verdict(result)))
             print(f"allocation written to {out}")
+            return 0
+        if args.command == "next-reads":
+            suggestions, out = next_reads_file(args.workbook, args.out, reads=args.reads, fund=args.fund,
+                                               threshold=args.threshold, max_load=args.max_load, sheet=args.sheet)
+            print(next_reads_text(suggestions))
+            print(f"results written to {out}")
             return 0
         if args.command == "calibrate":
             result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,

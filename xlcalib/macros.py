@@ -237,6 +237,12 @@ def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def next_reads_frame(result: CalibrationResult, settings: CalibrationSettings, k: int) -> pd.DataFrame:
+    """The "Next reads" sheet: the k extra reads that settle the run's funding line best (none: largest SEs)."""
+    frame = result.next_reads(k, top_k=settings.fund_top_k, threshold=settings.fund_threshold)
+    return frame
+
+
 def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
     """Plain-language warnings for the Diagnostics sheet."""
     out = []
