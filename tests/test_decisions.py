@@ -67,7 +67,7 @@ def test_lottery_is_recorded_and_fills_the_places(result):
 
 def test_bad_arguments_are_named(result):
     for kwargs, pattern in [({"top_k": 0}, "top_k"), ({"top_k": 40}, "top_k"), ({"top_k": 2.5}, "top_k"),
-                            ({"top_k": 3, "threshold": 5}, "one funding line"), ({"threshold": float("nan")}, "finite"),
+                            ({"top_k": 3, "threshold": 5}, "one funding line"), ({"threshold": float("nan")}, "threshold"),
                             ({"draws": 10}, "draws"), ({"draws": True}, "draws"), ({"seed": -1}, "seed"),
                             ({"epsilon": 0.6}, "epsilon"), ({"level": 1.0}, "level"),
                             ({"threshold": 5, "lottery": True}, "lottery")]:

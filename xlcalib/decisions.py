@@ -28,13 +28,13 @@ same numbers bit for bit.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .inputs import real_argument, seed_argument, whole_argument
 
 __all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
 
@@ -46,31 +46,6 @@ STORED_RANK_BYTES = 256 * 2**20
 MAX_DRAW_CELLS = 100_000_000
 #: Upper bound on the draws argument itself.
 MAX_DRAWS = 1_000_000
-
-
-def _whole(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or value is None:
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}") from None
-    if not math.isfinite(number) or not number.is_integer() or not low <= number <= high:
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    return int(number)
-
-
-def _fraction(value, name: str, low: float, high: float, closed_high: bool = False) -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be a number, not {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, not {value!r}") from None
-    ok = low < number <= high if closed_high else low < number < high
-    if not (math.isfinite(number) and ok):
-        raise InputError(f"{name} must lie between {low:g} and {high:g}, not {value!r}")
-    return number
 
 
 def _ranks_desc(values: np.ndarray) -> np.ndarray:
@@ -147,20 +122,14 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     if top_k is not None and threshold is not None:
         raise InputError("give one funding line: top_k (places) or threshold (a calibrated score), not both")
     if top_k is not None:
-        top_k = _whole(top_k, "top_k (places above the funding line)", 1, O - 1)
+        top_k = whole_argument(top_k, "top_k (places above the funding line)", low=1, high=O - 1)
     if threshold is not None:
-        if isinstance(threshold, (bool, np.bool_)):
-            raise InputError(f"threshold must be a number, not {threshold!r}")
-        try:
-            threshold = float(threshold)
-        except (TypeError, ValueError):
-            raise InputError(f"threshold must be a number, not {threshold!r}") from None
-        if not math.isfinite(threshold):
-            raise InputError(f"threshold must be a finite number, not {threshold!r}")
-    level = result.stats.get("interval_level", 0.95) if level is None else _fraction(level, "level", 0.0, 1.0)
-    draws = _whole(draws, "draws", 100, MAX_DRAWS)
-    seed = _whole(seed, "seed", 0, 2**63 - 1)
-    epsilon = _fraction(epsilon, "epsilon", 0.0, 0.5)
+        threshold = real_argument(threshold, "threshold")
+    level = result.stats.get("interval_level", 0.95) if level is None else \
+        real_argument(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    draws = whole_argument(draws, "draws", low=100, high=MAX_DRAWS)
+    seed = seed_argument(seed)
+    epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
     if lottery and top_k is None:
         raise InputError("a lottery fills places: give top_k (the number of places) with lottery=True")
     note = ""
@@ -244,7 +213,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
             places = top_k - n_above
             pool = frame.index[decision == "borderline"]
             drawn: list = []
-            lot_seed = seed if lottery_seed is None else _whole(lottery_seed, "lottery_seed", 0, 2**63 - 1)
+            lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
             if places > 0 and len(pool):
                 if len(pool) <= places:
                     drawn = list(pool)

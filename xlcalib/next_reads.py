@@ -67,10 +67,10 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from scipy.special import ndtr, owens_t
 
 from .errors import InputError
+from .inputs import whole_argument
 
 __all__ = ["suggest_next_reads", "EXACT_CANDIDATES", "RELEVANT_OBJECTS", "MAX_CELLS", "MAX_READS"]
 
@@ -89,18 +89,6 @@ SINGLE_THREAD_ASSESSORS = 512
 
 COLUMNS = ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
            "settles", "reason"]
-
-
-def _whole(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or value is None:
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}") from None
-    if not math.isfinite(number) or not number.is_integer() or not low <= number <= high:
-        raise InputError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    return int(number)
 
 
 def _pairs(pairs, name: str, a_pos: dict, o_pos: dict, n_objects: int) -> np.ndarray:
@@ -298,7 +286,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     ``attrs`` records the objective, the line and a note when fewer than k reads were possible.
     """
 
-    k = _whole(k, "k (number of reads)", 1, MAX_READS)
+    k = whole_argument(k, "k (number of reads)", low=1, high=MAX_READS)
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if top_k is not None and threshold is not None:
@@ -329,7 +317,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     line, X = None, None
     kvec = post.k.copy()
     if top_k is not None:
-        top_k = _whole(top_k, "top_k (funding line places)", 1, max(O - 1, 1))
+        top_k = whole_argument(top_k, "top_k (funding line places)", low=1, high=max(O - 1, 1))
         if O < 2:
             raise InputError("a top_k line needs at least two objects")
         order = np.argsort(-values, kind="stable")
