@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
-import openpyxl
 import pytest
 
 from xlcalib.errors import InputError, InputProblems
-from xlcalib.inputs import (Problem, RawTable, check_evaluations, checks_frame, evaluations_from_rows, read_panel,
+from xlcalib.inputs import (Problem, check_evaluations, checks_frame, evaluations_from_rows, read_panel,
                             suggest_name, suggest_names, table_from_block)
 from xlcalib.workbook.base import Block
 from xlcalib.workbook.reader import FastBook

@@ -819,7 +819,6 @@ class _Posterior:
         """The dense inverse G of the reduced matrix (lower triangle valid), computed once."""
         if self._inverse is None:
             c, _lower = self.solver.factor
-            A = c.shape[0]
             with _plain_pages():
                 if c.dtype == np.float64:
                     inv, info = sla.lapack.dpotri(c, lower=1, overwrite_c=False)
@@ -875,7 +874,6 @@ class _Posterior:
             self.method = f"Monte Carlo, {SPARSE_SE_DRAWS} perturbation draws (relative s.e. of the SEs ~5%)"
             return (self.w * (1.0 / self.Cd + np.mean(vals**2, axis=1)), self.w * np.mean(bias**2, axis=1))
         G = self.inverse()
-        A = d.n_assessors
         h = self._H_apply(self.k)
         kappa = float(self.k @ h)
         diagG = np.diagonal(G).astype(float)
@@ -885,7 +883,6 @@ class _Posterior:
         if self.fixed:
             dGd = dGd - (d.C_o / self.Cd) ** 2 / self.solver.C
         var_v = 1.0 / self.Cd + dGd - 2.0 * (self.D @ h) + kappa
-        del A
         return self.w * np.maximum(var_v, 0.0), self.w * np.maximum(var_b, 0.0)
 
     def difference_variance(self, o1: int, o2: int) -> float:

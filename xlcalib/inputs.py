@@ -769,7 +769,6 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     import pandas as pd
 
     n = len(table.row_numbers)
-    letter = column_letter(table.column_numbers[j])
     labels = np.empty(n, dtype=object)
     blank = np.zeros(n, dtype=bool)
     bad = np.zeros(n, dtype=bool)

@@ -34,7 +34,7 @@ from .calibration import (
 from .errors import InputError
 from .inputs import (check_evaluations, checks_frame, is_blank, parse_choice, parse_flag, parse_number,
                      parse_whole, read_panel, table_from_block)
-from .workbook import Block, open_book
+from .workbook import open_book
 
 #: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.

@@ -56,7 +56,7 @@ from .base import (
     is_formula_text,
     ref_line_cells,
 )
-from .reader import MAX_INPUT_BYTES, bound_workbook  # one set of limits for every reader
+from .reader import MAX_INPUT_BYTES, bound_workbook  # noqa: F401 (re-exported) - one set of limits for every reader
 
 #: Series colours: distinguishable, also in grey print (blue, orange, green, purple, gold, teal).
 CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
