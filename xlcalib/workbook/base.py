@@ -96,6 +96,7 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
             # the rule runs once per distinct value (ids repeat over many rows), then is spread back by code
             codes, uniques = pd.factorize(out[column], use_na_sentinel=True)
+            uniques = np.asarray(uniques, dtype=object)  # plain objects: iterating a pandas StringArray is slow
             fixed = [neutralise_text(u) for u in uniques]
             if any(f is not u for f, u in zip(fixed, uniques)):
                 values = np.asarray(fixed + [None], dtype=object)[codes]  # code -1 (missing) -> None
