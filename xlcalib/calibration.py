@@ -199,7 +199,8 @@ class CalibrationResult:
         lines = [
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
             f"({s['n_components']} connected component{'s' if s['n_components'] != 1 else ''}; {model}).",
-            f"Gauge: {s['gauge']} ({s['gauge_meaning']}); uncertainty given as {s['uncertainty_kind']}; "
+            f"Values are on the scale of the {'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average "
+            f"assessor (gauge {s['gauge']}); uncertainty given as {s['uncertainty_kind']}; "
             f"noise scale {s.get('noise_scale', '')} (w = {s['posterior_variance']:.4g}).",
             f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score units "
             f"({level:.0%} intervals, {s.get('interval_kind', 'normal')}); assessor biases median "
