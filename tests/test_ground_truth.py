@@ -385,3 +385,16 @@ def test_ground_truth_report_setting_row(tmp_path):
         ground_truth_report(book)
     book["Settings"]["B6"] = None  # blank: the default setting
     np.testing.assert_allclose(ground_truth_report(book)["Certainty"]["certainty"], default["certainty"])
+
+
+def test_reference_setting_with_many_classes_is_not_refused_by_the_memory_guard():
+    """With the reference code's concentration on every class, only the named classes are drawn (the others are
+    exchangeable and counted), so 5,000 classes with three named per item cost what three classes cost; the memory
+    guard once sized the draws by all classes and refused the dermatology data (419 classes) at 1000 samples."""
+    from xlcalib.ground_truth.dirichlet import certainty_from_concentration
+
+    conc = np.zeros((300, 5000))
+    conc[:, :3] = [3.0, 2.0, 1.0]
+    certainty, labels = certainty_from_concentration(conc, samples=1000, seed=0, base=0.01)
+    assert certainty.shape == (300,) and set(labels) == {0}
+    assert 0.4 < certainty.mean() < 0.7

@@ -241,7 +241,9 @@ def certainty_from_concentration(concentration, samples: int = 1000, seed: int =
     samples, seed, chunk = whole_argument(samples, "samples"), seed_argument(seed), whole_argument(chunk, "chunk")
     n, K = conc.shape
     top = whole_argument(top, "top", high=K, why=f"there are {K} classes")
-    width_max = K if base > 0 else int(max((conc > 0).sum(axis=1).max(), top))
+    # the gamma draws are as wide as the named (positive) classes of an item, also with base > 0: the other
+    # classes are exchangeable and handled by counting (see _top_sets_with_exchangeable), never drawn one by one
+    width_max = int(max((conc > 0).sum(axis=1).max(), top))
     # gamma draws, the keys of the top sets and their sort, per chunk of items
     check_memory(32.0 * min(chunk, n) * samples * width_max,
                  f"{samples} samples of {min(chunk, n)} items x {width_max} classes", "lower samples")
