@@ -437,27 +437,6 @@ def _numeric(values, name: str, ids) -> np.ndarray:
     return check_calibration_numbers(out, name, lambda i: f"{_row_text(i)} ({ids(i)})")
 
 
-def _labels(values, name: str) -> np.ndarray:
-    """Ids as an array; a blank id (None, NaN, empty text) is an error naming its row (vectorised check)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind in "iu":
-        return arr
-    if arr.dtype.kind == "f":
-        blank = np.isnan(arr)
-    else:
-        arr = arr.astype(object)
-        series = pd.Series(arr, dtype=object)
-        blank = series.isna().to_numpy()
-        try:
-            blank = blank | (series.str.strip() == "").to_numpy(dtype=bool)
-        except AttributeError:  # no text at all (e.g. all numbers): nothing can be an empty string
-            pass
-    if blank.any():
-        i = int(np.flatnonzero(blank)[0])
-        raise InputError(f"{_row_text(i)}: the {name} is blank", {"row": i, "column": name})
-    return arr
-
-
 def _factorized_labels(values, name: str) -> tuple[np.ndarray, pd.Index, np.ndarray]:
     """(codes, distinct ids, the ids) -- a blank id (None, NaN, empty text) is an error naming its row.
 
@@ -1390,8 +1369,8 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
       object of lowest C_o in the other component.
     """
     k = whole_argument(k, "k", low=0, high=MAX_DESIGN_SUGGESTIONS, why="each suggestion is checked by 10 exact mu2 solves")
-    a_lab = _labels(assessors, "assessor")
-    o_lab = _labels(objects, "object")
+    ai, a_names, a_lab = _factorized_labels(assessors, "assessor")
+    oi, o_names, o_lab = _factorized_labels(objects, "object")
     if len(a_lab) != len(o_lab):
         raise InputError(f"assessors ({len(a_lab)}) and objects ({len(o_lab)}) differ in length")
     N = len(a_lab)
@@ -1402,9 +1381,6 @@ def design_check(assessors, objects, confidence=None, k: int = 5) -> DesignCheck
         if np.any(c <= 0):
             i = int(np.flatnonzero(c <= 0)[0])
             raise InputError(f"{_row_text(i)}: confidence must be positive", {"row": i, "column": "confidence"})
-    ai, a_names = pd.factorize(pd.Series(a_lab, dtype=object))
-    oi, o_names = pd.factorize(pd.Series(o_lab, dtype=object))
-    ai, oi = ai.astype(np.intp, copy=False), oi.astype(np.intp, copy=False)  # numpy's index type (32-bit in Pyodide)
     A, O = len(a_names), len(o_names)
     if A < 2 or O < 2:
         raise InputError("a design needs at least two assessors and two objects")
