@@ -37,8 +37,6 @@ COLUMNS: dict[str, Column] = {c.name: c for c in [
     Column("se", SCORE, "standard error of the calibrated value (score units): the honest ±"),
     Column("lower", SCORE, "lower end of the interval at the run's interval level"),
     Column("upper", SCORE, "upper end of the interval at the run's interval level"),
-    Column("bound", SCORE, "robustness bound: worst-case change for score errors of the expected size - a design "
-                           "diagnostic, not the ± of the value"),
     Column("robustness_bound", SCORE, "robustness bound: worst-case change for score errors of the expected size - "
                                       "a design diagnostic, not the ± of the value"),
     Column("total_confidence", SCORE, "sum of the confidences (1/SD²) of the reads: more and surer reads, larger"),
