@@ -195,7 +195,6 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     the folder *out*, default next to the input) or ``"json"`` (one file with
     the four tables and the stats).
     """
-    from .errors import InputProblems
     from .macros import CalibrationSettings, compute_calibration, write_calibration
     from .workbook import new_workbook, save_atomically, write_bytes_atomically
     from .workbook.base import neutralise_frame, neutralise_text
