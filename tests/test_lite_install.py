@@ -27,7 +27,8 @@ def test_core_dependencies_are_what_pyodide_provides():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = lambda reqs: {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in reqs}  # noqa: E731
     assert names(project["dependencies"]) == {"numpy", "scipy", "pandas"}
-    assert names(project["optional-dependencies"]["excel"]) == {"openpyxl", "xlwings", "defusedxml", "python-calamine"}
+    assert names(project["optional-dependencies"]["excel"]) == {"openpyxl", "xlwings", "defusedxml", "python-calamine",
+                                                                    "polars"}
     assert all(">=" in r for r in project["dependencies"] + project["optional-dependencies"]["excel"])
 
 

@@ -12,7 +12,6 @@ Exit codes: 0 success; 2 bad input (one line naming sheet/row/column);
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from pathlib import Path
@@ -197,7 +196,8 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     """
     from .macros import CalibrationSettings, compute_calibration, write_calibration
     from .workbook import new_workbook, save_atomically, write_bytes_atomically
-    from .workbook.base import neutralise_frame, neutralise_text
+    from .workbook.base import neutralise_text
+    from .workbook.text_output import csv_bytes, json_bytes
 
     path = Path(path)
     # explicit command-line options beat the Settings sheet
@@ -227,7 +227,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
             listing = Path(out).with_name(f"{path.stem}_problems.csv") if out and Path(out).suffix else \
                 (Path(out) if out else path.parent) / f"{path.stem}_problems.csv"
             try:
-                write_bytes_atomically(neutralise_frame(checks_frame(exc.problems)).to_csv(index=False).encode("utf-8"), listing)
+                write_bytes_atomically(csv_bytes(checks_frame(exc.problems)), listing)
                 exc.listing = listing
             except OSError:
                 exc.listing = None
@@ -258,9 +258,9 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         if out.suffix:
             raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
         for name, frame in frames.items():
-            write_bytes_atomically(neutralise_frame(frame).to_csv(index=False).encode("utf-8"), out / f"{path.stem}_{name}.csv")
+            write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
     else:  # text output: names that would start a formula get a leading ' (as in the CSV files)
-        payload = {name: json.loads(neutralise_frame(frame).to_json(orient="records")) for name, frame in frames.items()}
+        payload = dict(frames)  # tables become lists of records (json_bytes neutralises their text)
         payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else neutralise_text(v))
                             for k, v in result.stats.items()}
         payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
@@ -271,7 +271,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
                                                                                 else "default relative levels")}
         if "Ranking" in frames:
             payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
-        write_bytes_atomically(json.dumps(payload, indent=1, default=str).encode("utf-8"), out)
+        write_bytes_atomically(json_bytes(payload), out)
     return result, out
 
 
