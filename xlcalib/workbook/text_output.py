@@ -65,11 +65,25 @@ def csv_bytes(frame: pd.DataFrame, *, fast: bool = True) -> bytes:
     pl = polars_or_none() if fast else None
     table = _polars_table(frame, pl, for_json=False) if pl is not None else None
     if table is None:
-        return neutralise_frame(frame).to_csv(index=False, lineterminator="\n").encode("utf-8")
+        safe = neutralise_frame(frame)
+        # Python's csv module (before 3.12) quotes a field with a carriage return only when the line end holds one
+        ends = "\r\n" if _holds_carriage_return(safe) else "\n"
+        return safe.to_csv(index=False, lineterminator=ends).encode("utf-8")
     buffer = io.BytesIO()
     table.write_csv(buffer, include_header=True, separator=",", quote_char='"', line_terminator="\n",
                     null_value="", quote_style="necessary")
     return buffer.getvalue()
+
+
+def _holds_carriage_return(frame: pd.DataFrame) -> bool:
+    if any(isinstance(name, str) and "\r" in name for name in frame.columns):
+        return True
+    for i in range(frame.shape[1]):
+        column = frame.iloc[:, i]
+        if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
+            if any(isinstance(v, str) and "\r" in v for v in pd.unique(column.to_numpy(dtype=object))):
+                return True
+    return False
 
 
 # ----------------------------------------------------------------------------------------------- JSON
@@ -170,13 +184,14 @@ def _polars_column(column: pd.Series, name: str, pl, for_json: bool):
     else:
         return None  # categorical, nullable integer/boolean/float, ...: the pandas path
     if kind in ("string", "empty"):
-        text = pl.Series(name, column.to_numpy(dtype=object, na_value=None), dtype=pl.String)
+        text = pl.Series(name, column.to_numpy(dtype=object, na_value=None).tolist(), dtype=pl.String)
         text = _neutralised(text, pl)
         if not for_json:  # pandas writes empty text as an empty field, like a missing value
             text = text.set(text == "", None)
         return text
     if kind == "boolean":
-        return _booleans(pl.Series(name, column.to_numpy(dtype=object, na_value=None), dtype=pl.Boolean), pl, for_json)
+        return _booleans(pl.Series(name, column.to_numpy(dtype=object, na_value=None).tolist(), dtype=pl.Boolean),
+                        pl, for_json)
     return None  # mixed objects (numbers and text in one column): the pandas path keeps each value's own type
 
 
