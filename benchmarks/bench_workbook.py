@@ -32,6 +32,24 @@ def _panel(n_eval: int, seed: int = 0) -> pd.DataFrame:
                          "Score": np.round(score, 2), "SD": rng.choice([0.5, 1.0, 2.0], len(objects))})
 
 
+def _text_output_rows(residuals: pd.DataFrame, repeats: int) -> list[dict]:
+    """The CLI's --format csv/json writer (formula-safe, round-trip floats) against pandas' own writers."""
+    from xlcalib.workbook.text_output import csv_bytes, json_bytes, polars_or_none
+
+    shape = f"{len(residuals):,} x {residuals.shape[1]}"
+    engine = "polars" if polars_or_none() is not None else "pandas fallback (polars not installed)"
+    t_ours = median_time(lambda: csv_bytes(residuals), repeats)
+    t_peer = median_time(lambda: residuals.to_csv(index=False).encode("utf-8"), repeats)
+    rows = [{"case": f"write Residuals as CSV ({shape})", "ours_s": t_ours, "peer": "DataFrame.to_csv",
+             "peer_s": t_peer, "ratio": t_peer / t_ours, "note": f"ours: {engine}, formula-safe text"}]
+    t_ours = median_time(lambda: json_bytes({"Residuals": residuals}), repeats)
+    t_peer = median_time(lambda: residuals.to_json(orient="records").encode("utf-8"), repeats)
+    rows.append({"case": f"write Residuals as JSON ({shape})", "ours_s": t_ours, "peer": "DataFrame.to_json(records)",
+                 "peer_s": t_peer, "ratio": t_peer / t_ours,
+                 "note": f"ours: {engine}, full float precision (the peer rounds to 10 decimals)"})
+    return rows
+
+
 def run(n_eval: int = 30_000, repeats: int = 3, big: int | None = None) -> list[dict]:
     from xlcalib.cli import calibrate_file
     from xlcalib.inputs import read_panel
@@ -79,6 +97,10 @@ def run(n_eval: int = 30_000, repeats: int = 3, big: int | None = None) -> list[
                      "peer": "DataFrame.to_excel(openpyxl)", "peer_s": t_peer, "ratio": t_peer / t_ours,
                      "note": "ours adds formula-safe text, header styles, highlights, atomic rename"})
 
+        noise = np.random.default_rng(2).normal(0, 1, (n_eval, 2))  # floats with all their digits, as real output
+        rows += _text_output_rows(residuals.assign(residual=noise[:, 0], fitted=residuals["score"] - noise[:, 0],
+                                                   std_residual=noise[:, 0] / noise[:, 1]), repeats)
+
         csv_path = Path(tmp) / "panel.csv"
         frame.to_csv(csv_path, index=False)
 
@@ -106,6 +128,7 @@ def run(n_eval: int = 30_000, repeats: int = 3, big: int | None = None) -> list[
             rows.append({"case": f"xlcalib calibrate {big:,}-row CSV end to end", "ours_s": t_big,
                          "peer": "pandas.read_csv alone", "peer_s": t_peer, "ratio": t_peer / t_big,
                          "note": "read + check, fit with bounds, write CSV; goal <= 10 s (one run)"})
+            rows += _text_output_rows(pd.read_csv(Path(tmp) / "big_out" / "big_Residuals.csv"), 1)
     return rows
 
 
