@@ -45,7 +45,7 @@ def _read_csv(data: bytes) -> pd.DataFrame:
 
 def test_csv_fast_and_reference_paths_read_back_the_same():
     frame = _tricky_frame()
-    fast, reference = csv_bytes(frame), csv_bytes(frame, fast=False)
+    fast, reference = csv_bytes(frame, fast=True), csv_bytes(frame, fast=False)
     assert fast.startswith("assessor,'=name,Ørsted é,n,anomalous,changed,lottery\n".encode())
     a, b = _read_csv(fast), _read_csv(reference)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
@@ -60,11 +60,11 @@ def test_csv_fast_and_reference_paths_read_back_the_same():
 
 def test_csv_text_is_formula_safe_and_quoted_where_needed():
     frame = _tricky_frame()
-    table = _read_csv(csv_bytes(frame))
+    table = _read_csv(csv_bytes(frame, fast=True))
     expected = [None if v is None or v == "" else neutralise_text(v) for v in TRICKY_TEXT]
     assert [None if pd.isna(v) else v for v in table["assessor"]] == expected
     assert expected[:6] == ["'=1+2", "'@SUM(1)", "'-x", "+1.5", "-3", "'\tTab"]
-    for data in (csv_bytes(frame), csv_bytes(frame, fast=False)):
+    for data in (csv_bytes(frame, fast=True), csv_bytes(frame, fast=False)):
         lines = data.decode("utf-8").split("\n")
         assert not any(line.startswith(("=", "@", "-x", "\t")) for line in lines)
         assert '"a,b"' in data.decode() and '"say ""hi"""' in data.decode() and '"two\nlines"' in data.decode()
@@ -73,14 +73,14 @@ def test_csv_text_is_formula_safe_and_quoted_where_needed():
 def test_csv_fast_path_matches_pandas_byte_for_byte_on_plain_tables():
     frame = pd.DataFrame({"object": pd.array(["P1", "P2", "=P3"], dtype="str"), "value": [0.5, np.nan, 2.25],
                           "n": [1, 2, 3], "anomalous": [True, False, True], "note": ["", "x", None]})
-    assert csv_bytes(frame) == csv_bytes(frame, fast=False) == (
+    assert csv_bytes(frame, fast=True) == csv_bytes(frame, fast=False) == (
         "object,value,n,anomalous,note\nP1,0.5,1,True,\nP2,,2,False,x\n'=P3,2.25,3,True,\n".encode())
 
 
 def test_json_fast_and_reference_paths_parse_the_same():
     frame = _tricky_frame()
     document = {"Residuals": frame, "Empty": frame.iloc[:0], "stats": {"R": 1.5, "gauge": "weighted", "é": [1, 2]}}
-    fast, reference = json_bytes(document), json_bytes(document, fast=False)
+    fast, reference = json_bytes(document, fast=True), json_bytes(document, fast=False)
     a, b = json.loads(fast), json.loads(reference)
     assert a == b
     records = a["Residuals"]
@@ -99,20 +99,20 @@ def test_json_fast_and_reference_paths_parse_the_same():
 def test_mixed_object_columns_take_the_reference_path_and_keep_their_types():
     frame = pd.DataFrame({"statistic": ["n", "gauge", "@x"], "value": pd.Series([3, "weighted", 0.25], dtype=object)})
     assert text_output._polars_table(frame, pl, for_json=True) is None
-    payload = json.loads(json_bytes({"Diagnostics": frame}))
+    payload = json.loads(json_bytes({"Diagnostics": frame}, fast=True))
     assert payload["Diagnostics"] == [{"statistic": "n", "value": 3}, {"statistic": "gauge", "value": "weighted"},
                                       {"statistic": "'@x", "value": 0.25}]
-    assert csv_bytes(frame) == b"statistic,value\nn,3\ngauge,weighted\n'@x,0.25\n"
+    assert csv_bytes(frame, fast=True) == b"statistic,value\nn,3\ngauge,weighted\n'@x,0.25\n"
 
 
 def test_without_polars_the_reference_path_writes(monkeypatch):
     frame = _tricky_frame()
-    fast_csv, fast_json = csv_bytes(frame), json_bytes({"t": frame})
+    fast_csv, fast_json = csv_bytes(frame, fast=True), json_bytes({"t": frame}, fast=True)
     monkeypatch.setattr(text_output, "_polars_module", None)  # as if polars could not be imported
     assert text_output.polars_or_none() is None
-    assert csv_bytes(frame) == csv_bytes(frame, fast=False)
-    pd.testing.assert_frame_equal(_read_csv(csv_bytes(frame)), _read_csv(fast_csv), check_exact=True)
-    assert json.loads(json_bytes({"t": frame})) == json.loads(fast_json)
+    assert csv_bytes(frame, fast=True) == csv_bytes(frame, fast=False)
+    pd.testing.assert_frame_equal(_read_csv(csv_bytes(frame, fast=True)), _read_csv(fast_csv), check_exact=True)
+    assert json.loads(json_bytes({"t": frame}, fast=True)) == json.loads(fast_json)
 
 
 names = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\x00"), max_size=8)
@@ -127,9 +127,9 @@ def test_fast_and_reference_paths_agree_on_any_table(rows):
     frame = pd.DataFrame({"name": pd.array([r[0] for r in rows], dtype="str"),
                           "x": np.array([r[1] for r in rows], dtype=np.float64),
                           "flag": np.array([r[2] for r in rows], dtype=bool)})
-    pd.testing.assert_frame_equal(_read_csv(csv_bytes(frame)), _read_csv(csv_bytes(frame, fast=False)),
+    pd.testing.assert_frame_equal(_read_csv(csv_bytes(frame, fast=True)), _read_csv(csv_bytes(frame, fast=False)),
                                   check_exact=True)
-    assert json.loads(json_bytes({"t": frame})) == json.loads(json_bytes({"t": frame}, fast=False))
+    assert json.loads(json_bytes({"t": frame}, fast=True)) == json.loads(json_bytes({"t": frame}, fast=False))
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -141,6 +141,7 @@ def test_cli_writes_the_same_content_with_and_without_polars(fmt, tmp_path, monk
             ("B, Jr.", "=1+2", 5, 0.5), ("-x", "P1", 3, 1), ("-x", "=1+2", 4, 1)]
     src = tmp_path / "p.csv"
     pd.DataFrame(rows, columns=["Assessor", "Object", "Score", "SD"]).to_csv(src, index=False)
+    monkeypatch.setattr(text_output, "FAST_MIN_ROWS", 0)  # this small panel through polars too
     outs = {}
     for label in ("fast", "reference"):
         if label == "reference":
@@ -159,3 +160,25 @@ def test_cli_writes_the_same_content_with_and_without_polars(fmt, tmp_path, monk
     else:
         assert outs["fast"] == outs["reference"]
         assert {r["object"] for r in outs["fast"]["Values"]} == {"P1", "'=1+2", "'@SUM(1)"}
+
+
+def test_small_tables_and_tight_memory_limits_take_the_reference_path(tmp_path):
+    small = pd.DataFrame({"x": np.arange(3.0)})
+    assert text_output._polars_for(small, None) is None and text_output._polars_for(small, True) is not None
+    large = pd.DataFrame({"x": np.arange(float(text_output.FAST_MIN_ROWS))})
+    assert text_output._polars_for(large, None) is not None and text_output._polars_for(large, False) is None
+    # under ulimit -v polars' allocator would abort the process: the pandas path writes instead
+    import subprocess
+    import sys
+
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))\n"
+            "import numpy as np, pandas as pd\n"
+            "from xlcalib.workbook import text_output as t\n"
+            "frame = pd.DataFrame({'name': ['=x', 'y'] * t.FAST_MIN_ROWS, 'v': np.arange(2.0 * t.FAST_MIN_ROWS)})\n"
+            "assert t.polars_or_none() is None\n"
+            "assert t.csv_bytes(frame) == t.csv_bytes(frame, fast=False)\n"
+            "print(len(t.json_bytes({'t': frame})))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={"OPENBLAS_NUM_THREADS": "1", "PATH": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) > 0

@@ -8,7 +8,11 @@ DataFrame library with a native CSV/JSON writer, formats the same columns about 
 ``excel`` extra that the command line already needs; pyarrow would do the same job, but installing it
 switches pandas' default string storage for the whole program, polars changes nothing else.  When polars
 cannot be imported (an install without the extra), or a table holds a column kind the fast path does not
-handle (mixed objects, dates, pandas' nullable types), the pandas/json path writes the same content.
+handle (mixed objects, dates, pandas' nullable types), the pandas/json path writes the same content.  Small
+tables (under :data:`FAST_MIN_ROWS` rows) take that path too: it is quick for them and saves importing
+polars (~0.2 s).  So does a process under a tight address-space limit (``ulimit -v``, below
+:data:`POLARS_MIN_ADDRESS_SPACE`): polars' allocator reserves address space for its thread pool and, when
+it cannot, aborts the whole process instead of raising ``MemoryError``.
 
 What a file means, on either path:
 
@@ -40,29 +44,53 @@ import pandas as pd
 
 from .base import TEXT_FILE_FORMULA_STARTS, neutralise_frame, neutralise_text
 
+#: Tables with fewer rows are written by the pandas/json path (fast enough; polars is not even imported).
+FAST_MIN_ROWS = 20_000
+#: Under an address-space limit below this, polars is not used (it would abort the process, not raise).
+POLARS_MIN_ADDRESS_SPACE = 2 * 2**30
+
 _UNSET = object()
 _polars_module: Any = _UNSET
 
 
 def polars_or_none():
-    """The polars module when it can be imported (the fast writer), else None (the pandas/json path)."""
+    """The polars module when it can be used (the fast writer), else None (the pandas/json path)."""
     global _polars_module
     if _polars_module is _UNSET:
-        try:
-            import polars
-        except ImportError:  # an install without the excel extra, or a platform without the wheel (Pyodide)
-            polars = None
+        polars = None
+        if _address_space_limit() >= POLARS_MIN_ADDRESS_SPACE:
+            try:
+                import polars
+            except ImportError:  # an install without the excel extra, or a platform without the wheel (Pyodide)
+                polars = None
         _polars_module = polars
     return _polars_module
 
 
-# ------------------------------------------------------------------------------------------------ CSV
-def csv_bytes(frame: pd.DataFrame, *, fast: bool = True) -> bytes:
-    """*frame* as UTF-8 CSV bytes (no index), formula-safe; polars when available, else pandas ``to_csv``.
+def _address_space_limit() -> float:
+    try:
+        import resource
+    except ImportError:  # Windows, Pyodide: no such limit
+        return float("inf")
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return float("inf") if soft == resource.RLIM_INFINITY else soft
 
-    ``fast=False`` forces the pandas path (the reference the fast path is tested against).
+
+def _polars_for(frame: pd.DataFrame, fast: bool | None):
+    """polars for this table: ``fast=None`` when available and the table is large, True when available, False never."""
+    if fast is False or (fast is None and len(frame) < FAST_MIN_ROWS):
+        return None
+    return polars_or_none()
+
+
+# ------------------------------------------------------------------------------------------------ CSV
+def csv_bytes(frame: pd.DataFrame, *, fast: bool | None = None) -> bytes:
+    """*frame* as UTF-8 CSV bytes (no index), formula-safe; polars for large tables when available, else pandas.
+
+    ``fast=False`` forces the pandas path (the reference the fast path is tested against); ``fast=True`` uses
+    polars whenever it is available, whatever the table's size.
     """
-    pl = polars_or_none() if fast else None
+    pl = _polars_for(frame, fast)
     table = _polars_table(frame, pl, for_json=False) if pl is not None else None
     if table is None:
         safe = neutralise_frame(frame)
@@ -87,11 +115,12 @@ def _holds_carriage_return(frame: pd.DataFrame) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------- JSON
-def json_bytes(document: dict[str, Any], *, fast: bool = True) -> bytes:
+def json_bytes(document: dict[str, Any], *, fast: bool | None = None) -> bytes:
     """A JSON object as UTF-8 bytes: DataFrame values become lists of records (one per line), others as by json.
 
     Non-frame values are written by :func:`json.dumps` (``indent=1``, unknown objects as their text);
-    their text is not neutralised here (callers pass :func:`neutralise_text`-ed values).
+    their text is not neutralised here (callers pass :func:`neutralise_text`-ed values).  ``fast`` as for
+    :func:`csv_bytes`.
     """
     parts = []
     for key, value in document.items():
@@ -104,9 +133,9 @@ def json_bytes(document: dict[str, Any], *, fast: bool = True) -> bytes:
     return b"{\n" + b",\n".join(parts) + b"\n}\n" if parts else b"{}\n"
 
 
-def _frame_records_json(frame: pd.DataFrame, fast: bool) -> bytes:
+def _frame_records_json(frame: pd.DataFrame, fast: bool | None) -> bytes:
     """``[record, ...]`` of a frame, one record per line; full float precision, non-finite and missing -> null."""
-    pl = polars_or_none() if fast else None
+    pl = _polars_for(frame, fast)
     table = _polars_table(frame, pl, for_json=True) if pl is not None else None
     if table is not None:
         buffer = io.BytesIO()
