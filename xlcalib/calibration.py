@@ -875,6 +875,15 @@ class _Posterior:
         return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q)
 
     # ------------------------------------------------------------------ draws
+    def _single_precision_pieces(self):
+        """(sqrt(w/Cd), sqrt(w) D, sqrt(w) k) in float32, built once: draws are made chunk after chunk."""
+        if self._draw_pieces is None:
+            root_w = np.sqrt(self.w)
+            self._draw_pieces = ((root_w / np.sqrt(self.Cd)).astype(np.float32),
+                                 (self.D * root_w).astype(np.float32).tocsr(),
+                                 (root_w * self.k).astype(np.float32))
+        return self._draw_pieces
+
     def draw_theta(self, n: int, rng) -> np.ndarray:
         """n draws of the assessor-level deviations theta ~ N(0, H), as an assessors x draws array.
 
@@ -883,6 +892,7 @@ class _Posterior:
         one thread, so BLAS's own threads do not compete with theirs.
         """
         d = self.design
+        self._single_precision_pieces()  # here, in the calling thread: worker threads then only read them
         if self.solver is None:
             return np.zeros((d.n_assessors, n))
         if not self.solver.dense:
@@ -904,12 +914,7 @@ class _Posterior:
         """
         if xi is None:
             xi = self.draw_theta(n, rng)
-        if self._draw_pieces is None:  # single-precision pieces, built once: draws are made chunk after chunk
-            root_w = np.sqrt(self.w)
-            self._draw_pieces = ((root_w / np.sqrt(self.Cd)).astype(np.float32),
-                                 (self.D * root_w).astype(np.float32).tocsr(),
-                                 (root_w * self.k).astype(np.float32))
-        scale, D32, k32 = self._draw_pieces
+        scale, D32, k32 = self._single_precision_pieces()
         xi32 = xi.astype(np.float32)
         dev = rng.standard_normal((n, self.design.n_objects), dtype=np.float32)
         dev *= scale[None, :]
