@@ -212,3 +212,17 @@ def test_expected_ranks_agree_with_an_independent_argsort_ranking(result):
     ranks = np.argsort(np.argsort(-draws, axis=1, kind="stable"), axis=1) + 1
     expected = pd.Series(ranks.mean(axis=0), index=result.values.index)
     np.testing.assert_allclose(table["expected_rank"], expected.loc[table.index], rtol=0, atol=1e-12)
+
+
+def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
+    """Above the dense limit every draw is a CG solve: draws x evaluations is capped, with a note."""
+    import xlcalib.calibration as cal
+
+    ev = random_panel(4, A=12, O=60, reads=(2, 4))
+    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    sparse = xlcalib.calibrate(ev)
+    monkeypatch.setattr(decisions, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
+    table = sparse.ranking(top_k=10, draws=2000)
+    assert table.attrs["draws"] == 150 and "iterative solve" in table.attrs["note"]
+    exact_p = xlcalib.calibrate(ev).ranking(top_k=10, draws=2000)["p_above"]
+    assert np.abs(table["p_above"] - exact_p.loc[table.index]).max() < 0.25  # the same law, fewer draws

@@ -36,7 +36,8 @@ import pandas as pd
 from .errors import InputError
 from .inputs import real_argument, seed_argument, whole_argument
 
-__all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS"]
+__all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS",
+           "MAX_SPARSE_DRAW_WORK"]
 
 #: Memory of one chunk of draws (values and their ranks).
 CHUNK_BYTES = 64 * 2**20
@@ -46,6 +47,10 @@ STORED_RANK_BYTES = 256 * 2**20
 #: It keeps the main job of a panel of 300,000+ objects within seconds (150+ draws: P(above) to +-0.04,
 #: rank intervals from 150 order statistics); smaller panels keep the 10,000 draws asked for.
 MAX_DRAW_CELLS = 50_000_000
+#: Upper bound on draws x evaluations when the fit runs on its iterative (sparse) path (more than
+#: calibration.DENSE_ASSESSOR_LIMIT assessors): there each draw is one conjugate-gradient solve
+#: (about 10-20 s at the bound on a 2-core machine).
+MAX_SPARSE_DRAW_WORK = 200_000_000
 #: Upper bound on the draws argument itself.
 MAX_DRAWS = 1_000_000
 #: Threads running Monte Carlo chunks at once (each holds one chunk of CHUNK_BYTES).
@@ -222,6 +227,15 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         note = (f"draws reduced from {draws:,} to {cap:,} so that draws x objects stays within "
                 f"{MAX_DRAW_CELLS:,} (time and memory bound)")
         draws = cap
+    solver = getattr(post, "solver", None)
+    if solver is not None and not solver.dense:  # each draw of the iterative path is one solve over all evaluations
+        evaluations = int(post.design.c.size)
+        sparse_cap = max(100, MAX_SPARSE_DRAW_WORK // evaluations)
+        if draws > sparse_cap:
+            note = (f"draws reduced from {draws:,} to {sparse_cap:,}: with this many assessors each draw is an "
+                    f"iterative solve over all {evaluations:,} evaluations, and draws x evaluations is kept within "
+                    f"{MAX_SPARSE_DRAW_WORK:,} (time bound)")
+            draws = sparse_cap
 
     v_hat = values["value"].to_numpy(dtype=float)
     se = values["se"].to_numpy(dtype=float)
