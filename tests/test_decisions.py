@@ -87,7 +87,7 @@ def test_rank_intervals_use_a_bounded_store(result, monkeypatch):
     table = result.ranking(top_k=5, draws=1000)
     assert table.attrs["rank_interval_draws"] == 300
     full = result.ranking(top_k=5, draws=1000)
-    np.testing.assert_allclose(table["p_above"], full["p_above"])  # chunking does not change the stream
+    np.testing.assert_allclose(table["p_above"], full["p_above"])  # same chunking, same streams, same numbers
 
 
 def test_disconnected_panel_cannot_be_ranked():
@@ -146,3 +146,83 @@ def test_decisions_wrong_at_most_epsilon_and_probabilities_calibrated(model, lin
     assert above.sum() > 100 and below.sum() > 100
     assert (~T[above]).mean() <= 0.05 and T[below].mean() <= 0.05
     _check_calibrated(P, T)
+
+
+# --------------------------------------------------------------------------- the fast ranking kernels
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+_floats32 = st.floats(width=32, allow_nan=False, allow_infinity=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float32, st.tuples(st.integers(1, 3), st.integers(1, 40)), elements=_floats32))
+def test_packed_sort_orders_like_a_stable_descending_argsort(values):
+    """The uint32 keys fall as the floats rise (signs, zeros, infinities), ties go to the lower index."""
+    values = values + np.float32(0.0)  # -0.0 -> +0.0: the keys tell the two zeros apart, numbers do not
+    expected = np.argsort(-values, axis=1, kind="stable")
+    np.testing.assert_array_equal(decisions._best_first(values), expected)
+
+
+def test_descending_keys_on_the_edges_of_float32():
+    edges = np.array([np.inf, np.finfo(np.float32).max, 1.0, np.finfo(np.float32).tiny, 1e-45, 0.0,
+                      -1e-45, -np.finfo(np.float32).tiny, -1.0, -np.finfo(np.float32).max, -np.inf], np.float32)
+    keys = decisions._descending_keys(edges.copy())
+    assert (np.diff(keys.astype(np.int64)) > 0).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays(np.int32, st.tuples(st.integers(1, 60), st.integers(1, 30)), elements=st.integers(1, 1000)),
+       st.floats(0.0, 0.5, exclude_min=True, exclude_max=True))
+def test_order_statistics_match_numpy_quantile(stored, alpha):
+    index = np.arange(stored.shape[0])
+    lo = int(np.quantile(index, alpha, method="lower"))
+    hi = int(np.quantile(index, 1 - alpha, method="higher"))
+    got = decisions._order_statistics(stored, [lo, hi], block_bytes=4 * stored.shape[0] * 7)  # several blocks
+    np.testing.assert_array_equal(got[0], np.quantile(stored, alpha, axis=0, method="lower"))
+    np.testing.assert_array_equal(got[1], np.quantile(stored, 1 - alpha, axis=0, method="higher"))
+
+
+def test_numbers_do_not_depend_on_threads_or_chunking(result, monkeypatch):
+    """Each chunk has its own random stream: one thread or two, the table is the same bit for bit."""
+    monkeypatch.setattr(decisions, "CHUNK_BYTES", 28 * 40 * 37)  # 37 draws per chunk: many chunks
+    monkeypatch.setattr(decisions, "MAX_WORKERS", 1)
+    one = result.ranking(top_k=8, draws=1000, seed=3)
+    monkeypatch.setattr(decisions, "MAX_WORKERS", 2)
+    monkeypatch.setattr(decisions, "_worker_count", lambda: 2)  # two threads even on a one-core runner
+    two = result.ranking(top_k=8, draws=1000, seed=3)
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_expected_ranks_agree_with_an_independent_argsort_ranking(result):
+    """The packed-sort ranks against a plain argsort ranking of the same joint draws (the same stream)."""
+    table = result.ranking(draws=400, seed=11)
+    post, _a, o_idx = result._posteriors[0]
+    streams = np.random.SeedSequence(11).spawn(1)
+    rng = np.random.default_rng(streams[0])
+    n = 400
+    xi = post.draw_theta(n, rng)
+    dev = post.draw_deviations(n, rng, xi)
+    if result._t_df:
+        dev *= np.sqrt(result._t_df / rng.chisquare(result._t_df, n)).astype(np.float32)[:, None]
+    full = np.empty_like(dev)
+    full[:, o_idx] = dev
+    draws = full + result.values["value"].to_numpy().astype(np.float32)[None, :]
+    ranks = np.argsort(np.argsort(-draws, axis=1, kind="stable"), axis=1) + 1
+    expected = pd.Series(ranks.mean(axis=0), index=result.values.index)
+    np.testing.assert_allclose(table["expected_rank"], expected.loc[table.index], rtol=0, atol=1e-12)
+
+
+def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
+    """Above the dense limit every draw is a CG solve: draws x evaluations is capped, with a note."""
+    import xlcalib.calibration as cal
+
+    ev = random_panel(4, A=12, O=60, reads=(2, 4))
+    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    sparse = xlcalib.calibrate(ev)
+    monkeypatch.setattr(decisions, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
+    table = sparse.ranking(top_k=10, draws=2000)
+    assert table.attrs["draws"] == 150 and "iterative solve" in table.attrs["note"]
+    exact_p = xlcalib.calibrate(ev).ranking(top_k=10, draws=2000)["p_above"]
+    assert np.abs(table["p_above"] - exact_p.loc[table.index]).max() < 0.25  # the same law, fewer draws

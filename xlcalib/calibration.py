@@ -783,6 +783,7 @@ class _Posterior:
         self.D = sp.csr_matrix((design.c / self.Cd[design.oi], (design.oi, design.ai)),
                                shape=(design.n_objects, A))
         self._inverse = None
+        self._draw_pieces = None
         self.method = "exact"
 
     # ------------------------------------------------------------------ pieces
@@ -874,28 +875,52 @@ class _Posterior:
         return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q)
 
     # ------------------------------------------------------------------ draws
-    def draw_deviations(self, n: int, rng) -> np.ndarray:
-        """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).
+    def _single_precision_pieces(self):
+        """(sqrt(w/Cd), sqrt(w) D, sqrt(w) k) in float32, built once: draws are made chunk after chunk."""
+        if self._draw_pieces is None:
+            root_w = np.sqrt(self.w)
+            self._draw_pieces = ((root_w / np.sqrt(self.Cd)).astype(np.float32),
+                                 (self.D * root_w).astype(np.float32).tocsr(),
+                                 (root_w * self.k).astype(np.float32))
+        return self._draw_pieces
 
-        Single precision is ample for Monte Carlo ranks and halves the memory traffic of the sort.
+    def draw_theta(self, n: int, rng) -> np.ndarray:
+        """n draws of the assessor-level deviations theta ~ N(0, H), as an assessors x draws array.
+
+        The one step that uses BLAS (a triangular solve with the reduced
+        system's factor): callers running draws in threads make it first, in
+        one thread, so BLAS's own threads do not compete with theirs.
         """
         d = self.design
+        self._single_precision_pieces()  # here, in the calling thread: worker threads then only read them
         if self.solver is None:
-            xi = np.zeros((d.n_assessors, n))
-        elif self.solver.dense:
-            z = rng.standard_normal((d.n_assessors, n))
-            factor = self.solver.factor[0]
-            xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
-                                      check_finite=False).astype(float, copy=False)
-            if self.fixed:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
-                xi -= (d.C_a @ xi)[None, :] / self.solver.C
-        else:
-            xi = self._draw_theta_sparse(n, rng)
-        dev = rng.standard_normal((n, d.n_objects), dtype=np.float32)
-        dev *= (1.0 / np.sqrt(self.Cd)).astype(np.float32)[None, :]
-        dev -= (self.D @ xi).T.astype(np.float32)
-        dev += (self.k @ xi).astype(np.float32)[:, None]
-        dev *= np.float32(np.sqrt(self.w))
+            return np.zeros((d.n_assessors, n))
+        if not self.solver.dense:
+            return self._draw_theta_sparse(n, rng)
+        z = rng.standard_normal((d.n_assessors, n))
+        factor = self.solver.factor[0]
+        xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
+                                  check_finite=False).astype(float, copy=False)
+        if self.fixed:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
+            xi -= (d.C_a @ xi)[None, :] / self.solver.C
+        return xi
+
+    def draw_deviations(self, n: int, rng, xi: np.ndarray | None = None) -> np.ndarray:
+        """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).
+
+        ``xi`` (from :meth:`draw_theta` with the same *rng*) may be drawn
+        beforehand; without it it is drawn here.  Single precision is ample for
+        Monte Carlo ranks and halves the memory traffic of the sort.
+        """
+        if xi is None:
+            xi = self.draw_theta(n, rng)
+        scale, D32, k32 = self._single_precision_pieces()
+        xi32 = xi.astype(np.float32)
+        dev = rng.standard_normal((n, self.design.n_objects), dtype=np.float32)
+        dev *= scale[None, :]
+        shared = D32 @ xi32  # objects x draws: each object's share of the assessor-level deviations
+        shared -= (k32 @ xi32)[None, :]
+        dev -= shared.T
         return dev
 
 
