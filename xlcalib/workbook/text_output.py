@@ -127,10 +127,25 @@ def json_bytes(document: dict[str, Any], *, fast: bool | None = None) -> bytes:
         if isinstance(value, pd.DataFrame):
             text = _frame_records_json(value, fast)
         else:
-            text = json.dumps(value, indent=1, ensure_ascii=False, default=str).encode("utf-8")
+            text = json.dumps(_strict_json(value), indent=1, ensure_ascii=False, allow_nan=False,
+                              default=str).encode("utf-8")
             text = text.replace(b"\n", b"\n ")  # raw line breaks are only layout: json escapes them in strings
         parts.append(b" " + json.dumps(str(key), ensure_ascii=False).encode("utf-8") + b": " + text)
     return b"{\n" + b",\n".join(parts) + b"\n}\n" if parts else b"{}\n"
+
+
+def _strict_json(value: Any) -> Any:
+    """*value* with every non-finite float (NaN, +-inf) as None: strict JSON has no NaN, and a reader that
+    meets one refuses the whole file (the tables follow the same rule: missing and non-finite are null)."""
+    if isinstance(value, dict):
+        return {k: _strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict_json(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
 
 
 def _frame_records_json(frame: pd.DataFrame, fast: bool | None) -> bytes:
