@@ -28,7 +28,7 @@ def test_core_dependencies_are_what_pyodide_provides():
     names = lambda reqs: {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in reqs}  # noqa: E731
     assert names(project["dependencies"]) == {"numpy", "scipy", "pandas"}
     assert names(project["optional-dependencies"]["excel"]) == {"openpyxl", "xlwings", "defusedxml", "python-calamine",
-                                                                    "polars"}
+                                                                    "polars", "xlsxwriter"}
     assert all(">=" in r for r in project["dependencies"] + project["optional-dependencies"]["excel"])
 
 

@@ -332,3 +332,22 @@ def test_summary_reports_the_lottery(tmp_path):
     drawn = table.loc[table["lottery"] == "funded by lottery", "object"].tolist()
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
     assert drawn and summary["Lottery"].startswith(f"{len(drawn)} of ") and all(o in summary["Lottery"] for o in drawn)
+
+
+def test_reliability_of_averages_needs_no_objects_by_assessors_grid():
+    """The Summary's ICC(1,k) from objects x read slots equals the one from the objects x assessors grid
+    (repeated reads averaged, objects with one read left out), with unequal reads per object."""
+    from xlcalib.presentation import reliability_of_averages
+
+    rng = np.random.default_rng(3)
+    objects = np.repeat(np.arange(40), rng.integers(1, 6, 40))
+    ev = pd.DataFrame({"object": [f"o{o}" for o in objects],
+                       "assessor": [f"a{a}" for a in rng.integers(0, 15, len(objects))],
+                       "score": rng.normal(5, 1, 40)[objects] + rng.normal(0, 1, len(objects))})
+    ev = pd.concat([ev, ev.iloc[:3].assign(score=ev["score"].iloc[:3] + 1)], ignore_index=True)  # repeated reads
+    grid = ev.pivot_table(index="object", columns="assessor", values="score", aggfunc="mean")
+    grid = grid[grid.notna().sum(axis=1) >= 2]
+    value, how = reliability_of_averages(ev)
+    assert value == pytest.approx(xlcalib.icc(grid.to_numpy(dtype=float), "ICC1k"), rel=1e-12)
+    assert f"of {len(grid)} objects with 2 or more reads" in how
+    assert np.isnan(reliability_of_averages(ev.drop_duplicates("object"))[0])  # one read each: not computable

@@ -184,6 +184,20 @@ def _print_problems(exc) -> None:
         print(f"xlcalib: ... and {rest} more problem{'s' if rest > 1 else ''}{where}", file=sys.stderr)
 
 
+#: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous).
+RESIDUALS_COLUMNS = 7
+
+
+def _residuals_fit_a_sheet(panel) -> None:
+    """The Residuals (and Feedback) sheet holds one row per evaluation: a panel beyond Excel's rows is refused
+    before the fit, with the way out (CSV or JSON), instead of after minutes of work; never cut silently."""
+    from .macros import _preamble
+    from .workbook.base import check_sheet_size
+
+    check_sheet_size(panel.frame, _preamble("calibration", "", None), "Residuals", n_rows=len(panel.frame),
+                     n_columns=RESIDUALS_COLUMNS)
+
+
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
                    feedback=False):
@@ -195,7 +209,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     the four tables and the stats).
     """
     from .macros import CalibrationSettings, compute_calibration, write_calibration
-    from .workbook import new_workbook, save_atomically, write_bytes_atomically
+    from .workbook import new_result_book, save_atomically, write_bytes_atomically
     from .workbook.base import neutralise_text
     from .workbook.text_output import csv_bytes, json_bytes
 
@@ -219,7 +233,8 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         book = FastBook(path)
     try:
         result, frames, settings = compute_calibration(
-            book, CalibrationSettings(sheet=sheet, per_component=per_component), **overrides)
+            book, CalibrationSettings(sheet=sheet, per_component=per_component),
+            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, **overrides)
     except InputProblems as exc:  # every problem at once; the full list goes to a file when it is long
         if len(exc.errors) > MAX_PROBLEM_LINES:
             from .inputs import checks_frame
@@ -251,7 +266,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     if fmt == "xlsx":
         if out.suffix.lower() != ".xlsx":
             raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
-        result_book = new_workbook()
+        result_book = new_result_book()  # a new file: streamed by XlsxWriter, not built cell by cell in openpyxl
         write_calibration(result_book, result, frames, settings, feedback=feedback)
         save_atomically(result_book, out)
     elif fmt == "csv":
@@ -283,7 +298,7 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     given, the book's Settings sheet; without any line the reads that most reduce the values' variance.
     """
     from .macros import CalibrationSettings, _preamble, compute_calibration, next_reads_frame, write_calibration
-    from .workbook import new_workbook, open_book, open_workbook, save_atomically
+    from .workbook import new_result_book, open_book, open_workbook, save_atomically
 
     path = Path(path)
     out = Path(out) if out else path.with_name(f"{path.stem}_next_reads.xlsx")
@@ -310,7 +325,7 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
                                         max_load=max_load)
     else:
         suggestions = next_reads_frame(result, settings, reads)
-    result_book = new_workbook()
+    result_book = new_result_book()
     write_calibration(result_book, result, frames, settings)
     objective = suggestions.attrs.get("objective", "")
     open_book(result_book).write_frame("Next reads", suggestions, _preamble(
@@ -355,7 +370,7 @@ def _demo(out_dir: str) -> int:
 
 
 #: packages of the `excel` extra (workbook files, macros, classic add-in); not needed by the core
-EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine")
+EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine", "xlsxwriter")
 
 
 def main(argv: list[str] | None = None) -> int:

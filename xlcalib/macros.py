@@ -268,16 +268,20 @@ def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evalua
     return out
 
 
-def compute_calibration(book, settings: CalibrationSettings | None = None, **overrides):
+def compute_calibration(book, settings: CalibrationSettings | None = None, *, before_fit=None, **overrides):
     """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
 
     ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet.
+    ``before_fit(panel)`` runs on the checked evaluations before the fit (e.g. to refuse a panel whose
+    result sheets cannot hold it, before minutes of work).
     """
     backend = open_book(book)
     settings = _read_settings(backend, settings or CalibrationSettings())
     for key, value in overrides.items():
         setattr(settings, key, value)
     panel = read_panel(backend, settings.sheet, levels=_level_names(settings))
+    if before_fit is not None:
+        before_fit(panel)
     result, frame = run_calibration(None, settings, panel)
     frames = result_frames(result, frame)
     if result.stats["n_components"] == 1:

@@ -266,14 +266,24 @@ def feedback_sheet(result, preamble) -> SheetSpec:
 
 
 def reliability_of_averages(evaluations: pd.DataFrame) -> tuple[float, str]:
-    """ICC(1,k) of the raw evaluations on the objects x assessors grid, and how it was computed."""
+    """ICC(1,k) of the raw evaluations (an assessor's repeated reads of an object averaged), and how it was computed.
+
+    The one-way ICC sees only which scores belong to which object, not who gave them, so the grid is objects x
+    read slots (as wide as the most-read object), not objects x assessors: the same estimate, without a dense
+    grid of every object by every assessor (gigabytes for a panel of a few hundred thousand reads).
+    """
     from . import reliability as rel
     from .errors import InputError
 
     try:
-        x = evaluations.pivot_table(index="object", columns="assessor", values="score", aggfunc="mean")
-        x = x[x.notna().sum(axis=1) >= 2]
-        value = rel.icc(x.to_numpy(dtype=float), "ICC1k")
+        cells = evaluations.groupby(["object", "assessor"], sort=False, observed=True)["score"].mean().reset_index()
+        reads = cells.groupby("object", sort=False, observed=True)["score"].transform("size").to_numpy()
+        cells = cells[reads >= 2]
+        row = pd.factorize(cells["object"])[0].astype(np.intp)
+        slot = cells.groupby("object", sort=False, observed=True).cumcount().to_numpy(dtype=np.intp)
+        x = np.full((int(row.max()) + 1 if len(row) else 0, int(slot.max()) + 1 if len(slot) else 0), np.nan)
+        x[row, slot] = cells["score"].to_numpy(dtype=float)
+        value = rel.icc(x, "ICC1k")
     except (InputError, ValueError, KeyError):
         return float("nan"), "not computable (too few objects with two or more reads)"
     reads = float(evaluations.groupby("object").size().mean())

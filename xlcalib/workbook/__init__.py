@@ -5,8 +5,10 @@ xlwings (a live Excel Book; thin).  See :mod:`xlcalib.workbook.base`.
 Reading files goes through one bounded path: :class:`~xlcalib.workbook.reader.FastBook` (xlsx/xlsm/ods:
 size and cell-count bounds from a streaming scan, then python-calamine) and
 :class:`~xlcalib.workbook.csv_backend.CsvBook` (CSV: byte-level bounds, then pandas); both are read-only
-backends of the same interface.  openpyxl writes results and keeps the formula-preserving report copy
-(loaded only after the same bounds, :func:`~xlcalib.workbook.reader.bound_workbook`).
+backends of the same interface.  New result files (``xlcalib calibrate``, ``next-reads``) are streamed by
+:class:`~xlcalib.workbook.xlsxwriter_backend.XlsxWriterBook` (row by row, bounded memory); openpyxl writes
+into workbooks it opened (macros, the formula-preserving report copy, templates; loaded only after the same
+bounds, :func:`~xlcalib.workbook.reader.bound_workbook`).
 
 Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
 never does, and nothing here imports xlwings (the caller brings the Book).
@@ -32,9 +34,10 @@ from .openpyxl_backend import (
     write_bytes_atomically,
     write_frames,
 )
+from .xlsxwriter_backend import XlsxWriterBook, new_result_book
 
 __all__ = [
     "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
     "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
-    "write_bytes_atomically", "write_frames",
+    "write_bytes_atomically", "write_frames", "XlsxWriterBook", "new_result_book",
 ]

@@ -47,8 +47,8 @@ HIGHLIGHT_FILL = "FFC7CE"
 
 
 def cell_value(value: Any) -> Any:
-    """A value ready for a cell: numpy scalars unboxed, NaN/NaT blank, containers as text."""
-    if value is None or value is pd.NaT:
+    """A value ready for a cell: numpy scalars unboxed, NaN/NaT/NA blank, containers as text."""
+    if value is None or value is pd.NaT or value is pd.NA:
         return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
@@ -396,16 +396,28 @@ class WorkbookBackend(ABC):
 EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS = 1_048_576, 16_384
 
 
+def check_sheet_size(frame: pd.DataFrame, preamble=(), sheet: str = "", n_rows: int | None = None,
+                     n_columns: int | None = None) -> None:
+    """InputError when a result sheet (preamble, blank row, header, data) would exceed Excel's grid.
+
+    Why: a sheet is never cut silently; the user is told to write text files instead.  *n_rows* /
+    *n_columns* check a table before it exists (e.g. the Residuals of a panel before the fit).
+    """
+    n_rows = len(frame) if n_rows is None else n_rows
+    n_columns = frame.shape[1] if n_columns is None else n_columns
+    needed = len(preamble) + (1 if len(preamble) else 0) + 1 + n_rows
+    if needed > EXCEL_MAX_ROWS or n_columns > EXCEL_MAX_COLUMNS:
+        raise InputError(f"sheet {sheet or '(result)'} would need {needed:,} rows x {n_columns} columns; an Excel "
+                         f"sheet holds {EXCEL_MAX_ROWS:,} x {EXCEL_MAX_COLUMNS:,}: write CSV or JSON instead "
+                         "(xlcalib calibrate --format csv)", {"sheet": sheet})
+
+
 def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "") -> tuple[list[list[Any]], int]:
     """The cell rows a result sheet holds (preamble, blank row, header, data) and the header's 1-based row.
 
     Raises InputError when the sheet would exceed Excel's 1,048,576 rows or 16,384 columns.
     """
-    needed = len(preamble) + (1 if len(preamble) else 0) + 1 + len(frame)
-    if needed > EXCEL_MAX_ROWS or frame.shape[1] > EXCEL_MAX_COLUMNS:
-        raise InputError(f"sheet {sheet or '(result)'} would need {needed:,} rows x {frame.shape[1]} columns; an Excel "
-                         f"sheet holds {EXCEL_MAX_ROWS:,} x {EXCEL_MAX_COLUMNS:,}: write CSV or JSON instead "
-                         "(xlcalib calibrate --format csv)", {"sheet": sheet})
+    check_sheet_size(frame, preamble, sheet)
     rows = [[cell_value(v) for v in r] for r in preamble]
     if rows:
         rows.append([])

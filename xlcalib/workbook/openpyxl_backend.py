@@ -174,13 +174,16 @@ def _honour_umask(path) -> None:
 
 
 def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime | None = None) -> Path:
-    """Save an openpyxl book to *path* via a temporary file in the same folder and ``os.replace``.
+    """Save a book (openpyxl ``Workbook`` or :class:`~xlcalib.workbook.xlsxwriter_backend.XlsxWriterBook`) to
+    *path* via a temporary file in the same folder and ``os.replace``.
 
     ``fixed_time`` pins the document timestamps (deterministic builds).
     """
-    if fixed_time is not None:
+    if fixed_time is not None and hasattr(book, "properties"):
         book.properties.created = fixed_time
         book.properties.modified = fixed_time
+    elif fixed_time is not None:  # an XlsxWriterBook (rendered when saved)
+        book.created = fixed_time
     return _write_via_temporary(path, book.save)
 
 

@@ -1,0 +1,197 @@
+"""The XlsxWriter backend (new result files): the same look as the openpyxl rendering of the same SheetSpecs,
+cell by cell; text never becomes a formula; sheets beyond Excel's grid are refused (before the fit on the
+command line), never cut; the command line writes its result files with it."""
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+import xlcalib
+from xlcalib.cli import RESIDUALS_COLUMNS, calibrate_file, main
+from xlcalib.macros import CalibrationSettings, compute_calibration, write_calibration
+from xlcalib.workbook import XlsxWriterBook, new_workbook, open_book, save_atomically
+from xlcalib.workbook.base import SheetSpec
+from xlcalib.workbook.xlsxwriter_backend import excel_pixels
+
+from .test_presentation import NOW, _demo_book
+
+
+def _look(cell):
+    """What a reader sees of a cell: value, number format (of numbers), font, fill, bottom border, alignment,
+    comment."""
+    f, a, fill, bottom = cell.font, cell.alignment, cell.fill, cell.border.bottom
+    number = isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool)
+    colour = bottom.color.rgb[-6:] if bottom.style and bottom.color is not None and isinstance(bottom.color.rgb, str) \
+        else None
+    return (cell.value, cell.number_format if number else None, f.name, f.sz, bool(f.b), bool(f.i),
+            fill.fill_type, fill.fgColor.rgb[-6:] if fill.fill_type else None, bottom.style,
+            colour if bottom.style == "thick" else None, a.horizontal, a.indent, bool(a.wrap_text),
+            None if a.vertical in (None, "bottom") else a.vertical,
+            (cell.comment.text, cell.comment.author, cell.comment.width, cell.comment.height) if cell.comment else None)
+
+
+def _widths(ws) -> dict[int, float]:
+    """Column widths by column number (a <col> element may span several equal columns)."""
+    out = {}
+    for dim in ws.column_dimensions.values():
+        if dim.customWidth and dim.min:
+            for j in range(dim.min, dim.max + 1):
+                out[j] = dim.width
+    return out
+
+
+def _chart(c):
+    def text(t):
+        return None if t is None or t.tx is None or t.tx.rich is None else "".join(r.t for p in t.tx.rich.p for r in p.r or [])
+
+    def name(s):
+        return s.tx.v if s.tx.v is not None else s.tx.strRef.f.replace("'", "").replace("$", "")
+
+    fmt = c.y_axis.numFmt.formatCode if c.y_axis.numFmt is not None else "General"
+    return (type(c).__name__, getattr(c, "type", None), text(c.title), text(c.x_axis.title), text(c.y_axis.title),
+            c.x_axis.scaling.min, c.x_axis.scaling.max, c.y_axis.scaling.min, c.y_axis.scaling.max,
+            getattr(c.x_axis, "majorUnit", None), fmt, c.legend.position if c.legend is not None else None,
+            c.x_axis.majorGridlines is not None, c.y_axis.majorGridlines is not None,
+            [name(s) for s in c.series], [s.errBars is not None for s in c.series],
+            [s.marker.symbol if s.marker is not None else None for s in c.series],
+            (c.anchor._from.col, c.anchor._from.row))
+
+
+def _print(ws):
+    p = ws.page_setup
+    return (p.orientation, int(p.paperSize), int(p.fitToWidth or 1), int(p.fitToHeight),
+            ws.sheet_properties.pageSetUpPr.fitToPage, ws.oddFooter.center.text, bool(ws.print_options.gridLines),
+            [b.id for b in ws.row_breaks.brk], ws.freeze_panes, ws.print_title_rows)
+
+
+def test_result_file_looks_like_the_openpyxl_rendering(tmp_path):
+    wb, _ = _demo_book()
+    wb["Evaluations"]["C6"] = 30.0  # a flagged read: a highlighted Residuals row
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=2000))
+    paths = {}
+    for kind, book in (("openpyxl", new_workbook()), ("xlsxwriter", XlsxWriterBook())):
+        write_calibration(book, result, frames, settings, now=NOW, feedback=True)
+        paths[kind] = save_atomically(book, tmp_path / f"{kind}.xlsx")
+    a, b = (openpyxl.load_workbook(paths[k]) for k in ("openpyxl", "xlsxwriter"))
+    assert a.sheetnames == b.sheetnames and a.active.title == b.active.title == "Ranking"
+    assert [ws.title for ws in b.worksheets if ws.sheet_view.tabSelected] == ["Ranking"]
+    looked_at = 0
+    for name in a.sheetnames:
+        wa, wb_ = a[name], b[name]
+        rows, cols = max(wa.max_row, wb_.max_row), max(wa.max_column, wb_.max_column)
+        for ra, rb in zip(wa.iter_rows(max_row=rows, max_col=cols), wb_.iter_rows(max_row=rows, max_col=cols)):
+            for ca, cb in zip(ra, rb):
+                assert _look(ca) == _look(cb), (name, ca.coordinate)
+                looked_at += 1
+        # widths: the same pixels on screen (XlsxWriter stores whole pixels)
+        assert _widths(wa).keys() == _widths(wb_).keys(), name
+        for j, width in _widths(wa).items():
+            assert excel_pixels(width) == excel_pixels(_widths(wb_)[j]), (name, j)
+        heights = {r: d.height for r, d in wa.row_dimensions.items() if d.height}
+        assert {r: d.height for r, d in wb_.row_dimensions.items() if d.height}.keys() == heights.keys(), name
+        for r, h in heights.items():  # whole pixels again: within 0.75 pt, never shorter than the text needs
+            assert abs(wb_.row_dimensions[r].height - h) <= 0.75, (name, r)
+        assert _print(wa) == _print(wb_), name
+        assert [_chart(c) for c in wa._charts] == [_chart(c) for c in wb_._charts], name
+    assert looked_at > 1000
+    flagged = [c for c in b["Residuals"]["A"] if c.fill.fill_type and c.fill.fgColor.rgb.endswith("FFC7CE")]
+    assert flagged  # the highlighted read is there to compare
+
+
+def test_text_stays_text_and_odd_values_are_shown(tmp_path):
+    frame = pd.DataFrame({"name": ["=SUM(1)", "+1", "-x", "@f", "", None],
+                          "value": [1.5, np.nan, np.inf, -np.inf, 2.0, 3.0],
+                          "count": pd.array([1, 2, None, 4, 5, 6], dtype="Int64"),
+                          "when": [datetime.date(2024, 5, 1)] * 6,
+                          "flag": [True, False, True, False, True, False]})
+    book = XlsxWriterBook()
+    top = open_book(book).write_frame("Odd", frame, preamble=[["xlcalib test"]])
+    path = save_atomically(book, tmp_path / "odd.xlsx")
+    ws = openpyxl.load_workbook(path)["Odd"]
+    body = [[c.value for c in r] for r in ws.iter_rows(min_row=top + 1)]
+    assert [r[0] for r in body] == ["=SUM(1)", "+1", "-x", "@f", None, None]
+    assert all(ws.cell(top + 1 + i, 1).data_type == "s" for i in range(4))  # text, not formulas
+    assert [r[1] for r in body] == [1.5, None, "inf", "-inf", 2.0, 3.0]  # no cell a spreadsheet cannot open
+    assert [r[2] for r in body] == [1, 2, None, 4, 5, 6] and ws.cell(top + 1, 3).number_format == "0"
+    assert body[0][3] == datetime.datetime(2024, 5, 1) and ws.cell(top + 1, 4).number_format == "yyyy-mm-dd"
+    assert [r[4] for r in body] == [True, False] * 3
+
+
+def test_sheets_are_replaced_deleted_and_refused_before_writing(monkeypatch, tmp_path):
+    from xlcalib.workbook import base
+
+    book = XlsxWriterBook()
+    backend = open_book(book)
+    backend.write_frame("Residuals", pd.DataFrame({"x": [1.0]}))
+    backend.write_frame("Other", pd.DataFrame({"y": [2.0]}))
+    monkeypatch.setattr(base, "EXCEL_MAX_ROWS", 5)
+    with pytest.raises(xlcalib.InputError, match="sheet Residuals would need 8 rows x 1 columns.*--format csv"):
+        backend.write_frame("Residuals", pd.DataFrame({"x": np.arange(5.0)}), preamble=[["a"]])
+    assert book.specs["Residuals"].frame["x"].tolist() == [1.0]  # the previous sheet is untouched
+    backend.write_frame("residuals", pd.DataFrame({"x": [3.0]}))  # replaced (names match case-insensitively)
+    backend.delete_sheet("OTHER")
+    assert backend.sheet_names() == ["residuals"] and backend.read_block("Residuals").rows == [["x"], [3.0]]
+    with pytest.raises(TypeError, match="SheetSpec"):
+        backend.style_cells("residuals", "A1", bold=True)
+    ws = openpyxl.load_workbook(save_atomically(book, tmp_path / "r.xlsx"))["residuals"]
+    assert [c.value for c in ws["A"]] == ["x", 3.0]
+
+
+def test_long_sheets_are_written_in_blocks_of_rows(monkeypatch, tmp_path):
+    """Rows are converted a block at a time (bounded memory); block edges change nothing."""
+    from xlcalib.workbook import xlsxwriter_backend
+
+    frame = pd.DataFrame({"who": [f"A{i % 7}" for i in range(25)], "score": np.linspace(0, 1, 25),
+                          "bad": np.arange(25) % 4 == 0})
+    paths = []
+    for chunk in (10_000, 7):
+        monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", chunk)
+        book = XlsxWriterBook()
+        book.write_sheet(SheetSpec("R", frame, [["xlcalib"]], highlight="bad", line_after=10))
+        paths.append(save_atomically(book, tmp_path / f"r{chunk}.xlsx"))
+    a, b = (openpyxl.load_workbook(p)["R"] for p in paths)
+    for ra, rb in zip(a.iter_rows(), b.iter_rows()):
+        assert [_look(c) for c in ra] == [_look(c) for c in rb]
+    assert a.cell(4, 1).fill.fgColor.rgb.endswith("FFC7CE") and a.cell(14, 2).border.bottom.style == "thick"
+
+
+def test_a_panel_beyond_excel_rows_is_refused_before_the_fit(tmp_path, monkeypatch, capsys):
+    """The Residuals sheet holds one row per evaluation: told before the fit, with the way out; CSV still works."""
+    from xlcalib import macros
+    from xlcalib.workbook import base
+
+    wb, evaluations = _demo_book()
+    src = save_atomically(wb, tmp_path / "panel.xlsx")
+    limit = len(evaluations) + 4  # preamble (3 rows), a blank row and the header: 4 rows short of what is needed
+    monkeypatch.setattr(base, "EXCEL_MAX_ROWS", limit)
+    fitted = []
+    run = macros.run_calibration
+    monkeypatch.setattr(macros, "run_calibration", lambda *a, **k: fitted.append(1) or run(*a, **k))
+    assert main(["calibrate", str(src), "-o", str(tmp_path / "out.xlsx")]) == 2
+    err = capsys.readouterr().err
+    assert (f"sheet Residuals would need {len(evaluations) + 5:,} rows x {RESIDUALS_COLUMNS} columns; an Excel sheet "
+            f"holds {limit:,}") in err and "--format csv" in err
+    assert not fitted and not (tmp_path / "out.xlsx").exists()
+    # the same numbers as the sheet itself would give (the column count cannot drift from the real sheet)
+    result, frames, settings = compute_calibration(wb)
+    with pytest.raises(xlcalib.InputError) as late:
+        write_calibration(XlsxWriterBook(), result, frames, settings, now=NOW)
+    assert f"would need {len(evaluations) + 5:,} rows x {RESIDUALS_COLUMNS} columns" in late.value.message
+    assert main(["calibrate", str(src), "--format", "csv", "-o", str(tmp_path / "csv")]) == 0
+
+
+def test_command_line_result_files_are_streamed_by_xlsxwriter(tmp_path):
+    wb, evaluations = _demo_book()
+    src = save_atomically(wb, tmp_path / "panel.xlsx")
+    _, out = calibrate_file(src, tmp_path / "out.xlsx")
+    import zipfile
+
+    with zipfile.ZipFile(out) as z:  # streamed row by row: text inline, no shared-strings table held in memory
+        assert 'inlineStr' in z.read("xl/worksheets/sheet1.xml").decode()
+        assert "xl/sharedStrings.xml" not in z.namelist()
+    residuals = openpyxl.load_workbook(out)["Residuals"]
+    assert residuals.max_row == len(evaluations) + 5 and residuals.freeze_panes == "A6"

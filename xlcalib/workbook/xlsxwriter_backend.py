@@ -1,0 +1,401 @@
+"""XlsxWriter backend: new result workbook files written fast, row by row, in bounded memory.
+
+Why a second file backend: a result workbook of a large panel is mostly one
+long sheet (Residuals: one row per evaluation).  openpyxl keeps every cell as
+a Python object and serialises it element by element, which made writing the
+styled result of 30,000 evaluations take longer than the calibration itself,
+and near Excel's row limit minutes and gigabytes.  XlsxWriter (a well-kept
+writer, the pandas ``to_excel`` engine of choice) streams each row to disk as
+it is written (``constant_memory``), so time grows linearly and memory stays
+at one row plus the result tables.
+
+What it is for: files xlcalib creates from nothing (``xlcalib calibrate``,
+``xlcalib next-reads``).  Workbooks that must keep what is already in them
+(the report copy with the template's formulas, the macros' live books, the
+template builders) stay with :class:`~xlcalib.workbook.openpyxl_backend.OpenpyxlBook`;
+XlsxWriter cannot edit an existing file.
+
+How a sheet looks is not decided here: :class:`XlsxWriterBook` renders the
+same :class:`~xlcalib.workbook.base.SheetSpec` descriptions as the openpyxl
+and xlwings backends (fonts, number formats per value, header comments,
+widths, wrapped rows and their heights, highlighted and marked rows, the
+funding line, frozen and printed headers, page breaks, native charts), and a
+test compares the two files cell by cell.  Sheets are kept as descriptions
+until :meth:`XlsxWriterBook.save`, so a sheet can still be replaced or
+deleted before the file is written, as with the other backends.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .base import (
+    FONT_NAME,
+    FONT_SIZE,
+    HIGHLIGHT_FILL,
+    MARK_FILL,
+    Block,
+    ChartSpec,
+    SheetSpec,
+    WorkbookBackend,
+    _split_ref,
+    cell_format,
+    cell_value,
+    check_sheet_size,
+    frame_rows,
+    ref_line_cells,
+)
+
+#: Series colours and markers: the same as the openpyxl backend's (one look for every file).
+CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
+MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
+#: Pixels per character of column width (Calibri 11: 7-pixel digits) and per cm (96 dpi).
+_PX_PER_CHAR, _PX_PER_CM = 7, 96 / 2.54
+#: Number formats openpyxl gives date and time cells (kept, so both backends show them alike).
+#: Data rows converted to cell values at a time (memory stays bounded whatever the sheet's length).
+CHUNK_ROWS = 20_000
+_DATE_FORMATS = {_dt.datetime: "yyyy-mm-dd h:mm:ss", _dt.date: "yyyy-mm-dd", _dt.time: "h:mm:ss"}
+
+
+def excel_pixels(width: float) -> int:
+    """The pixels Excel draws a column of stored *width* (characters) with (ECMA-376 18.3.1.13): XlsxWriter
+    stores whole pixels, so the column shows exactly as the openpyxl backend's width shows."""
+    return int(((256 * width + int(128 / _PX_PER_CHAR)) / 256) * _PX_PER_CHAR)
+
+
+def _column_values(series: pd.Series) -> list:
+    """A column as cell values (what :func:`cell_value` gives per value), converted per column where the dtype
+    allows: floats with NaN as None, integers and booleans as Python scalars."""
+    if pd.api.types.is_bool_dtype(series) and not series.isna().any():
+        return series.astype(bool).tolist()
+    if pd.api.types.is_integer_dtype(series) and not series.isna().any():
+        return series.astype(np.int64).tolist()
+    if pd.api.types.is_float_dtype(series) and series.dtype.kind == "f":
+        values = series.to_numpy(dtype=float)
+        out = values.astype(object)
+        out[np.isnan(values)] = None
+        return out.tolist()
+    return [cell_value(v) for v in series.to_numpy(dtype=object)]
+
+
+def _row_heights(spec: SheetSpec, wrapped: list[bool], widths: list[float]) -> np.ndarray:
+    """Lines each data row needs for its wrapped text (the openpyxl backend's rule, per column, vectorised)."""
+    lines = np.ones(len(spec.frame), dtype=np.intp)
+    for name, wrap, width in zip(spec.frame.columns, wrapped, widths):
+        if not wrap:
+            continue
+        series = spec.frame[name]
+        is_text = series.map(type).eq(str).to_numpy()
+        if not is_text.any():
+            continue
+        lengths = series.where(is_text, "").astype(str).str.len().to_numpy(dtype=np.intp)
+        per_line = max(int(width * 1.2) - 2, 1)  # a width unit holds about 1.2 characters of running text
+        lines = np.maximum(lines, -(-lengths // per_line))
+    return lines
+
+
+def new_result_book() -> "XlsxWriterBook":
+    """An empty result workbook for a new file (sheets rendered when it is saved)."""
+    return XlsxWriterBook()
+
+
+class XlsxWriterBook(WorkbookBackend):
+    """A new workbook file rendered by XlsxWriter when saved (:func:`save_atomically` or :meth:`save`).
+
+    Holds :class:`SheetSpec` descriptions in order; ``write_sheet`` checks the
+    sheet fits Excel's grid at once (a refused sheet leaves the book as it was).
+    """
+
+    def __init__(self):
+        self.specs: dict[str, SheetSpec] = {}
+        self.extra_charts: dict[str, list[ChartSpec]] = {}
+        self.active: str | None = None
+        self.created: _dt.datetime | None = None
+
+    # ------------------------------------------------------------------ the interface
+    def sheet_names(self) -> list[str]:
+        return list(self.specs)
+
+    def read_block(self, sheet: str) -> Block:
+        """A sheet written in this run, as the cells it will hold."""
+        spec = self.specs[self.find_sheet(sheet)]
+        rows, _ = frame_rows(spec.frame, spec.preamble, spec.name)
+        return Block(rows, 1, 1, (), spec.name)
+
+    def write_sheet(self, spec: SheetSpec) -> int:
+        check_sheet_size(spec.frame, spec.preamble, spec.name)
+        self.delete_sheet(spec.name)
+        self.specs[spec.name] = spec
+        return spec.header_row
+
+    def delete_sheet(self, name: str) -> None:
+        actual = self.find_sheet(name, required=False)
+        if actual is not None:
+            del self.specs[actual]
+            self.extra_charts.pop(actual, None)
+            if self.active == actual:
+                self.active = None
+
+    def activate(self, sheet: str) -> None:
+        self.active = self.find_sheet(sheet)
+
+    def add_chart(self, sheet: str, spec: ChartSpec) -> None:
+        self.extra_charts.setdefault(self.find_sheet(sheet), []).append(spec)
+
+    def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
+        raise TypeError("a result file written by XlsxWriter is styled through its SheetSpec (xlcalib.presentation), "
+                        "not cell by cell")
+
+    # ------------------------------------------------------------------ writing the file
+    def save(self, path: str | os.PathLike) -> None:
+        """Render every sheet into the file *path* (use :func:`save_atomically` for the atomic rename)."""
+        import xlsxwriter
+
+        if not self.specs:
+            raise InputError("nothing to write: the result workbook has no sheets")
+        book = xlsxwriter.Workbook(os.fspath(path), {"constant_memory": True, "nan_inf_to_errors": False})
+        try:
+            if self.created is not None:
+                book.set_properties({"created": self.created})
+            renderer = _Renderer(book)
+            for name, spec in self.specs.items():
+                renderer.sheet(spec, self.extra_charts.get(name, []), active=name == (self.active or next(iter(self.specs))))
+        finally:
+            book.close()
+
+
+class _Renderer:
+    """Renders SheetSpecs into one xlsxwriter Workbook; formats are shared (one per distinct look)."""
+
+    def __init__(self, book):
+        self.book = book
+        self._formats: dict[tuple, Any] = {}
+
+    def fmt(self, **props):
+        key = tuple(sorted(props.items()))
+        found = self._formats.get(key)
+        if found is None:
+            found = self._formats[key] = self.book.add_format({"font_name": FONT_NAME, "font_size": FONT_SIZE, **props})
+        return found
+
+    def sheet(self, spec: SheetSpec, extra_charts: list[ChartSpec], active: bool) -> None:
+        book = self.book
+        ws = book.add_worksheet(spec.name)
+        frame = spec.frame
+        names = list(frame.columns)
+        columns = [spec.column(c) for c in names]
+        wrapped = [spec.wrapped(c) for c in names]
+        any_wrapped = any(wrapped)
+        widths = spec.widths()
+        header_row = spec.header_row  # 1-based, as in the spec; xlsxwriter counts rows and columns from 0
+        charts = list(spec.charts) + list(extra_charts)
+        # cells under the charts (reference-line end points), written in row order with the rest
+        extra: dict[int, list[tuple[int, Any]]] = {}
+        for chart in charts:
+            for row, column, value in ref_line_cells(chart):
+                extra.setdefault(row, []).append((column, value))
+
+        for j, width in enumerate(widths):
+            ws.set_column_pixels(j, j, excel_pixels(width))
+
+        # preamble: italic, the title bold and a point larger; a blank row; then the header
+        preamble = [[cell_value(v) for v in r] for r in spec.preamble]
+        for i, row in enumerate(preamble, start=1):
+            for j, value in enumerate(row):
+                look = self.fmt(italic=True, bold=True, font_size=FONT_SIZE + 1) if (i, j) == (1, 0) else \
+                    self.fmt(italic=True)
+                self._write(ws, i - 1, j, value, look)
+            self._write_extra(ws, i, extra)
+        if preamble:
+            self._write_extra(ws, len(preamble) + 1, extra)
+        head = self.fmt(bold=True, bottom=1, text_wrap=True, valign="bottom")
+        for j, name in enumerate(names):
+            self._write(ws, header_row - 1, j, cell_value(name), head)
+            if columns[j].meaning:
+                ws.write_comment(header_row - 1, j, columns[j].meaning, {"author": "xlcalib", "width": 300, "height": 90})
+        self._write_extra(ws, header_row, extra)
+
+        # data rows: one format per (column, value kind, row look), decided per column where it can be
+        flag = frame[spec.highlight].fillna(False).astype(bool).to_numpy() if spec.highlight in names else None
+        mark = frame[spec.mark].fillna(False).astype(bool).to_numpy() if spec.mark in names else None
+        n = len(frame)
+        looks = np.zeros(n, dtype=np.intp)  # 0 plain, 1 red (highlight), 2 amber (mark)
+        if mark is not None:
+            looks[mark] = 2
+        if flag is not None:
+            looks[flag] = 1
+        line = spec.line_after if spec.line_after is not None and 0 <= spec.line_after < n else None
+        lines = _row_heights(spec, wrapped, widths) if any_wrapped else None
+        cache: dict[tuple, Any] = {}
+
+        def look_of(j: int, kind: type, fill: int, under: bool):
+            # the value's kind decides its format (an "auto:" format shows integers as integers), so one
+            # format per (column, kind, row look) serves every cell
+            key = (j, kind, fill, under)
+            found = cache.get(key)
+            if found is None:
+                number_format = cell_format(columns[j].number_format, 1 if kind is int else 0.5)
+                found = cache[key] = self.fmt(**self._data_props(columns[j], kind, number_format, wrapped[j],
+                                                                 any_wrapped, j, fill, under))
+            return found
+
+        write = self._write
+        first = header_row  # 0-based index of the first data row
+        for start in range(0, n, CHUNK_ROWS):  # cell values of a block of rows at a time: bounded memory
+            stop = min(n, start + CHUNK_ROWS)
+            values = [_column_values(frame[c].iloc[start:stop]) for c in names]
+            for i in range(start, stop):
+                r = first + i
+                if lines is not None and lines[i] > 1:
+                    ws.set_row(r, 15 * int(lines[i]) + 2)
+                fill, under = int(looks[i]), i == line
+                for j, column in enumerate(values):
+                    value = column[i - start]
+                    kind = type(value)
+                    look = cache.get((j, kind, fill, under)) or look_of(j, kind, fill, under)
+                    write(ws, r, j, value, look)
+                if extra:
+                    self._write_extra(ws, r + 1, extra)
+        for row in sorted(k for k in extra if k > header_row + n):  # below the table
+            self._write_extra(ws, row, extra)
+
+        ws.freeze_panes(header_row, spec.freeze_columns)
+        # print: landscape (or portrait), A4, one page wide, header row repeated, page number in the footer
+        if spec.landscape:
+            ws.set_landscape()
+        else:
+            ws.set_portrait()
+        ws.set_paper(9)
+        ws.fit_to_pages(1, 0)
+        ws.repeat_rows(header_row - 1)
+        ws.set_footer(f"&C{spec.name} - page &P of &N")
+        if spec.page_breaks:
+            ws.set_h_pagebreaks([header_row + offset for offset in spec.page_breaks])
+        for chart in charts:
+            self.chart(ws, spec.name, chart, [str(c) for c in names])
+        if active:
+            ws.activate()
+
+    @staticmethod
+    def _data_props(column, kind, number_format, wrapped: bool, any_wrapped: bool, j: int, fill: int, under: bool):
+        """The openpyxl backend's data-cell look (``_style_data_cell``) as xlsxwriter format properties."""
+        props: dict[str, Any] = {}
+        if number_format and kind in (int, float):
+            props["num_format"] = number_format
+        elif kind in _DATE_FORMATS:
+            props["num_format"] = _DATE_FORMATS[kind]
+        if kind is str and j > 0:  # text clear of the number to its left
+            props.update(align="left", indent=1)
+            if wrapped:
+                props["text_wrap"] = True
+            if any_wrapped:
+                props["valign"] = "top"
+        elif wrapped:
+            props.update(text_wrap=True, valign="top")
+        elif any_wrapped:
+            props["valign"] = "top"
+        if fill:
+            props.update(pattern=1, bg_color="#" + (HIGHLIGHT_FILL if fill == 1 else MARK_FILL))
+        if under:
+            props.update(bottom=5, bottom_color="#C00000")
+        return props
+
+    @staticmethod
+    def _write(ws, row: int, col: int, value, look) -> None:
+        """One cell: text always as text (never a formula), numbers as numbers, blanks keep their look."""
+        if value is None or value == "":
+            ws.write_blank(row, col, None, look)
+        elif isinstance(value, str):
+            ws.write_string(row, col, value, look)
+        elif isinstance(value, bool):
+            ws.write_boolean(row, col, value, look)
+        elif isinstance(value, (int, float)):
+            if math.isfinite(value):
+                ws.write_number(row, col, value, look)
+            else:  # a spreadsheet number cannot be infinite: shown as the text it is
+                ws.write_string(row, col, str(value), look)
+        else:  # dates and times
+            ws.write_datetime(row, col, value, look)
+
+    def _write_extra(self, ws, row: int, extra: dict) -> None:
+        for column, value in extra.get(row, ()):
+            self._write(ws, row - 1, column - 1, cell_value(value), None)
+
+    def chart(self, ws, sheet: str, spec: ChartSpec, headers: list[str]) -> None:
+        """A native chart drawn like the openpyxl backend's (same series, colours, markers, axes, size)."""
+        first, last = spec.header_row, spec.header_row + spec.n_rows - 1  # 0-based data rows
+        x = spec.x_column - 1
+        colour = ["#" + c for c in CHART_COLOURS]
+        if spec.kind == "scatter":
+            chart = self.book.add_chart({"type": "scatter", "subtype": "straight_with_markers" if spec.lines else None})
+            chart.set_style(13)
+            for k, col in enumerate(spec.y_columns):
+                c = colour[k % len(colour)]
+                series = {"name": headers[col - 1] if col <= len(headers) else "",
+                          "categories": [sheet, first, x, last, x], "values": [sheet, first, col - 1, last, col - 1],
+                          "marker": {"type": MARKERS[k % len(MARKERS)], "size": 6, "fill": {"color": c},
+                                     "border": {"color": c}},
+                          "line": {"color": c, "width": 22000 / 12700} if spec.lines else {"none": True},
+                          "smooth": False}
+                if k == 0 and spec.error_column is not None:
+                    series["y_error_bars"] = self._error_bars(sheet, spec, first, last)
+                chart.add_series(series)
+            left, top = _split_ref(spec.anchor)
+            for k, line in enumerate(spec.ref_lines):
+                r = top - 1 + 2 * k
+                chart.add_series({"name": line.name, "categories": [sheet, r, left, r + 1, left],
+                                  "values": [sheet, r, left + 1, r + 1, left + 1], "marker": {"type": "none"},
+                                  "line": {"color": "#7F7F7F", "width": 15875 / 12700,
+                                           "dash_type": "dash" if line.dashed else "solid"},
+                                  "smooth": False})
+        else:
+            chart = self.book.add_chart({"type": "bar" if spec.kind == "bar" else "column"})
+            for k, col in enumerate(spec.y_columns):
+                series = {"name": [sheet, spec.header_row - 1, col - 1], "categories": [sheet, first, x, last, x],
+                          "values": [sheet, first, col - 1, last, col - 1],
+                          "fill": {"color": colour[k % len(colour)]}}
+                if k == 0 and spec.error_column is not None:
+                    key = "x_error_bars" if spec.kind == "bar" else "y_error_bars"
+                    series[key] = self._error_bars(sheet, spec, first, last)
+                chart.add_series(series)
+        chart.set_title({"name": spec.title})
+        x_axis = self._axis(spec.x_title, spec.x_range, spec.x_major, None)
+        if spec.kind == "scatter":
+            x_axis["major_gridlines"] = {"visible": True}  # openpyxl draws both grids on a scatter
+        else:
+            x_axis["label_position"] = "low"  # category labels below the plot, not on the zero line
+        chart.set_x_axis(x_axis)
+        chart.set_y_axis(self._axis(spec.y_title, spec.y_range, None, spec.y_number_format))
+        if spec.kind != "scatter" and len(spec.y_columns) == 1:
+            chart.set_legend({"none": True})
+        else:
+            chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": round(spec.width_cm * _PX_PER_CM), "height": round(spec.height_cm * _PX_PER_CM)})
+        ws.insert_chart(spec.anchor, chart)
+
+    @staticmethod
+    def _axis(title: str, bounds, major, number_format) -> dict:
+        axis: dict[str, Any] = {}
+        if title:
+            axis["name"] = title
+        if bounds:
+            axis["min"], axis["max"] = bounds
+        if major:
+            axis["major_unit"] = major
+        if number_format:
+            axis["num_format"] = number_format
+        return axis
+
+    @staticmethod
+    def _error_bars(sheet: str, spec: ChartSpec, first: int, last: int) -> dict:
+        from xlsxwriter.utility import xl_range_abs, quote_sheetname
+
+        ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, spec.error_column - 1, last, spec.error_column - 1)}"
+        return {"type": "custom", "plus_values": ref, "minus_values": ref, "end_style": 1,
+                "line": {"color": "#7F7F7F", "width": 0.75}}
