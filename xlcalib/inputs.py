@@ -774,14 +774,19 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     bad = np.zeros(n, dtype=bool)
     if n == 0:
         return labels, blank, bad
-    values = values if isinstance(values, list) else list(values)
-    kinds = set(map(type, values))
+    if isinstance(values, np.ndarray) and values.dtype == object and \
+            pd.api.types.infer_dtype(values, skipna=False) == "string":
+        kinds = {str}  # every cell is text (a C-level scan): the CSV reader's usual column, no copy needed
+    else:
+        values = values if isinstance(values, list) else list(values)
+        kinds = set(map(type, values))
     if bool in kinds or np.bool_ in kinds:  # True == 1 for hashing: keep logical cells apart
         for i in [i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_))]:
             bad[i] = True
             problems.append(_problem(table, j, title, i, parse_label, values[i]))
             values[i] = None
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    codes, uniques = pd.factorize(values if isinstance(values, np.ndarray) else pd.Series(values, dtype=object),
+                                  use_na_sentinel=True)
     known_codes = None
     out = np.empty(len(uniques), dtype=object)
     status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem

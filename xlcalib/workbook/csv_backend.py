@@ -106,7 +106,9 @@ class CsvBook(WorkbookBackend):
         if b'"' not in data:
             buf = np.frombuffer(data, dtype=np.uint8)
             pos = np.flatnonzero(buf == ord(delim))
-            per_line = np.bincount(np.searchsorted(self.ends, pos), minlength=len(self.ends)) + 1
+            # delimiters before each line end, differenced: one sorted search per line, not per delimiter
+            before = np.searchsorted(pos, self.ends)
+            per_line = np.diff(before, prepend=0) + 1
             empty = (self.ends - self.starts) == 0
             if empty.any():  # "\r\n" line ends leave one byte on a blank line
                 per_line[empty] = 0
