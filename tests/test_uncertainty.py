@@ -309,3 +309,17 @@ def test_shrinkage_lowers_error_with_unequal_reads():
 def test_model_argument_checked():
     with pytest.raises(InputError, match="model must be"):
         xlcalib.calibrate(random_panel(1), model="bayes")
+
+
+def test_summary_reads_plainly_for_declared_sds_and_a_huge_chi_square():
+    """Face-value SDs say w = 1 once; mu2 carries its verdict; a p-value that underflows is never 'p = 0'."""
+    from xlcalib.calibration import _noise_check, overlap_verdict
+
+    ev = random_panel(8, A=10, O=50, reads=(2, 4))
+    ev = ev.drop(columns=[c for c in ("level", "confidence") if c in ev]).assign(sd=0.05)
+    text = xlcalib.calibrate(ev).summary()
+    assert text.count("(w = 1)") == 1
+    assert "mu2 (assessor overlap" in text and any(v in text for v in ("good", "fair", "poor"))
+    verdict, p = _noise_check(1e7, 1000)
+    assert p == 0.0 and "p < 1e-300" in verdict and "p = 0" not in verdict
+    assert overlap_verdict(0.05).startswith("poor") and overlap_verdict(0.5) == "good"

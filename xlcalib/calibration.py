@@ -201,11 +201,13 @@ class CalibrationResult:
             f"({s['n_components']} connected component{'s' if s['n_components'] != 1 else ''}; {model}).",
             f"Values are on the scale of the {'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average "
             f"assessor (gauge {s['gauge']}); uncertainty given as {s['uncertainty_kind']}; "
-            f"noise scale {s.get('noise_scale', '')} (w = {s['posterior_variance']:.4g}).",
+            f"noise scale {s.get('noise_scale', '')}"
+            + ("." if "w = " in str(s.get("noise_scale", "")) else f" (w = {s['posterior_variance']:.4g})."),
             f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score units "
             f"({level:.0%} intervals, {s.get('interval_kind', 'normal')}); assessor biases median "
             f"{self.biases['se'].median():.2g}.",
-            f"mu2 (assessor overlap, 0..1, larger is better) = {mu2_text}.",
+            f"mu2 (assessor overlap, 0..1, larger is better) = {mu2_text}: "
+            f"{overlap_verdict(min(mu2) if isinstance(mu2, list) else mu2)}.",
             f"{int(self.residuals['anomalous'].sum())} evaluation(s) flagged anomalous "
             f"(|standardised residual| > {s['anomaly_threshold']:g}).",
         ]
@@ -972,6 +974,17 @@ def _fit_shrinkage(design: _Design, s: np.ndarray, fixed_w: bool = False):
     return theta, u, lam, w, solver, bool(best.x > hi - 1e-3)
 
 
+def overlap_verdict(mu2: float) -> str:
+    """Plain words for mu2, the assessor overlap (0 = assessors not tied together, 1 = everyone reads everything).
+
+    The thresholds are rules of thumb: the seed's robustness bounds grow like sqrt(2/mu2), so below 0.1 a
+    perturbation of the scores can move values by more than about 4.5x its own confidence-weighted size.
+    """
+    if not np.isfinite(mu2):
+        return "not defined"
+    return "good" if mu2 >= 0.3 else "fair" if mu2 >= 0.1 else "poor: biases poorly determined; add shared reads"
+
+
 def _quantile(q: float, t_df) -> float:
     """Normal (t_df None) or Student-t quantile; scipy.special keeps scipy.stats' slow import off this path."""
     from scipy.special import ndtri, stdtrit
@@ -992,7 +1005,8 @@ def _noise_check(R: float, dof: int) -> tuple[str, float]:
         return "the scores fit the model exactly: no residual scatter to check the declared SDs against", float("nan")
     ratio = float(np.sqrt(R / dof))
     p = float(min(1.0, 2 * min(chdtrc(dof, R), chdtr(dof, R))))
-    base = f"(chi-square {R:.4g} on {dof} degrees of freedom, p = {p:.2g})"
+    p_text = f"p = {p:.2g}" if p > 0 else "p < 1e-300"  # the tail underflows double precision: never "p = 0"
+    base = f"(chi-square {R:.4g} on {dof} degrees of freedom, {p_text})"
     if p < 0.01 and ratio > 1.0:
         return (f"the scores scatter about {ratio:.1f}x more than the declared SDs allow {base}; the error bars use the "
                 "declared SDs, so they are too narrow -- consider relative confidence levels, which estimate the "

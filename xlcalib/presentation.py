@@ -412,8 +412,9 @@ def stat_verdict(key: str, value: Any, stats: dict | None = None) -> str:
     if not np.isfinite(v):
         return ""
     if key == "mu2":
-        return f"assessor overlap (mu2 {v:.2f}): " + (
-            "good" if v >= 0.3 else "fair" if v >= 0.1 else "poor: biases poorly determined; add shared reads")
+        from .calibration import overlap_verdict
+
+        return f"assessor overlap (mu2 {v:.2f}): " + overlap_verdict(v)
     if key == "n_components":
         return "good: one connected panel" if v == 1 else "split panel: values of different groups not comparable"
     if key == "w_estimated" and stats is not None:
