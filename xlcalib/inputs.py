@@ -794,7 +794,7 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     if kinds == {str}:  # the common case in bulk (C-level maps): printable text, no blanks or error codes
         stripped = list(map(str.strip, distinct))
         if all(stripped) and all(map(str.isprintable, stripped)) and max(map(len, stripped)) <= MAX_TEXT_CHARS \
-                and "#" not in {text[0] for text in stripped}:
+                and "\x1f#" not in "\x1f" + "\x1f".join(stripped):  # no error code (#N/A ...): one C-level search
             out[:] = stripped
             if stripped == distinct:  # nothing trimmed: the codes number the labels themselves (reused later)
                 known_codes = (np.asarray(codes, dtype=np.intp), distinct)
@@ -1174,7 +1174,7 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
         oi, o_names = _label_codes(o, used)
         pair = ai * max(len(o_names), 1) + oi
         span = (int(ai.max()) + 1) * max(len(o_names), 1) if len(ai) else 0
-        if span <= 4 * len(pair) + 1_000_000:  # a count per possible pair: one pass, no hashing
+        if span <= 8 * len(pair) + 4_000_000:  # a count per possible pair (<= 64 bytes a row + 32 MB): no hashing
             dup = np.bincount(pair.astype(np.intp), minlength=span)[pair] > 1
         else:
             dup = pd.Series(pair).duplicated(keep=False).to_numpy()
