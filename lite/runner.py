@@ -33,6 +33,7 @@ NOT_IN_LITE = {
     "test_presentation.py": "result workbooks as files (openpyxl, the CLI, file permissions)",
     "test_workbook_reader.py": "the bounded workbook reader (python-calamine, a compiled package Lite does not have)",
     "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",
+    "test_workbook_xlsxwriter.py": "result workbook files streamed by XlsxWriter through the CLI (excel extra)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 _FILES = "reads or writes workbook files through the excel extra (python-calamine/CLI), which Lite never loads"
@@ -53,6 +54,8 @@ SKIP = {
     "test_mid_panel_workbook_runs_and_lists_checks": _FILES,
     "test_merged_cells_are_reported_by_row": _FILES,
     "test_merged_cells_message": _FILES,
+    "test_xlsx_output_keeps_formula_looking_names_as_text": _FILES + " (result files: XlsxWriter)",
+    "test_cli_on_demo_workbook": _FILES + " (result files: XlsxWriter)",
 }
 
 
