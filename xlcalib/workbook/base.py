@@ -44,6 +44,10 @@ from ..errors import InputError
 FORMULA_STARTS = ("=", "+", "-", "@")
 #: Fill colour of highlighted result rows (e.g. anomalous evaluations): Excel's "light red".
 HIGHLIGHT_FILL = "FFC7CE"
+#: Chart series colours, distinguishable also in grey print (blue, orange, green, purple, gold, teal), and
+#: line markers: one look for every backend that draws charts.
+CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
+MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
 
 
 def cell_value(value: Any) -> Any:

@@ -41,6 +41,8 @@ import pandas as pd
 
 from ..errors import InputError, os_error_message
 from .base import (
+    CHART_COLOURS,
+    MARKERS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
@@ -58,9 +60,6 @@ from .base import (
 )
 from .reader import MAX_INPUT_BYTES, bound_workbook  # noqa: F401 (re-exported) - one set of limits for every reader
 
-#: Series colours: distinguishable, also in grey print (blue, orange, green, purple, gold, teal).
-CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
-MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
 
 
 def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: bool = False):

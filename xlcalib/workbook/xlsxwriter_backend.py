@@ -36,6 +36,8 @@ import pandas as pd
 
 from ..errors import InputError
 from .base import (
+    CHART_COLOURS,
+    MARKERS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
@@ -52,9 +54,6 @@ from .base import (
     ref_line_cells,
 )
 
-#: Series colours and markers: the same as the openpyxl backend's (one look for every file).
-CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
-MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
 #: Pixels per character of column width (Calibri 11: 7-pixel digits) and per cm (96 dpi).
 _PX_PER_CHAR, _PX_PER_CM = 7, 96 / 2.54
 #: Number formats openpyxl gives date and time cells (kept, so both backends show them alike).
