@@ -793,8 +793,11 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     distinct = uniques.tolist()
     if kinds == {str}:  # the common case in bulk (C-level maps): printable text, no blanks or error codes
         stripped = list(map(str.strip, distinct))
-        if all(stripped) and all(map(str.isprintable, stripped)) and max(map(len, stripped)) <= MAX_TEXT_CHARS \
-                and "\x1f#" not in "\x1f" + "\x1f".join(stripped):  # no error code (#N/A ...): one C-level search
+        lengths = list(map(len, stripped))
+        # none empty or too long; all printable (the joined text is printable iff every name is); no error code
+        # (#N/A ...): whole-list C-level checks instead of one Python test per name
+        if min(lengths) > 0 and max(lengths) <= MAX_TEXT_CHARS and "".join(stripped).isprintable() \
+                and "\n#" not in "\n" + "\n".join(stripped):
             out[:] = stripped
             if stripped == distinct:  # nothing trimmed: the codes number the labels themselves (reused later)
                 known_codes = (np.asarray(codes, dtype=np.intp), distinct)
@@ -1145,16 +1148,15 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
         elif used.any():
             codes_used, distinct = _label_codes(labels, used)
             present = np.bincount(codes_used, minlength=len(distinct)) > 0
-            distinct = pd.Series(distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)],
-                                 dtype=object)
+            distinct = distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)]
             folded = list(map(str.casefold, map(str, distinct)))
             joined = "\x1f".join(folded)  # one C-level search instead of one per name
             spaced = {k for k, x in enumerate(folded) if "  " in x or "\t" in x or "\n" in x or "\xa0" in x} \
                 if ("  " in joined or "\t" in joined or "\n" in joined or "\xa0" in joined) else set()
-            keys = pd.Series([" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced
-                             else folded, dtype=object)
-            clash = keys.duplicated(keep=False).to_numpy()
-            if clash.any():  # rare: look up where the clashing spellings first occur
+            keys = [" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced else folded
+            if len(set(keys)) < len(keys):  # rare: look up where the clashing spellings first occur
+                distinct, keys = pd.Series(distinct, dtype=object), pd.Series(keys, dtype=object)
+                clash = keys.duplicated(keep=False).to_numpy()
                 firsts = _first_cells(labels, rows, used & pd.Series(labels, dtype=object).isin(
                     set(distinct[clash])).to_numpy())
                 groups = {}
