@@ -188,10 +188,10 @@ def test_json_document_is_strict_json_outside_the_tables_too():
     """A NaN or infinity in the run's statistics becomes null: strict readers refuse a bare NaN."""
     import json
 
-    document = {"stats": {"R": float("nan"), "mu2": np.float64(np.inf), "n": np.int64(3),
+    document = {"stats": {"R": float("nan"), "mu2": np.float64(np.inf), "n": np.int64(3), "fixed": np.bool_(True),
                           "nested": [1.5, float("-inf"), {"x": np.nan}]},
                 "table": pd.DataFrame({"v": [1.0, np.nan]})}
     text = json_bytes(document).decode("utf-8")
     parsed = json.loads(text, parse_constant=lambda name: pytest.fail(f"bare {name} in JSON output"))
-    assert parsed["stats"] == {"R": None, "mu2": None, "n": 3, "nested": [1.5, None, {"x": None}]}
+    assert parsed["stats"] == {"R": None, "mu2": None, "n": 3, "fixed": True, "nested": [1.5, None, {"x": None}]}
     assert parsed["table"] == [{"v": 1.0}, {"v": None}]

@@ -135,16 +135,17 @@ def json_bytes(document: dict[str, Any], *, fast: bool | None = None) -> bytes:
 
 
 def _strict_json(value: Any) -> Any:
-    """*value* with every non-finite float (NaN, +-inf) as None: strict JSON has no NaN, and a reader that
-    meets one refuses the whole file (the tables follow the same rule: missing and non-finite are null)."""
+    """*value* as plain JSON values: numpy scalars unboxed, every non-finite float (NaN, +-inf) as None (strict
+    JSON has no NaN, and a reader that meets one refuses the whole file), containers walked.  The one rule for
+    the tables' cells and the document's other values alike."""
     if isinstance(value, dict):
         return {k: _strict_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_strict_json(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
     return value
 
 
@@ -181,15 +182,7 @@ def _json_column(column: pd.Series) -> list:
         return [None if v is None else float(v) for v in values]
     if isinstance(dtype, np.dtype) and dtype.kind in "iub":
         return column.to_numpy().tolist()
-    return [_json_value(v) for v in column.to_numpy(dtype=object, na_value=None)]
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
+    return [_strict_json(v) for v in column.to_numpy(dtype=object, na_value=None)]
 
 
 # ------------------------------------------------------------------------------------- the polars table
