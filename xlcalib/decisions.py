@@ -106,13 +106,14 @@ def _worker_count() -> int:
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
-def _map_chunks(prepare, work, n_chunks: int):
-    """Results of ``work(j, *prepare(j))`` for j = 0..n_chunks-1, in order.
+def _map_chunks(work, n_chunks: int, prepare=None):
+    """Results of ``work(j, *prepare(j))`` (``work(j)`` without *prepare*) for j = 0..n_chunks-1, in order.
 
     ``prepare`` runs in the calling thread (it may use BLAS, which has threads
     of its own); ``work`` runs on :func:`_worker_count` threads, a wave of
     chunks at a time, so at most that many chunks are in memory at once.
     """
+    prepare = prepare or (lambda j: ())
     workers = min(_worker_count(), n_chunks)
     if workers <= 1:
         for j in range(n_chunks):
@@ -124,7 +125,7 @@ def _map_chunks(prepare, work, n_chunks: int):
         for first in range(0, n_chunks, workers):
             wave = range(first, min(first + workers, n_chunks))
             prepared = [prepare(j) for j in wave]
-            yield from pool.map(work, wave, *zip(*prepared))
+            yield from pool.map(lambda j, args: work(j, *args), wave, prepared)
 
 
 def _order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 * 2**20) -> np.ndarray:
@@ -138,13 +139,13 @@ def _order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 
     step = max(1, block_bytes // max(1, K * stored.itemsize))
     starts = list(range(0, O, step))
 
-    def block(j: int, _unused=None) -> None:  # disjoint columns of `out`: safe from two threads
+    def block(j: int) -> None:  # disjoint columns of `out`: safe from two threads
         start = starts[j]
         part = np.ascontiguousarray(stored[:, start:start + step].T)
         part.partition(kth, axis=1)
         out[:, start:start + step] = part[:, kth].T
 
-    for _ in _map_chunks(lambda j: (None,), block, len(starts)):
+    for _ in _map_chunks(block, len(starts)):
         pass
     return out
 
@@ -283,7 +284,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
 
     rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
     above_count = np.zeros(O, dtype=np.int64)
-    for chunk_sum, chunk_above in _map_chunks(prepare_chunk, run_chunk, len(starts)):
+    for chunk_sum, chunk_above in _map_chunks(run_chunk, len(starts), prepare_chunk):
         rank_sum += chunk_sum
         if chunk_above is not None:
             above_count += chunk_above
