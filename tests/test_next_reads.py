@@ -30,6 +30,18 @@ def _add(frame, pairs, sd=None):
     return pd.concat([frame, extra], ignore_index=True)
 
 
+def _first_pick(result, pick):
+    """The first suggested read and the rank-one pieces of it: (a, o, oi, names, state, var_x, cov)."""
+    a, o = pick.assessor[0], pick.object[0]
+    post, _, _ = result._posteriors[0]
+    state = _State(post, post.k)
+    names = list(result.values.index)
+    ai, oi = list(result.biases.index).index(a), names.index(o)
+    var_x, _own = state.pieces(np.array([ai]), np.array([oi]))
+    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]))[:, 0]
+    return a, o, oi, names, state, var_x, cov
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_rank_one_prediction_equals_recalibration(seed):
     """Simple gauge, SDs (w = 1): the predicted SEs after one read equal a refit with the read to 1e-9."""
@@ -64,13 +76,7 @@ def test_weighted_gauge_differences_equal_recalibration():
     frame = _panel(4)
     result = xlcalib.calibrate(frame, sd="sd")
     pick = result.next_reads(1, confidence=1.0)
-    a, o = pick.assessor[0], pick.object[0]
-    post, _, _ = result._posteriors[0]
-    state = _State(post, post.k)
-    names = list(result.values.index)
-    ai, oi = list(result.biases.index).index(a), names.index(o)
-    var_x, own = state.pieces(np.array([ai]), np.array([oi]))
-    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]))[:, 0]
+    a, o, oi, names, state, var_x, cov = _first_pick(result, pick)
     refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd")
     for i, j in [(0, 5), (3, 17), (oi, (oi + 1) % len(names))]:
         before = result.difference(names[i], names[j]).se ** 2
@@ -186,13 +192,7 @@ def test_monte_carlo_pre_posterior_matches():
     result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
     X = float(result.values["value"].median())
     pick = result.next_reads(1, threshold=X, confidence=1.0)
-    a, o = pick.assessor[0], pick.object[0]
-    post, _, _ = result._posteriors[0]
-    state = _State(post, post.k)
-    names = list(result.values.index)
-    ai, oi = list(result.biases.index).index(a), names.index(o)
-    var_x, own = state.pieces(np.array([ai]), np.array([oi]))
-    cov = state.covariances(np.arange(len(names)), np.array([ai]), np.array([oi]))[:, 0]
+    a, o, oi, names, state, var_x, cov = _first_pick(result, pick)
     # predictive distribution of the new score: N(v_o + b_a, var_x + 1); the refit is linear in it
     rng = np.random.default_rng(0)
     fitted = result.values.at[o, "value"] + result.biases.at[a, "bias"]
