@@ -27,7 +27,7 @@ def test_pending_rows_are_counted_not_errors():
     assert _messages(panel, "warning") == ["sheet Evaluations, row 3: A has not yet scored y (pending: left out of this run)"]
     # a scored row still needs its uncertainty
     assert _messages(panel, "error") == ["sheet Evaluations, row 5, column SD (D5) is blank; a number is required"]
-    assert panel.sheet_rows == [2, 4]
+    assert panel.sheet_rows.tolist() == [2, 4]
 
 
 def test_all_problems_are_collected_in_one_pass_by_cell():
@@ -219,3 +219,60 @@ def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
     assert any(c["problem"] == "Object 'P4' (Objects!A5) is on the Objects list but has no scores yet" for c in checks)
     assert result.stats["n_evaluations"] == 6
     assert result.input_checks.startswith("input checks: 1 pending evaluation(s)")
+
+
+# --------------------------------------------------------------------------- the bulk paths equal the cell rules
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from xlcalib.inputs import MAX_TEXT_CHARS, RawTable, _plain_names  # noqa: E402
+
+_NAME_PIECES = st.sampled_from(["a", "B", " ", "#", "\t", "\n", "\xa0", "\x01", "\u2028", "é", "ß", "N/A", "1"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_NAME_PIECES, max_size=5).map("".join), max_size=8))
+def test_plain_names_is_the_per_name_rule(names):
+    """The whole-list test says "every name as typed" exactly when each name passes the rule one by one."""
+    one_by_one = all(n and n.strip() == n and n.isprintable() and not n.startswith("#") and len(n) <= MAX_TEXT_CHARS
+                     for n in names)
+    assert _plain_names(names) == (one_by_one and bool(names))
+
+
+def test_plain_names_refuses_non_text_and_overlong_names():
+    assert not _plain_names(["A", 1]) and not _plain_names(["A", None]) and not _plain_names([])
+    assert _plain_names(["x" * MAX_TEXT_CHARS, "y"]) and not _plain_names(["x" * (MAX_TEXT_CHARS + 1), "y"])
+
+
+_CELLS = [None, float("nan"), "", "  ", "A", " A", "a", "B", "#N/A", "#x", "A\x01", True, 7, 7.0, "Dr  Lee", "dr lee"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_CELLS), st.sampled_from(_CELLS), st.sampled_from([5.0, float("nan")])),
+                min_size=1, max_size=12))
+def test_object_array_columns_check_like_cell_lists(rows):
+    """A reader's object-array columns (the CSV path) give the same frame and problems as the same cells as lists."""
+    def table(as_array):
+        cols = [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [1.0] * len(rows)]
+        if as_array:
+            cols = [np.array(c, dtype=object) for c in cols[:2]] + cols[2:]  # the label columns as a reader's arrays
+        return RawTable(HEAD, cols, np.arange(2, len(rows) + 2, dtype=np.intp), [1, 2, 3, 4], 1, "Evaluations")
+
+    lists, arrays = check_evaluations(table(False)), check_evaluations(table(True))
+    assert [p.message for p in arrays.problems] == [p.message for p in lists.problems]
+    assert arrays.frame.to_dict("list") == lists.frame.to_dict("list")
+    assert arrays.sheet_rows.tolist() == lists.sheet_rows.tolist() and arrays.pending.to_dict("list") == lists.pending.to_dict("list")
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_repeated_pairs_found_when_the_pairs_outnumber_a_flag_table(shuffle):
+    """3,000 assessors x 3,000 objects (9 million possible pairs, beyond a flag per pair): found by sorting."""
+    n = 3000
+    rows = [[f"A{i}", f"O{i}", 5, 1] for i in range(n)] + [[f"A{n - 1}", "O0", 5, 1], ["A7", "O7", 6, 1]]
+    order = np.random.default_rng(3).permutation(len(rows)) if shuffle else np.arange(len(rows))
+    table = RawTable(HEAD, [np.array([rows[i][j] for i in order], dtype=object) if j < 2 else
+                            np.array([rows[i][j] for i in order], dtype=float) for j in range(4)],
+                     np.arange(2, len(rows) + 2, dtype=np.intp), [1, 2, 3, 4], 1, "Evaluations")
+    messages = _messages(check_evaluations(table), "error")
+    assert len(messages) == 1 and messages[0].startswith("assessor A7 evaluated object O7 more than once")
+    first, second = sorted(int(np.flatnonzero(order == k)[0]) + 2 for k in (7, n + 1))
+    assert messages[0].endswith(f"(sheet Evaluations, rows {first}, {second}); keep one evaluation per pair")

@@ -27,7 +27,7 @@ def test_clean_csv_reads_numbers_directly(tmp_path):
     panel = read_panel(CsvBook(_csv(tmp_path, GOOD)))
     assert panel.frame.to_dict("list") == {"assessor": ["A", "A", "B", "B"], "object": ["x", "y", "x", "y"],
                                            "score": [5.0, 7.0, 6.0, 8.0], "sd": [1.0, 1.0, 1.0, 1.0]}
-    assert panel.sheet_rows == [2, 3, 4, 5] and not panel.problems
+    assert panel.sheet_rows.tolist() == [2, 3, 4, 5] and not panel.problems
 
 
 def test_unquoted_decimal_comma_and_short_rows_are_errors_naming_the_row(tmp_path, capsys):
@@ -93,3 +93,26 @@ def test_csv_round_trip_equals_workbook(tmp_path):
     assert main(["calibrate", str(tmp_path / "p.xlsx"), "--format", "json", "-o", str(tmp_path / "x.json")]) == 0
     a, b = (json.loads((tmp_path / f).read_text())["Values"] for f in ("c.json", "x.json"))
     assert a == b
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", ",", "\r", " "]), max_size=6).map("".join), min_size=1, max_size=8),
+       st.booleans())
+def test_field_counts_equal_counting_each_line(tmp_path_factory, lines, final_newline):
+    """Fields per line (unquoted file) equal a plain count: delimiters + 1, and 0 for a blank line (CRLF too)."""
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    if not text:
+        return
+    path = tmp_path_factory.mktemp("fc") / "f.csv"
+    path.write_bytes(text.encode())
+    book = CsvBook(path)
+    book.delimiter = ","  # the counting under test, whatever the header line suggests
+    counts, numbers = book._field_counts()
+    pieces = text.split("\n")
+    if text.endswith("\n"):  # no line after the last line end
+        pieces = pieces[:-1]
+    assert counts.tolist() == [0 if p in ("", "\r") else p.count(",") + 1 for p in pieces]
+    assert numbers.tolist() == list(range(1, len(pieces) + 1))

@@ -157,4 +157,4 @@ def test_large_panel_read_equals_openpyxl(tmp_path):
     assert not panel.problems
     expected = frame.rename(columns=str.lower)
     pd.testing.assert_frame_equal(panel.frame, expected, check_dtype=False)
-    assert panel.sheet_rows == list(range(2, n + 2))
+    assert panel.sheet_rows.tolist() == list(range(2, n + 2))

@@ -42,6 +42,7 @@ Rules (documented once, applied everywhere):
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 import operator
 import re
@@ -641,8 +642,9 @@ class PanelInput:
 
     ``frame``: the complete evaluations (assessor, object, score and the
     uncertainty column ``kind``), one row per scored row of the sheet;
-    ``sheet_rows``: the sheet row of each frame row (to point core errors at
-    cells); ``pending``: allocated rows (assessor and object given) without a
+    ``sheet_rows``: the sheet row of each frame row, an integer array (to
+    point core errors at cells; a list of a million Python numbers would cost
+    a tenth of the reading); ``pending``: allocated rows (assessor and object given) without a
     score yet — columns assessor, object, sheet_row — left out of the fit;
     ``problems``: every error and warning; ``settings``: what the checks used
     (``scale`` (min, max) or None, ``assessors``/``objects`` list sizes or
@@ -652,7 +654,7 @@ class PanelInput:
 
     frame: Any
     kind: str
-    sheet_rows: list[int]
+    sheet_rows: Any
     pending: Any
     problems: list[Problem]
     settings: dict = field(default_factory=dict)
@@ -740,6 +742,22 @@ def table_from_block(block, sheet: str | None = None) -> RawTable:
                     sheet, tuple(getattr(block, "hidden_rows", ())), tuple(getattr(block, "merged", ()) or ()))
 
 
+@functools.lru_cache(maxsize=1)
+def _text_dtype():
+    """The dtype pandas gives a column of text by default: ``str`` from pandas 3, ``object`` before."""
+    import pandas as pd
+
+    return pd.Series(["text"]).dtype
+
+
+def _text_series(labels: np.ndarray):
+    """Checked labels (all text) as a pandas column of the default text dtype, skipping pandas' type inference
+    (which tries numbers and dates first: half the time of building the panel's frame)."""
+    import pandas as pd
+
+    return pd.Series(np.asarray(labels), dtype=_text_dtype(), copy=False)
+
+
 def _where(sheet: str, title: str, letter: str, row: int) -> str:
     return f"sheet {sheet}, row {row}, column {title} ({letter}{row})"
 
@@ -764,8 +782,49 @@ def _label_codes(labels: np.ndarray, mask: np.ndarray):
     return np.asarray(codes, dtype=np.intp), list(distinct)
 
 
+def _plain_names(distinct: list) -> bool:
+    """True when every distinct value is a name as typed: text, not empty, no surrounding spaces, printable (no
+    control characters), not starting with '#' (an error code such as #N/A) and not longer than an Excel cell.
+
+    Whole-list C-level tests instead of one Python test per name: the joined text is printable exactly when every
+    name is, and a printable text's only whitespace is the plain space, so a space next to a separator is a name
+    with a surrounding space.  A value that is not text makes the join fail.
+    """
+    try:
+        if not "".join(distinct).isprintable():
+            return False
+        wrapped = "\n" + "\n".join(distinct) + "\n"
+    except TypeError:
+        return False
+    if "\n\n" in wrapped or " \n" in wrapped or "\n " in wrapped or "\n#" in wrapped:
+        return False
+    return len(wrapped) <= MAX_TEXT_CHARS or max(map(len, distinct)) <= MAX_TEXT_CHARS
+
+
 def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     """Labels (object array, None for blank), blank mask and problem mask of one column, checked per distinct value."""
+    import pandas as pd
+
+    n = len(table.row_numbers)
+    if n and isinstance(values, np.ndarray) and values.dtype == object:
+        # the CSV reader's column (and any object array): factorize once; when every distinct value is a plain
+        # name, the column is its own label array and the codes are kept for the duplicate and near-name checks
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        distinct = uniques.tolist()
+        if _plain_names(distinct):
+            codes = np.asarray(codes, dtype=np.intp)
+            blank = codes < 0
+            labels = values.copy()
+            if blank.any():
+                labels[blank] = None  # NaN or None: an empty cell
+            labels = labels.view(_Labels)
+            labels.codes = (codes, distinct)
+            return labels, blank, np.zeros(n, dtype=bool)
+    return _label_column_cells(values, table, j, title, problems)
+
+
+def _label_column_cells(values, table: RawTable, j: int, title: str, problems: list):
+    """:func:`_label_column` for cells of any kind (blank, padded, logical, numbers, error codes), per distinct value."""
     import pandas as pd
 
     n = len(table.row_numbers)
@@ -774,34 +833,22 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     bad = np.zeros(n, dtype=bool)
     if n == 0:
         return labels, blank, bad
-    if isinstance(values, np.ndarray) and values.dtype == object and \
-            pd.api.types.infer_dtype(values, skipna=False) == "string":
-        kinds = {str}  # every cell is text (a C-level scan): the CSV reader's usual column, no copy needed
-    else:
-        values = values if isinstance(values, list) else list(values)
-        kinds = set(map(type, values))
+    values = values if isinstance(values, list) else list(values)
+    kinds = set(map(type, values))
     if bool in kinds or np.bool_ in kinds:  # True == 1 for hashing: keep logical cells apart
         for i in [i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_))]:
             bad[i] = True
             problems.append(_problem(table, j, title, i, parse_label, values[i]))
             values[i] = None
-    codes, uniques = pd.factorize(values if isinstance(values, np.ndarray) else pd.Series(values, dtype=object),
-                                  use_na_sentinel=True)
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
     known_codes = None
     out = np.empty(len(uniques), dtype=object)
     status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem
     distinct = uniques.tolist()
-    if kinds == {str}:  # the common case in bulk (C-level maps): printable text, no blanks or error codes
-        stripped = list(map(str.strip, distinct))
-        lengths = list(map(len, stripped))
-        # none empty or too long; all printable (the joined text is printable iff every name is); no error code
-        # (#N/A ...): whole-list C-level checks instead of one Python test per name
-        if min(lengths) > 0 and max(lengths) <= MAX_TEXT_CHARS and "".join(stripped).isprintable() \
-                and "\n#" not in "\n" + "\n".join(stripped):
-            out[:] = stripped
-            if stripped == distinct:  # nothing trimmed: the codes number the labels themselves (reused later)
-                known_codes = (np.asarray(codes, dtype=np.intp), distinct)
-            distinct = []
+    if _plain_names(distinct):  # the common case in bulk: every name as typed
+        out[:] = distinct
+        known_codes = (np.asarray(codes, dtype=np.intp), distinct)
+        distinct = []
     for k, value in enumerate(distinct):
         if type(value) is str:
             text = value.strip()
@@ -1149,8 +1196,10 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
             codes_used, distinct = _label_codes(labels, used)
             present = np.bincount(codes_used, minlength=len(distinct)) > 0
             distinct = distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)]
-            folded = list(map(str.casefold, map(str, distinct)))
-            joined = "\x1f".join(folded)  # one C-level search instead of one per name
+            # one C-level casefold of the joined names instead of one call per name (names hold no \x1f: a
+            # control character is refused above)
+            joined = "\x1f".join(map(str, distinct)).casefold()
+            folded = joined.split("\x1f") if distinct else []
             spaced = {k for k, x in enumerate(folded) if "  " in x or "\t" in x or "\n" in x or "\xa0" in x} \
                 if ("  " in joined or "\t" in joined or "\n" in joined or "\xa0" in joined) else set()
             keys = [" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced else folded
@@ -1172,14 +1221,22 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
 
     if used.any():  # one evaluation per (assessor, object)
         idx = np.flatnonzero(used)
-        ai = _label_codes(a, used)[0].astype(np.int64)
-        oi, o_names = _label_codes(o, used)
-        pair = ai * max(len(o_names), 1) + oi
-        span = (int(ai.max()) + 1) * max(len(o_names), 1) if len(ai) else 0
-        if span <= 8 * len(pair) + 4_000_000:  # a count per possible pair (<= 64 bytes a row + 32 MB): no hashing
-            dup = np.bincount(pair.astype(np.intp), minlength=span)[pair] > 1
-        else:
-            dup = pd.Series(pair).duplicated(keep=False).to_numpy()
+        ai, a_names = _label_codes(a, used)
+        oi = _label_codes(o, used)[0].astype(np.int64)
+        # object-major keys: exports are usually grouped by object, so the keys come nearly sorted
+        width = max(len(a_names), 1)
+        pair = oi * width + ai
+        span = (int(oi.max()) + 1) * width if len(oi) else 0
+        if span <= 8 * len(pair) + 4_000_000:  # a flag per possible pair, <= 8 bytes a row + 4 MB (counts, 8x that, only
+            # when some pair repeats): no hashing
+            seen = np.zeros(span, dtype=bool)
+            seen[pair] = True
+            repeated = np.count_nonzero(seen) < len(pair)  # fewer pairs than rows: some pair twice
+        else:  # a stable sort (timsort) runs through nearly sorted keys in about linear time, faster than hashing
+            ordered = np.sort(pair, kind="stable")
+            repeated = bool((ordered[1:] == ordered[:-1]).any())
+            del ordered
+        dup = pd.Series(pair).duplicated(keep=False).to_numpy() if repeated else np.zeros(len(pair), dtype=bool)
         if dup.any():
             frame = pd.DataFrame({"pair": pair[dup], "i": idx[dup]})
             for _, members in frame.groupby("pair", sort=False)["i"]:
@@ -1204,12 +1261,13 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
         problems = [_explain_merged(p, table.merged) for p in problems]
     problems.sort(key=lambda p: (p.severity != "error", p.sheet != sheet, p.row if p.row is not None else 0))
     keep = np.flatnonzero(ok)
-    frame = pd.DataFrame({"assessor": np.asarray(a[keep]), "object": np.asarray(o[keep]), "score": s[keep],
-                          kind: np.asarray(u[keep]) if kind == "level" else u[keep].astype(float)})
-    sheet_rows = rows[keep].tolist()
-    hidden = sorted(set(table.hidden_rows) & set(sheet_rows)) if table.hidden_rows else []
-    pend = pd.DataFrame({"assessor": np.asarray(a[pending]), "object": np.asarray(o[pending]),
-                         "sheet_row": rows[pending]})
+    # the columns are fresh selections (no copy needed) of checked text (no type inference needed)
+    frame = pd.DataFrame({"assessor": _text_series(a[keep]), "object": _text_series(o[keep]), "score": s[keep],
+                          kind: _text_series(u[keep]) if kind == "level" else u[keep].astype(float)}, copy=False)
+    sheet_rows = rows[keep]
+    hidden = sorted(set(table.hidden_rows) & set(sheet_rows.tolist())) if table.hidden_rows else []
+    pend = pd.DataFrame({"assessor": _text_series(a[pending]), "object": _text_series(o[pending]),
+                         "sheet_row": rows[pending]}, copy=False)
     settings = {"scale": tuple(scale) if scale is not None else None,
                 "assessors": len(assessors) if assessors else None, "objects": len(objects) if objects else None,
                 "levels": list(levels) if levels is not None else None}
@@ -1264,7 +1322,7 @@ def evaluations_from_rows(rows: Sequence[Sequence[Any]], sheet: str = "Evaluatio
     block.column_number = lambda j: first_column + j
     panel = check_evaluations(table_from_block(block, sheet), uncertainty=uncertainty)
     panel.raise_errors()
-    return panel.frame, panel.kind, panel.sheet_rows
+    return panel.frame, panel.kind, panel.sheet_rows.tolist()
 
 
 def _list_names(backend, sheet_name: str) -> list[tuple[str, str]] | None:

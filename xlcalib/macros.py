@@ -203,7 +203,7 @@ def run_calibration(block, settings: CalibrationSettings, panel=None):
                            interval_level=settings.interval_level, model=settings.model)
     except InputError as exc:
         if isinstance(exc.where.get("row"), (int, np.integer)):
-            sheet_row = sheet_rows[exc.where["row"]]
+            sheet_row = int(sheet_rows[exc.where["row"]])
             message = re.sub(r"\brows? ([\d, ]+) of the evaluations",
                              lambda m: _sheet_rows_text(m.group(1), sheet_rows, sheet), exc.message)
             raise InputError(message, {**exc.where, "sheet_row": sheet_row, "sheet": sheet}) from None
@@ -216,9 +216,9 @@ def run_calibration(block, settings: CalibrationSettings, panel=None):
     return result, frame
 
 
-def _sheet_rows_text(numbers: str, sheet_rows: list[int], sheet: str) -> str:
+def _sheet_rows_text(numbers: str, sheet_rows, sheet: str) -> str:
     """'3, 5' (1-based positions in the evaluations) -> 'sheet S, rows 12, 14' (sheet rows)."""
-    rows = [sheet_rows[int(n) - 1] for n in re.findall(r"\d+", numbers)]
+    rows = [int(sheet_rows[int(n) - 1]) for n in re.findall(r"\d+", numbers)]
     return f"sheet {sheet}, row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
 
 

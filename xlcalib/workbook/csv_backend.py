@@ -105,10 +105,17 @@ class CsvBook(WorkbookBackend):
         data, delim = self.data, self.delimiter
         if b'"' not in data:
             buf = np.frombuffer(data, dtype=np.uint8)
+            if not len(self.starts):
+                return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
             pos = np.flatnonzero(buf == ord(delim))
+            lines = len(self.ends)
+            k = int(np.searchsorted(pos, self.ends[0]))  # delimiters of the first line
+            if k and len(pos) == k * lines:  # the usual file: as many delimiters on every line (checked, in O(lines))
+                grid = pos.reshape(lines, k)
+                if (grid[:, 0] >= self.starts).all() and (grid[:, -1] < self.ends).all():
+                    return np.full(lines, k + 1, dtype=np.intp), np.arange(1, lines + 1)
             # delimiters before each line end, differenced: one sorted search per line, not per delimiter
-            before = np.searchsorted(pos, self.ends)
-            per_line = np.diff(before, prepend=0) + 1
+            per_line = np.diff(np.searchsorted(pos, self.ends), prepend=0) + 1
             empty = (self.ends - self.starts) == 0
             if empty.any():  # "\r\n" line ends leave one byte on a blank line
                 per_line[empty] = 0
@@ -170,7 +177,8 @@ class CsvBook(WorkbookBackend):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                frame = pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else str) for j in wanted},
+                # text columns as object: the parser's own strings, without pandas 3's pass building its str dtype
+                frame = pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else object) for j in wanted},
                                     na_filter=False, **kwargs)
         except pd.errors.EmptyDataError:
             frame = pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted})
@@ -195,7 +203,7 @@ class CsvBook(WorkbookBackend):
             if col.dtype.kind == "f":
                 out[j] = col.to_numpy()
                 continue
-            values = col.to_numpy(dtype=object)
+            values = col.to_numpy(dtype=object, copy=True)  # ours to blank out cells in (pandas' view is read-only)
             if text_read:  # only the text read can leave missing fields
                 values[pd.isna(col).to_numpy()] = None
             if longest <= MAX_TEXT_CHARS:  # no field can be longer than its line
