@@ -775,7 +775,7 @@ def _label_codes(labels: np.ndarray, mask: np.ndarray):
     known = getattr(labels, "codes", None)
     if known is not None:
         codes, distinct = known
-        sub = codes[mask]
+        sub = codes if mask.all() else codes[mask]
         if sub.size and sub.min() >= 0:
             return sub, distinct
     codes, distinct = pd.factorize(pd.Series(labels[mask], dtype=object))
@@ -814,8 +814,9 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
         if _plain_names(distinct):
             codes = np.asarray(codes, dtype=np.intp)
             blank = codes < 0
-            labels = values.copy()
+            labels = values
             if blank.any():
+                labels = values.copy()
                 labels[blank] = None  # NaN or None: an empty cell
             labels = labels.view(_Labels)
             labels.codes = (codes, distinct)
@@ -1220,7 +1221,6 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
                                             f"different {word.lower()} (is it one name typed two ways?)")
 
     if used.any():  # one evaluation per (assessor, object)
-        idx = np.flatnonzero(used)
         ai, a_names = _label_codes(a, used)
         oi = _label_codes(o, used)[0].astype(np.int64)
         # object-major keys: exports are usually grouped by object, so the keys come nearly sorted
@@ -1238,7 +1238,7 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
             del ordered
         dup = pd.Series(pair).duplicated(keep=False).to_numpy() if repeated else np.zeros(len(pair), dtype=bool)
         if dup.any():
-            frame = pd.DataFrame({"pair": pair[dup], "i": idx[dup]})
+            frame = pd.DataFrame({"pair": pair[dup], "i": np.flatnonzero(used)[dup]})
             for _, members in frame.groupby("pair", sort=False)["i"]:
                 members = members.to_numpy()
                 i = int(members[1])
@@ -1260,11 +1260,13 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     if table.merged:
         problems = [_explain_merged(p, table.merged) for p in problems]
     problems.sort(key=lambda p: (p.severity != "error", p.sheet != sheet, p.row if p.row is not None else 0))
-    keep = np.flatnonzero(ok)
-    # the columns are fresh selections (no copy needed) of checked text (no type inference needed)
+    keep = slice(None) if ok.all() else np.flatnonzero(ok)  # every row scored (the usual case): no selection
+    # the columns are this check's own arrays or fresh selections (no copy needed) of checked text (no type
+    # inference needed)
     frame = pd.DataFrame({"assessor": _text_series(a[keep]), "object": _text_series(o[keep]), "score": s[keep],
-                          kind: _text_series(u[keep]) if kind == "level" else u[keep].astype(float)}, copy=False)
-    sheet_rows = rows[keep]
+                          kind: _text_series(u[keep]) if kind == "level" else np.asarray(u[keep], dtype=float)},
+                         copy=False)
+    sheet_rows = rows[keep].copy()
     hidden = sorted(set(table.hidden_rows) & set(sheet_rows.tolist())) if table.hidden_rows else []
     pend = pd.DataFrame({"assessor": _text_series(a[pending]), "object": _text_series(o[pending]),
                          "sheet_row": rows[pending]}, copy=False)
