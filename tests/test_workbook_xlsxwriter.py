@@ -195,3 +195,59 @@ def test_command_line_result_files_are_streamed_by_xlsxwriter(tmp_path):
         assert "xl/sharedStrings.xml" not in z.namelist()
     residuals = openpyxl.load_workbook(out)["Residuals"]
     assert residuals.max_row == len(evaluations) + 5 and residuals.freeze_panes == "A6"
+
+
+def _sheet_xml(path) -> dict[str, bytes]:
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n) for n in z.namelist() if n.startswith("xl/worksheets/") or n == "xl/styles.xml"}
+
+
+def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tmp_path):
+    """The fast row writer writes what XlsxWriter writes, cell by cell: the whole calibration result (highlights,
+    the funding line, chart points beside the rows) and odd cells (escapes, spaces, logicals, infinities, huge
+    integers, blanks, block edges)."""
+    from xlcalib.workbook import xlsxwriter_backend
+
+    wb, _ = _demo_book()
+    wb["Evaluations"]["C6"] = 30.0
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=500))
+    odd = pd.DataFrame({
+        "name": ["a & b <c>", " lead", "trail ", "_x0041_ literal", "tab\there", "ctl\x01x", "", None, "=1+2",
+                 "ünï€ode", "\ufffe", "x" * 40] * 3,
+        "value": [1.5, np.nan, np.inf, -np.inf, 0.1 + 0.2, 1e-300, -0.0, 123456789.123456789, 2.0, 3.0, 4.0, 5.0] * 3,
+        "big": [12345678901234567890 // (i + 1) for i in range(36)],
+        "flag": [True, False, True] * 12,
+        "look": [i % 5 == 0 for i in range(36)]})
+    written = []
+    original = xlsxwriter_backend._RowXml.write
+
+    def counted(self, first, values, *args):
+        done = original(self, first, values, *args)
+        written.append((self.ws.name, len(values[0])) if done else None)
+        return done
+
+    monkeypatch.setattr(xlsxwriter_backend._RowXml, "write", counted)
+    outputs = []
+    for fast in (10**9, 0):
+        monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", fast)
+        monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", 7)
+        book = XlsxWriterBook()
+        write_calibration(book, result, frames, settings, now=NOW, feedback=True)
+        book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4))
+        outputs.append(_sheet_xml(save_atomically(book, tmp_path / f"fast{fast}.xlsx")))
+    slow, fast = outputs
+    sheets = {w[0] for w in written if w}
+    assert {"Odd", "Residuals", "Values", "Ranking"} <= sheets  # the rows were written here, not by XlsxWriter
+    assert sum(n for w in written if w and w[0] == "Odd" for n in [w[1]]) == len(odd)
+    assert slow.keys() == fast.keys() and len(slow) > 8
+    for name in slow:
+        assert fast[name] == slow[name], name
+
+
+def test_fast_rows_look_like_the_openpyxl_rendering(monkeypatch, tmp_path):
+    from xlcalib.workbook import xlsxwriter_backend
+
+    monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", 0)
+    test_result_file_looks_like_the_openpyxl_rendering(tmp_path)

@@ -7,7 +7,9 @@ styled result of 30,000 evaluations take longer than the calibration itself,
 and near Excel's row limit minutes and gigabytes.  XlsxWriter (a well-kept
 writer, the pandas ``to_excel`` engine of choice) streams each row to disk as
 it is written (``constant_memory``), so time grows linearly and memory stays
-at one row plus the result tables.
+at one row plus the result tables.  The plain rows of long sheets are written
+as XlsxWriter's own row XML a block at a time (:class:`_RowXml`), about ten
+times faster than its cell-by-cell calls, with the same bytes in the file.
 
 What it is for: files xlcalib creates from nothing (``xlcalib calibrate``,
 ``xlcalib next-reads``).  Workbooks that must keep what is already in them
@@ -29,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -59,7 +62,18 @@ _PX_PER_CHAR, _PX_PER_CM = 7, 96 / 2.54
 #: Number formats openpyxl gives date and time cells (kept, so both backends show them alike).
 #: Data rows converted to cell values at a time (memory stays bounded whatever the sheet's length).
 CHUNK_ROWS = 20_000
+#: Sheets with at least this many data rows have their plain rows written as XML here (see :class:`_RowXml`).
+FAST_ROWS = 1_000
 _DATE_FORMATS = {_dt.datetime: "yyyy-mm-dd h:mm:ss", _dt.date: "yyyy-mm-dd", _dt.time: "h:mm:ss"}
+#: Text XlsxWriter escapes before writing it (control characters as _xHHHH_, a literal _xHHHH_ kept literal,
+#: XML's own characters) and leading or trailing space it marks to be kept.
+_NEEDS_ESCAPE = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
+_CONTROL = re.compile(r"([\x00-\x08\x0b-\x1f])")
+_ESCAPED_LOOKALIKE = re.compile("(_x[0-9a-fA-F]{4}_)")
+_EDGE_SPACE = re.compile(r"^\s|\s$")
+#: Longest text written here: XlsxWriter itself checks longer text against Excel's cell limit.
+_FAST_TEXT_CHARS = 16_383
+_FAST_KINDS = frozenset({type(None), str, bool, int, float})
 
 
 def excel_pixels(width: float) -> int:
@@ -246,9 +260,14 @@ class _Renderer:
 
         write = self._write
         first = header_row  # 0-based index of the first data row
+        rows_xml = _RowXml.for_sheet(ws) if n >= FAST_ROWS else None
         for start in range(0, n, CHUNK_ROWS):  # cell values of a block of rows at a time: bounded memory
             stop = min(n, start + CHUNK_ROWS)
             values = [_column_values(frame[c].iloc[start:stop]) for c in names]
+            if rows_xml is not None and (lines is None or (lines[start:stop] <= 1).all()) and \
+                    rows_xml.write(first + start, values, looks[start:stop], None if line is None else line - start,
+                                   extra, look_of):
+                continue
             for i in range(start, stop):
                 r = first + i
                 if lines is not None and lines[i] > 1:
@@ -398,3 +417,168 @@ class _Renderer:
         ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, spec.error_column - 1, last, spec.error_column - 1)}"
         return {"type": "custom", "plus_values": ref, "minus_values": ref, "end_style": 1,
                 "line": {"color": "#7F7F7F", "width": 0.75}}
+
+
+class _RowXml:
+    """Plain data rows written as the worksheet XML XlsxWriter itself would write, a block of rows at a time.
+
+    Why: XlsxWriter spends about 15 microseconds on each cell (argument
+    checks, a cell tuple, attribute escaping, one file write per element), so
+    the result of a panel near Excel's row limit (13 million cells) took
+    minutes.  Rows without special heights, holding text, numbers, logicals
+    and blanks, are written here with the same elements, attributes, number
+    text (16 significant digits), escapes and formats, byte for byte (tested
+    against XlsxWriter's own output), into the row stream XlsxWriter keeps in
+    its constant-memory mode.  Anything else (dates, very long text, rows
+    with heights) goes through XlsxWriter cell by cell, as before.
+
+    It uses XlsxWriter's row stream (``fh``, ``previous_row``,
+    ``_write_single_row``, ``_check_dimensions``) and each format's
+    ``_get_xf_index``; when an XlsxWriter release lacks them, every row goes
+    through XlsxWriter's public calls.
+    """
+
+    def __init__(self, ws):
+        self.ws = ws
+
+    @classmethod
+    def for_sheet(cls, ws) -> "_RowXml | None":
+        needed = ("fh", "previous_row", "_write_single_row", "_check_dimensions", "table", "row_info", "comments")
+        if not getattr(ws, "constant_memory", False) or not all(hasattr(ws, name) for name in needed):
+            return None
+        return cls(ws)
+
+    def write(self, first: int, values: list[list], looks: np.ndarray, under: int | None, extra: dict,
+              look_of) -> bool:
+        """Rows ``first`` ... (0-based) of *values* (one list per column); False (nothing written) when a cell or
+        row needs XlsxWriter's own handling."""
+        ws, m = self.ws, len(values[0]) if values else 0
+        if not m or ws.previous_row > first:
+            return False
+        for column in values:
+            kinds = set(map(type, column))
+            if not kinds <= _FAST_KINDS:
+                return False
+            if str in kinds and max((len(v) for v in column if type(v) is str), default=0) > _FAST_TEXT_CHARS:
+                return False
+        last = first + m - 1
+        busy = [r for r in list(ws.row_info) + list(ws.comments) if first <= r <= last]
+        if busy:
+            return False
+        below = {r: cells for r, cells in extra.items() if first + 1 <= r <= last + 1}
+        if any(column <= len(values) for cells in below.values() for column, _ in cells):
+            return False  # a point written over the table: XlsxWriter decides which write wins
+        ws._write_single_row(first)  # XlsxWriter writes out the row it holds, as its own next write would
+        ws._check_dimensions(first, 0)
+        ws._check_dimensions(last, len(values) - 1)
+        numbers = [str(r) for r in range(first + 1, last + 2)]
+        codes = looks.astype(np.intp) * 2
+        if under is not None and 0 <= under < m:
+            codes[under] += 1
+        codes = codes.tolist()
+        styles = self._styles(values, codes, look_of)
+        columns = [self._cells(j, column, numbers, codes, styles[j]) for j, column in enumerate(values)]
+        for r, cells in below.items():  # the charts' reference-line points, in their columns of these rows
+            for column, _ in cells:
+                ws._check_dimensions(r - 1, column - 1)
+        parts = []
+        for i, row_cells in enumerate(zip(*columns)):
+            parts.append(f'<row r="{numbers[i]}">')
+            parts.extend(row_cells)
+            if below and (first + 1 + i) in below:
+                parts.extend(self._extra_cells(first + 1 + i, below[first + 1 + i], len(values)))
+            parts.append("</row>")
+        ws.fh.write("".join(parts))
+        ws.previous_row = last + 1  # XlsxWriter continues below these rows
+        return True
+
+    @staticmethod
+    def _styles(values: list[list], codes: list[int], look_of) -> list[dict]:
+        """Per column, the style attribute of each (value kind, row look).  Formats get their numbers in the
+        order XlsxWriter would number them: by the first cell using each, row by row, then column by column
+        (so the file is the same, styles included)."""
+        m = len(codes)
+        firsts = []
+        for j, column in enumerate(values):
+            keys = list(zip(map(type, column), codes))
+            first = dict(zip(reversed(keys), range(m - 1, -1, -1)))  # later assignments win: first use
+            firsts += [(i, j, key) for key, i in first.items()]
+        styles: list[dict] = [{} for _ in values]
+        for _, j, (kind, code) in sorted(firsts, key=lambda f: (f[0], f[1])):
+            look = look_of(j, kind, code // 2, bool(code % 2))
+            styles[j][(kind, code)] = f' s="{look._get_xf_index()}"' if look is not None else ""
+        return styles
+
+    def _cells(self, j: int, column: list, numbers: list[str], codes: list[int], styles: dict) -> list[str]:
+        from xlsxwriter.utility import xl_col_to_name
+
+        letter = xl_col_to_name(j)
+        kinds = set(map(type, column))
+        # the usual columns in one comprehension each: all finite numbers, or all non-empty text
+        if kinds == {float} and all(map(math.isfinite, column)):
+            look = {code: styles[(float, code)] for code in set(codes)}
+            return [f'<c r="{letter}{number}"{look[code]}><v>{value:.16G}</v></c>'
+                    for value, number, code in zip(column, numbers, codes)]
+        if kinds == {str} and "" not in column:
+            look = {code: styles[(str, code)] for code in set(codes)}
+            inner = {text: _inline_text(text) for text in set(column)}
+            return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>'
+                    for value, number, code in zip(column, numbers, codes)]
+
+        def style(kind, code):
+            return styles[(kind, code)]
+
+        texts: dict[str, str] = {}
+        out = []
+        for value, number, code in zip(column, numbers, codes):
+            kind = type(value)
+            if kind is float:
+                if math.isfinite(value):
+                    out.append(f'<c r="{letter}{number}"{style(kind, code)}><v>{value:.16G}</v></c>')
+                    continue
+                value = str(value)  # a spreadsheet number cannot be infinite: shown as the text it is
+            elif value is None or value == "":
+                out.append(f'<c r="{letter}{number}"{style(kind, code)}/>')
+                continue
+            elif kind is bool:
+                out.append(f'<c r="{letter}{number}"{style(kind, code)} t="b"><v>{int(value)}</v></c>')
+                continue
+            elif kind is int:
+                out.append(f'<c r="{letter}{number}"{style(kind, code)}><v>{value:.16G}</v></c>')
+                continue
+            inner = texts.get(value)
+            if inner is None:
+                inner = texts[value] = _inline_text(value)
+            out.append(f'<c r="{letter}{number}"{style(kind, code)} t="inlineStr">{inner}</c>')
+        return out
+
+    @staticmethod
+    def _extra_cells(row: int, cells: list, width: int) -> list[str]:
+        from xlsxwriter.utility import xl_col_to_name
+
+        out = []
+        for column, value in sorted(cells, key=lambda c: c[0]):
+            value = cell_value(value)
+            ref = f"{xl_col_to_name(column - 1)}{row}"
+            if value is None or value == "":
+                continue  # a blank without a format is not written
+            if isinstance(value, bool):
+                out.append(f'<c r="{ref}" t="b"><v>{int(value)}</v></c>')
+            elif isinstance(value, (int, float)) and math.isfinite(value):
+                out.append(f'<c r="{ref}"><v>{value:.16G}</v></c>')
+            else:
+                out.append(f'<c r="{ref}" t="inlineStr">{_inline_text(str(value))}</c>')
+        return out
+
+
+def _inline_text(text: str) -> str:
+    """The ``<is>`` element of an inline text cell, escaped as XlsxWriter escapes it."""
+    if _NEEDS_ESCAPE.search(text):
+        text = _ESCAPED_LOOKALIKE.sub(r"_x005F\1", text)
+        text = _CONTROL.sub(lambda m: f"_x{ord(m.group(1)):04X}_", text)
+        text = text.replace("\ufffe", "_xFFFE_").replace("\uffff", "_xFFFF_")
+        keep = ' xml:space="preserve"' if _EDGE_SPACE.search(text) else ""
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    else:
+        keep = ' xml:space="preserve"' if _EDGE_SPACE.search(text) else ""
+    return f"<is><t{keep}>{text}</t></is>"
