@@ -218,7 +218,30 @@ def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
             "problem": "sheet Evaluations, row 8: Ann Lee has not yet scored P3 (pending: left out of this run)"} in checks
     assert any(c["problem"] == "Object 'P4' (Objects!A5) is on the Objects list but has no scores yet" for c in checks)
     assert result.stats["n_evaluations"] == 6
-    assert result.input_checks.startswith("input checks: 1 pending evaluation(s)")
+    lines = result.input_checks.splitlines()
+    assert lines[0].startswith("input checks: 1 pending evaluation(s)") and "1 warning(s)" in lines[0]
+    assert lines[1:] == ["  warning: Object 'P4' (Objects!A5) is on the Objects list but has no scores yet"]
+
+
+def test_command_line_shows_the_first_warnings_in_full(tmp_path, capsys, monkeypatch):
+    """Pending reads are counted; other warnings are printed (up to SHOWN_WARNINGS), then how many more."""
+    from xlcalib import cli
+
+    monkeypatch.setattr(cli, "SHOWN_WARNINGS", 2)
+    lines = ["Assessor,Object,Score,SD"] + [f"{a},O{o},{5 + (o + k) % 3},1" for o in range(6)
+                                              for k, a in enumerate(("Ann", "Bo", "Cy"))]
+    lines += ["ann,O1,5,1", "bo,O2,6,1", "cy,O0,7,1", "Ann,O9,,"]  # three case variants, one pending read
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert cli.main(["calibrate", str(path), "--format", "csv", "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(out) if line.startswith("input checks:"))
+    assert out[start] == ("input checks: 1 pending evaluation(s) (allocated, no score yet) left out; 3 warning(s) "
+                          "(listed in Checks)")
+    assert out[start + 1].startswith("  warning: Assessors: 'Ann' (Evaluations!A2) and 'ann' (Evaluations!A20) "
+                                     "differ only in case or spaces")
+    assert out[start + 2].startswith("  warning: Assessors: 'Bo'")
+    assert out[start + 3] == "  ... and 1 more warning(s) in Checks" and out[start + 4].startswith("results written")
 
 
 # --------------------------------------------------------------------------- the bulk paths equal the cell rules

@@ -170,6 +170,8 @@ def _report(args) -> int:
 
 #: Problems printed by the command line before "... and N more problems".
 MAX_PROBLEM_LINES = 20
+#: Input-check warnings (other than pending reads) printed in full after a run; the rest are in Checks.
+SHOWN_WARNINGS = 5
 
 
 def _print_problems(exc) -> None:
@@ -253,12 +255,17 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         if hasattr(book, "close"):
             book.close()
     checks = frames.get("Checks")
-    if checks is not None and len(checks):  # warnings of the input checks: one line for the command line
-        pending = int(checks["problem"].str.contains("(pending", regex=False).sum())
-        other = len(checks) - pending
+    if checks is not None and len(checks):  # warnings of the input checks: a count, then the first few in full
+        is_pending = checks["problem"].str.contains("(pending", regex=False).to_numpy()
+        pending = int(is_pending.sum())
+        others = checks["problem"][~is_pending].tolist()  # pending reads are routine: counted, not listed
         parts = ([f"{pending} pending evaluation(s) (allocated, no score yet) left out"] if pending else []) + \
-            ([f"{other} warning(s)"] if other else [])
-        result.input_checks = "input checks: " + "; ".join(parts) + " (listed in Checks)"
+            ([f"{len(others)} warning(s)"] if others else [])
+        lines = ["input checks: " + "; ".join(parts) + " (listed in Checks)"]
+        lines += [f"  warning: {text}" for text in others[:SHOWN_WARNINGS]]
+        if len(others) > SHOWN_WARNINGS:
+            lines.append(f"  ... and {len(others) - SHOWN_WARNINGS} more warning(s) in Checks")
+        result.input_checks = "\n".join(lines)
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     if out.resolve() == path.resolve():
