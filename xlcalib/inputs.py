@@ -786,17 +786,17 @@ def _plain_names(distinct: list) -> bool:
     """True when every distinct value is a name as typed: text, not empty, no surrounding spaces, printable (no
     control characters), not starting with '#' (an error code such as #N/A) and not longer than an Excel cell.
 
-    Whole-list C-level tests instead of one Python test per name: the joined text is printable exactly when every
-    name is, and a printable text's only whitespace is the plain space, so a space next to a separator is a name
-    with a surrounding space.  A value that is not text makes the join fail.
+    Whole-list C-level tests instead of one Python test per name, on the names joined by a printable separator:
+    the joined text is printable exactly when every name is, and a printable text's only whitespace is the plain
+    space, so an empty name, a surrounding space or a leading '#' shows next to a separator.  A name that holds
+    the separator itself can only make the answer False (then the names are checked one by one, as before).
+    A value that is not text makes the join fail.
     """
     try:
-        if not "".join(distinct).isprintable():
-            return False
-        wrapped = "\n" + "\n".join(distinct) + "\n"
+        wrapped = "|" + "|".join(distinct) + "|"
     except TypeError:
         return False
-    if "\n\n" in wrapped or " \n" in wrapped or "\n " in wrapped or "\n#" in wrapped:
+    if not wrapped.isprintable() or "||" in wrapped or " |" in wrapped or "| " in wrapped or "|#" in wrapped:
         return False
     return len(wrapped) <= MAX_TEXT_CHARS or max(map(len, distinct)) <= MAX_TEXT_CHARS
 
