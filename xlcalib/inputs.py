@@ -821,11 +821,16 @@ def _label_column(values, table: RawTable, j: int, title: str, problems: list):
             labels = labels.view(_Labels)
             labels.codes = (codes, distinct)
             return labels, blank, np.zeros(n, dtype=bool)
+        return _label_column_cells(values, table, j, title, problems, (codes, uniques))
     return _label_column_cells(values, table, j, title, problems)
 
 
-def _label_column_cells(values, table: RawTable, j: int, title: str, problems: list):
-    """:func:`_label_column` for cells of any kind (blank, padded, logical, numbers, error codes), per distinct value."""
+def _label_column_cells(values, table: RawTable, j: int, title: str, problems: list, factorized=None):
+    """:func:`_label_column` for cells of any kind (blank, padded, logical, numbers, error codes), per distinct value.
+
+    ``factorized``: (codes, distinct values) of *values* when already computed (reused unless logical cells
+    must first be set apart).
+    """
     import pandas as pd
 
     n = len(table.row_numbers)
@@ -841,7 +846,9 @@ def _label_column_cells(values, table: RawTable, j: int, title: str, problems: l
             bad[i] = True
             problems.append(_problem(table, j, title, i, parse_label, values[i]))
             values[i] = None
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+        factorized = None  # the logical cells are blanked now: factorize again
+    codes, uniques = factorized if factorized is not None else \
+        pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
     known_codes = None
     out = np.empty(len(uniques), dtype=object)
     status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem

@@ -203,14 +203,14 @@ class CsvBook(WorkbookBackend):
             if col.dtype.kind == "f":
                 out[j] = col.to_numpy()
                 continue
-            values = col.to_numpy(dtype=object)  # pandas' own array (read-only): copied only to blank out cells
+            values = col.to_numpy(dtype=object)  # pandas' own array (read-only)
+            if text_read or longest > MAX_TEXT_CHARS:
+                values = values.copy()  # ours, to blank out cells in
             if text_read:  # only the text read can leave missing fields
-                values = values.copy()
                 values[pd.isna(col).to_numpy()] = None
             if longest <= MAX_TEXT_CHARS:  # no field can be longer than its line
                 out[j] = values
                 continue
-            values = values.copy() if not values.flags.writeable else values
             lengths = col.str.len().to_numpy(dtype=float, na_value=0)
             for i in np.flatnonzero(lengths > MAX_TEXT_CHARS):
                 row = int(body_lines[i])
