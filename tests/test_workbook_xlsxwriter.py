@@ -14,7 +14,7 @@ import xlcalib
 from xlcalib.cli import RESIDUALS_COLUMNS, calibrate_file, main
 from xlcalib.macros import CalibrationSettings, compute_calibration, write_calibration
 from xlcalib.workbook import XlsxWriterBook, new_workbook, open_book, save_atomically
-from xlcalib.workbook.base import SheetSpec
+from xlcalib.workbook.base import ChartSpec, RefLine, SheetSpec
 from xlcalib.workbook.xlsxwriter_backend import excel_pixels
 
 from .test_presentation import NOW, _demo_book
@@ -229,18 +229,30 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         return done
 
     monkeypatch.setattr(xlsxwriter_backend._RowXml, "write", counted)
+    extra_rows = []
+    original_extra = xlsxwriter_backend._RowXml._extra_cells
+
+    def extra_counted(row, cells):
+        extra_rows.append(row)
+        return original_extra(row, cells)
+
+    monkeypatch.setattr(xlsxwriter_backend._RowXml, "_extra_cells", staticmethod(extra_counted))
     outputs = []
     for fast in (10**9, 0):
         monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", fast)
         monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", 7)
         book = XlsxWriterBook()
         write_calibration(book, result, frames, settings, now=NOW, feedback=True)
-        book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4))
+        chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="H6",
+                          ref_lines=(RefLine("y = x", (0.0, 1.0), (0.0, 1.0)), RefLine("line 2", (1, 2), (3, 4))))
+        book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4,
+                                   charts=[chart]))
         outputs.append(_sheet_xml(save_atomically(book, tmp_path / f"fast{fast}.xlsx")))
     slow, fast = outputs
     sheets = {w[0] for w in written if w}
     assert {"Odd", "Residuals", "Values", "Ranking"} <= sheets  # the rows were written here, not by XlsxWriter
     assert sum(n for w in written if w and w[0] == "Odd" for n in [w[1]]) == len(odd)
+    assert extra_rows == [6, 7, 8, 9]  # the chart's reference-line points, merged into the rows written here
     assert slow.keys() == fast.keys() and len(slow) > 8
     for name in slow:
         assert fast[name] == slow[name], name

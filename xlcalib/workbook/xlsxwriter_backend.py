@@ -455,19 +455,20 @@ class _RowXml:
         ws, m = self.ws, len(values[0]) if values else 0
         if not m or ws.previous_row > first:
             return False
-        for column in values:
-            kinds = set(map(type, column))
-            if not kinds <= _FAST_KINDS:
+        kinds = [set(map(type, column)) for column in values]
+        for column, found in zip(values, kinds):
+            if not found <= _FAST_KINDS:
                 return False
-            if str in kinds and max((len(v) for v in column if type(v) is str), default=0) > _FAST_TEXT_CHARS:
+            if str in found and max((len(v) for v in column if type(v) is str), default=0) > _FAST_TEXT_CHARS:
                 return False
         last = first + m - 1
         busy = [r for r in list(ws.row_info) + list(ws.comments) if first <= r <= last]
         if busy:
             return False
         below = {r: cells for r, cells in extra.items() if first + 1 <= r <= last + 1}
-        if any(column <= len(values) for cells in below.values() for column, _ in cells):
-            return False  # a point written over the table: XlsxWriter decides which write wins
+        points = [(column, cell_value(value)) for cells in below.values() for column, value in cells]
+        if any(column <= len(values) or type(value) not in _FAST_KINDS for column, value in points):
+            return False  # a point over the table (XlsxWriter decides which write wins) or a date
         ws._write_single_row(first)  # XlsxWriter writes out the row it holds, as its own next write would
         ws._check_dimensions(first, 0)
         ws._check_dimensions(last, len(values) - 1)
@@ -477,7 +478,7 @@ class _RowXml:
             codes[under] += 1
         codes = codes.tolist()
         styles = self._styles(values, codes, look_of)
-        columns = [self._cells(j, column, numbers, codes, styles[j]) for j, column in enumerate(values)]
+        columns = [self._cells(j, column, kinds[j], numbers, codes, styles[j]) for j, column in enumerate(values)]
         for r, cells in below.items():  # the charts' reference-line points, in their columns of these rows
             for column, _ in cells:
                 ws._check_dimensions(r - 1, column - 1)
@@ -486,7 +487,7 @@ class _RowXml:
             parts.append(f'<row r="{numbers[i]}">')
             parts.extend(row_cells)
             if below and (first + 1 + i) in below:
-                parts.extend(self._extra_cells(first + 1 + i, below[first + 1 + i], len(values)))
+                parts.extend(self._extra_cells(first + 1 + i, below[first + 1 + i]))
             parts.append("</row>")
         ws.fh.write("".join(parts))
         ws.previous_row = last + 1  # XlsxWriter continues below these rows
@@ -509,11 +510,10 @@ class _RowXml:
             styles[j][(kind, code)] = f' s="{look._get_xf_index()}"' if look is not None else ""
         return styles
 
-    def _cells(self, j: int, column: list, numbers: list[str], codes: list[int], styles: dict) -> list[str]:
+    def _cells(self, j: int, column: list, kinds: set, numbers: list[str], codes: list[int], styles: dict) -> list[str]:
         from xlsxwriter.utility import xl_col_to_name
 
         letter = xl_col_to_name(j)
-        kinds = set(map(type, column))
         # the usual columns in one comprehension each: all finite numbers, or all non-empty text
         if kinds == {float} and all(map(math.isfinite, column)):
             look = {code: styles[(float, code)] for code in set(codes)}
@@ -525,50 +525,33 @@ class _RowXml:
             return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>'
                     for value, number, code in zip(column, numbers, codes)]
 
-        def style(kind, code):
-            return styles[(kind, code)]
-
         texts: dict[str, str] = {}
-        out = []
-        for value, number, code in zip(column, numbers, codes):
-            kind = type(value)
-            if kind is float:
-                if math.isfinite(value):
-                    out.append(f'<c r="{letter}{number}"{style(kind, code)}><v>{value:.16G}</v></c>')
-                    continue
-                value = str(value)  # a spreadsheet number cannot be infinite: shown as the text it is
-            elif value is None or value == "":
-                out.append(f'<c r="{letter}{number}"{style(kind, code)}/>')
-                continue
-            elif kind is bool:
-                out.append(f'<c r="{letter}{number}"{style(kind, code)} t="b"><v>{int(value)}</v></c>')
-                continue
-            elif kind is int:
-                out.append(f'<c r="{letter}{number}"{style(kind, code)}><v>{value:.16G}</v></c>')
-                continue
-            inner = texts.get(value)
-            if inner is None:
-                inner = texts[value] = _inline_text(value)
-            out.append(f'<c r="{letter}{number}"{style(kind, code)} t="inlineStr">{inner}</c>')
-        return out
+        return [_cell_xml(f"{letter}{number}", value, styles[(type(value), code)], texts)
+                for value, number, code in zip(column, numbers, codes)]
 
     @staticmethod
-    def _extra_cells(row: int, cells: list, width: int) -> list[str]:
+    def _extra_cells(row: int, cells: list) -> list[str]:
         from xlsxwriter.utility import xl_col_to_name
 
-        out = []
-        for column, value in sorted(cells, key=lambda c: c[0]):
-            value = cell_value(value)
-            ref = f"{xl_col_to_name(column - 1)}{row}"
-            if value is None or value == "":
-                continue  # a blank without a format is not written
-            if isinstance(value, bool):
-                out.append(f'<c r="{ref}" t="b"><v>{int(value)}</v></c>')
-            elif isinstance(value, (int, float)) and math.isfinite(value):
-                out.append(f'<c r="{ref}"><v>{value:.16G}</v></c>')
-            else:
-                out.append(f'<c r="{ref}" t="inlineStr">{_inline_text(str(value))}</c>')
-        return out
+        return [_cell_xml(f"{xl_col_to_name(column - 1)}{row}", cell_value(value), "", {})
+                for column, value in sorted(cells, key=lambda c: c[0])]
+
+
+def _cell_xml(ref: str, value, look: str, texts: dict) -> str:
+    """One cell's XML as XlsxWriter writes it (``look``: its style attribute, or "" for none); "" for a blank
+    without a style, which XlsxWriter does not write.  ``texts`` caches the escaped text of repeated values."""
+    kind = type(value)
+    if value is None or value == "":
+        return f'<c r="{ref}"{look}/>' if look else ""
+    if kind is bool:
+        return f'<c r="{ref}"{look} t="b"><v>{int(value)}</v></c>'
+    if kind in (int, float) and math.isfinite(value):
+        return f'<c r="{ref}"{look}><v>{value:.16G}</v></c>'
+    text = value if kind is str else str(value)  # an infinite number is shown as the text it is
+    inner = texts.get(text)
+    if inner is None:
+        inner = texts[text] = _inline_text(text)
+    return f'<c r="{ref}"{look} t="inlineStr">{inner}</c>'
 
 
 def _inline_text(text: str) -> str:
