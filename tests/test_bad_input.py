@@ -499,7 +499,7 @@ def test_named_argument_messages(call, match):
 
 
 def test_the_text_1e999_is_not_infinity():
-    from xlcalib.inputs import parse_number
+    from xlcalib.cells import parse_number
 
     with pytest.raises(InputError, match="beyond the largest number"):
         parse_number("1e999", "cell B2")
@@ -776,7 +776,8 @@ def test_entity_declarations_are_refused_in_one_sentence(tmp_path):
 # =============================================================================
 # Invariance: accepted extreme magnitudes give the answer of ordinary ones
 # =============================================================================
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None)

@@ -11,7 +11,8 @@ import pytest
 import xlcalib
 from xlcalib.cli import main
 from xlcalib.macros import RESULT_SHEETS
-from xlcalib.workbook import save_atomically as write_workbook_atomically, write_frames
+from xlcalib.workbook import save_atomically as write_workbook_atomically
+from xlcalib.workbook import write_frames
 
 
 def _book(path, rows, sheet="Evaluations"):

@@ -204,7 +204,12 @@ def test_dermatology_example_with_plackett_luce_subset():
 # ----------------------------------------------------------------------------- the two settings
 from scipy import integrate, special  # noqa: E402
 
-from xlcalib.ground_truth import prirn_certainty, prirn_concentration, resolve_setting, unnormalized_irn  # noqa: E402
+from xlcalib.ground_truth import (  # noqa: E402
+    prirn_certainty,
+    prirn_concentration,
+    resolve_setting,
+    unnormalized_irn,
+)
 
 
 def test_setting_names_and_bad_values():

@@ -5,8 +5,16 @@ import numpy as np
 import pytest
 
 from xlcalib.errors import InputError, InputProblems
-from xlcalib.inputs import (Problem, check_evaluations, checks_frame, evaluations_from_rows, read_panel,
-                            suggest_name, suggest_names, table_from_block)
+from xlcalib.inputs import (
+    Problem,
+    check_evaluations,
+    checks_frame,
+    evaluations_from_rows,
+    read_panel,
+    suggest_name,
+    suggest_names,
+    table_from_block,
+)
 from xlcalib.workbook.base import Block
 from xlcalib.workbook.reader import FastBook
 
@@ -138,7 +146,7 @@ def test_suggest_name():
 
 def test_column_wise_equals_cell_by_cell_rules():
     """The vectorised checks accept and reject exactly what parse_number / parse_label do, cell by cell."""
-    from xlcalib.inputs import parse_label, parse_number
+    from xlcalib.cells import parse_label, parse_number
 
     rng = np.random.default_rng(7)
     pool = [1, 2.5, "3", " 4.5 ", "3,5", "1,234", "abc", "#N/A", True, None, "", " ", float("nan"), float("inf"),
@@ -245,7 +253,8 @@ def test_command_line_shows_the_first_warnings_in_full(tmp_path, capsys, monkeyp
 
 
 # --------------------------------------------------------------------------- the bulk paths equal the cell rules
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from xlcalib.inputs import MAX_TEXT_CHARS, RawTable, _plain_names  # noqa: E402
 

@@ -8,12 +8,10 @@ import numpy as np
 import openpyxl
 import pytest
 
-from xlcalib.errors import InputError
-from xlcalib.inputs import (
+from xlcalib.cells import (
     as_rows,
     as_vector,
     column_letter,
-    evaluations_from_rows,
     excel_error_code,
     label_vector,
     number_grid,
@@ -24,6 +22,8 @@ from xlcalib.inputs import (
     parse_number,
     same_length,
 )
+from xlcalib.errors import InputError
+from xlcalib.inputs import evaluations_from_rows
 
 
 @pytest.mark.parametrize("value, expected", [(3, 3.0), (2.5, 2.5), ("4.5", 4.5), (" -3 ", -3.0), ("1e-3", 0.001),
@@ -120,7 +120,7 @@ def test_merged_cells_message(tmp_path, capsys):
 
 @pytest.mark.parametrize("value, expected", [(None, 7), ("", 7), (3, 3), (3.0, 3), ("12", 12), (0.0, 0)])
 def test_parse_whole_accepts_whole_numbers(value, expected):
-    from xlcalib.inputs import parse_whole
+    from xlcalib.cells import parse_whole
 
     assert parse_whole(value, "k", 7, low=0) == expected
 
@@ -128,21 +128,21 @@ def test_parse_whole_accepts_whole_numbers(value, expected):
 @pytest.mark.parametrize("value, message", [(2.5, "whole number, not 2.5"), (-1, ">= 0, not -1"), ("2,5", "decimal comma"),
                                             (True, "logical value"), ("#N/A", "Excel error #N/A")])
 def test_parse_whole_rejects_instead_of_truncating(value, message):
-    from xlcalib.inputs import parse_whole
+    from xlcalib.cells import parse_whole
 
     with pytest.raises(InputError, match=message):
         parse_whole(value, "k", 7, low=0)
 
 
 def test_is_blank_range():
-    from xlcalib.inputs import is_blank_range
+    from xlcalib.cells import is_blank_range
 
     assert is_blank_range(None) and is_blank_range([[None, ""], [" ", None]]) and is_blank_range("")
     assert not is_blank_range([[None, 0.0]]) and not is_blank_range("x")
 
 
 def test_trim_trailing_blanks_only_where_all_ranges_are_blank():
-    from xlcalib.inputs import trim_trailing_blanks
+    from xlcalib.cells import trim_trailing_blanks
 
     a = [["x"], ["y"], [None], [None]]
     b = [[1.0], [2.0], [""], [None]]
@@ -208,7 +208,7 @@ def test_row_and_column_give_the_same_cells_and_input_is_untouched(cells):
 @pytest.mark.parametrize("text, expected", [("4.5", True), (" -3 ", True), ("1e-3", True), ("\u00a012", True),
                                             ("3,5", False), ("High", False), ("", False), ("1.2.3", False)])
 def test_is_number_text_agrees_with_parse_number(text, expected):
-    from xlcalib.inputs import is_number_text
+    from xlcalib.cells import is_number_text
 
     assert is_number_text(text) is expected
     if expected:

@@ -16,7 +16,13 @@ import pytest
 from xlcalib.cli import main
 from xlcalib.templates import KINDS, build
 
-from .test_templates import ROOT, filled_calibration, filled_ground_truth, filled_ordinal, filled_reliability
+from .test_templates import (
+    ROOT,
+    filled_calibration,
+    filled_ground_truth,
+    filled_ordinal,
+    filled_reliability,
+)
 
 ERROR_TEXTS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "#NUM!", "#NULL!", "Err:")
 

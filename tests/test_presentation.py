@@ -14,7 +14,13 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.macros import RESULT_SHEETS, CalibrationSettings, compute_calibration, run_from_excel, write_calibration
+from xlcalib.macros import (
+    RESULT_SHEETS,
+    CalibrationSettings,
+    compute_calibration,
+    run_from_excel,
+    write_calibration,
+)
 from xlcalib.presentation import assessor_sentence, calibration_sheets
 from xlcalib.workbook import new_workbook, save_atomically, write_bytes_atomically
 from xlcalib.workbook.base import shown_text

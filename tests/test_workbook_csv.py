@@ -95,7 +95,8 @@ def test_csv_round_trip_equals_workbook(tmp_path):
     assert a == b
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=300, deadline=None)

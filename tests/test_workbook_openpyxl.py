@@ -17,10 +17,11 @@ from xlcalib.workbook import (
     new_workbook,
     open_book,
     open_workbook,
+    openpyxl_backend,
+    reader,
     save_atomically,
     write_bytes_atomically,
 )
-from xlcalib.workbook import openpyxl_backend, reader
 
 
 def _saved(tmp_path, wb, name="b.xlsx"):

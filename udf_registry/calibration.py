@@ -10,9 +10,7 @@ from collections import OrderedDict
 import pandas as pd
 
 import xlcalib
-from xlcalib.errors import InputError
-from xlcalib.inputs import (
-    EVALUATION_COLUMNS,
+from xlcalib.cells import (
     as_rows,
     as_vector,
     excel_error_code,
@@ -28,6 +26,8 @@ from xlcalib.inputs import (
     same_length,
     trim_trailing_blanks,
 )
+from xlcalib.errors import InputError
+from xlcalib.inputs import EVALUATION_COLUMNS
 
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
 

@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 
 from xlcalib import ground_truth as gt
-from xlcalib.errors import InputError
-from xlcalib.inputs import (
+from xlcalib.cells import (
     as_rows,
     is_blank,
     label_vector,
@@ -22,6 +21,7 @@ from xlcalib.inputs import (
     parse_number,
     parse_whole,
 )
+from xlcalib.errors import InputError
 
 from .registry import Arg, category, udf
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import xlcalib
-from xlcalib.inputs import is_blank_range, label_vector
+from xlcalib.cells import is_blank_range, label_vector
 
 from .registry import Arg, category, udf
 

@@ -22,8 +22,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from xlcalib.cells import parse_flag
 from xlcalib.errors import InputError
-from xlcalib.inputs import parse_flag
 
 __all__ = ["Arg", "CATEGORIES", "Cells", "Entry", "REGISTRY", "category", "udf", "decorate", "to_cells", "table_cells", "error_text", "ERROR_PREFIX"]
 

@@ -1,9 +1,15 @@
 """Reliability family: REL_ICC, REL_ICC_TABLE, REL_SPEARMAN_BROWN, REL_RATERS_NEEDED, REL_KALPHA, REL_KRR_*."""
 from __future__ import annotations
 
-
 import xlcalib
-from xlcalib.inputs import is_blank, is_blank_range, number_grid, parse_choice, parse_number, parse_whole
+from xlcalib.cells import (
+    is_blank,
+    is_blank_range,
+    number_grid,
+    parse_choice,
+    parse_number,
+    parse_whole,
+)
 
 from .registry import Arg, category, udf
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 import pandas as pd
 
 import xlcalib
+from xlcalib.cells import (
+    label_vector,
+    number_grid,
+    number_vector,
+    parse_flag,
+    same_length,
+)
 from xlcalib.errors import InputError
-from xlcalib.inputs import label_vector, number_grid, number_vector, parse_flag, same_length
 
 from .registry import Arg, category, udf
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .cells import column_letter, is_blank, parse_label, parse_number
 from .errors import InputError
-from .inputs import column_letter, is_blank, parse_label, parse_number
 
 SHEET = "Assignment"
 _TABLES = {
@@ -283,8 +283,8 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
         ws.cell(row=r, column=oc, value=None)
     if slots and slots[-1] > last:
         for table in ws.tables.values():  # grow the Excel table over the appended rows
-            from openpyxl.utils.cell import range_boundaries
             from openpyxl.utils import get_column_letter
+            from openpyxl.utils.cell import range_boundaries
 
             c1, r1, c2, r2 = range_boundaries(table.ref)
             table.ref = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{max(r2, slots[-1])}"

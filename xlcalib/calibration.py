@@ -53,8 +53,9 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
+from .cells import real_argument, whole_argument
 from .errors import InputError
-from .inputs import check_calibration_numbers, check_confidence_spread, real_argument, whole_argument
+from .inputs import check_calibration_numbers, check_confidence_spread
 
 __all__ = [
     "DEFAULT_LEVELS",

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .cells import EXCEL_MAX_COLUMNS
 from .errors import InputError, InputProblems, os_error_message
-from .inputs import EXCEL_MAX_COLUMNS
 
 #: Template size limits: rows of assessors/objects/items, and prepared item x rater cells.
 TEMPLATE_MAX_ROWS = 100_000
@@ -304,7 +304,13 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     Returns (suggestions frame, output path).  The funding line is ``fund``/``threshold`` or, when neither is
     given, the book's Settings sheet; without any line the reads that most reduce the values' variance.
     """
-    from .macros import CalibrationSettings, _preamble, compute_calibration, next_reads_frame, write_calibration
+    from .macros import (
+        CalibrationSettings,
+        _preamble,
+        compute_calibration,
+        next_reads_frame,
+        write_calibration,
+    )
     from .workbook import new_result_book, open_book, open_workbook, save_atomically
 
     path = Path(path)

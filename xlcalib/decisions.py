@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .cells import real_argument, seed_argument, whole_argument
 from .errors import InputError
-from .inputs import real_argument, seed_argument, whole_argument
 
 __all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS",
            "MAX_SPARSE_DRAW_WORK"]

@@ -31,8 +31,8 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 from scipy.optimize import linprog
 
+from .cells import real_argument, seed_argument, whole_argument
 from .errors import InputError
-from .inputs import real_argument, seed_argument, whole_argument
 
 __all__ = ["Assignment", "DesignReport", "assign", "design_report"]
 

@@ -31,9 +31,9 @@ from .calibration import (
     default_levels,
     levels_table,
 )
+from .cells import is_blank, parse_choice, parse_flag, parse_number, parse_whole
 from .errors import InputError
-from .inputs import (check_evaluations, checks_frame, is_blank, parse_choice, parse_flag, parse_number,
-                     parse_whole, read_panel, table_from_block)
+from .inputs import check_evaluations, checks_frame, read_panel, table_from_block
 from .workbook import open_book
 
 #: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
@@ -406,7 +406,7 @@ def _grid(backend, sheet: str, first_data_column: int = 2):
 
 
 def _ratings_matrix(backend, sheet: str) -> np.ndarray:
-    from .inputs import number_grid
+    from .cells import number_grid
 
     names, block, first_row = _grid(backend, sheet)
     keep = [i for i, row in enumerate(block) if not all(is_blank(c) for c in row)]
@@ -415,7 +415,7 @@ def _ratings_matrix(backend, sheet: str) -> np.ndarray:
     try:
         return number_grid([block[i] for i in keep], sheet)
     except InputError as exc:  # re-point "row r, column c of the Ratings range" at the sheet's cell
-        from .inputs import column_letter
+        from .cells import column_letter
 
         def cell(m):
             r, c = int(m.group(1)), int(m.group(2))
@@ -491,7 +491,7 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
 
 def _setting(value, label: str, n_classes: int, where: str):
     """One ground-truth Settings value, checked like the function argument it feeds; errors name the cell."""
-    from .inputs import real_argument, seed_argument, whole_argument
+    from .cells import real_argument, seed_argument, whole_argument
 
     checks = {"reliability": lambda v: real_argument(v, label, low=0, high=1e12, low_open=True),
               "samples": lambda v: whole_argument(v, label),
@@ -518,12 +518,12 @@ def ground_truth_report(book, *, now=None) -> dict[str, pd.DataFrame]:
         for offset, row in enumerate(rows[1:], start=1):
             key = str(row[0]).strip().lower() if len(row) >= 2 and not is_blank(row[0]) else None
             if key == "setting" and not is_blank(row[1]):
-                from .inputs import column_letter
+                from .cells import column_letter
 
                 cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
                 setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")
             elif key in settings:
-                from .inputs import column_letter
+                from .cells import column_letter
 
                 cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
                 settings[key] = _setting(row[1], key, len(classes), f"sheet Settings, cell {cell}")

@@ -69,8 +69,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, owens_t
 
+from .cells import whole_argument
 from .errors import InputError
-from .inputs import whole_argument
 
 __all__ = ["suggest_next_reads", "EXACT_CANDIDATES", "RELEVANT_OBJECTS", "MAX_CELLS", "MAX_READS"]
 

@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from .cells import check_memory, whole_argument
 from .errors import InputError
-from .inputs import check_memory, whole_argument
 
 __all__ = ["SvenssonResult", "svensson", "svensson_from_table", "mean_rank_table", "roc_points", "agreement_table"]
 

@@ -16,8 +16,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .cells import (
+    EXCEL_MAX_ROWS,
+    check_memory,
+    probability_argument,
+    real_argument,
+    seed_argument,
+    whole_argument,
+)
 from .errors import InputError
-from .inputs import EXCEL_MAX_ROWS, check_memory, probability_argument, real_argument, seed_argument, whole_argument
 
 __all__ = [
     "ICC_FORMS",

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cells import check_memory, real_argument, whole_argument
 from .errors import InputError
-from .inputs import check_memory, real_argument, whole_argument
 
 __all__ = [
     "evaluation_metrics",

@@ -28,7 +28,12 @@ from .metrics import (
     ua_set_accuracy,
     ua_topk_accuracy,
 )
-from .plackett_luce import pl_certainty, pl_gibbs, pl_log_likelihood, pl_partial_ranking_log_likelihood
+from .plackett_luce import (
+    pl_certainty,
+    pl_gibbs,
+    pl_log_likelihood,
+    pl_partial_ranking_log_likelihood,
+)
 from .rankings import (
     irn,
     mean_average_overlap,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammainc
 
+from ..cells import check_memory, real_argument, seed_argument, whole_argument
 from ..errors import InputError
-from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 
 __all__ = ["dirichlet_concentration", "sample_dirichlet", "certainty_from_samples", "certainty_from_concentration",
            "annotation_certainty"]

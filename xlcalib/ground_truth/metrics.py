@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cells import whole_argument
 from ..errors import InputError
-from ..inputs import whole_argument
 
 __all__ = ["UAResult", "ranked_predictions", "ua_topk_accuracy", "ua_set_accuracy", "ua_overlap",
            "ua_average_overlap", "point_topk_accuracy"]

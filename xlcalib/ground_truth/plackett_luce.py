@@ -52,8 +52,8 @@ import math
 
 import numpy as np
 
+from ..cells import check_memory, real_argument, seed_argument, whole_argument
 from ..errors import InputError
-from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 from .dirichlet import certainty_from_samples
 from .rankings import class_count
 from .settings import resolve_setting

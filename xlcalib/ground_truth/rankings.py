@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..cells import EXCEL_MAX_COLUMNS, check_memory, real_argument, whole_argument
 from ..errors import InputError
-from ..inputs import EXCEL_MAX_COLUMNS, check_memory, real_argument, whole_argument
 from .dirichlet import certainty_from_concentration
 from .settings import resolve_setting
 

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from ..cells import check_memory, real_argument, seed_argument, whole_argument
 from ..errors import InputError
-from ..inputs import check_memory, real_argument, seed_argument, whole_argument
 
 __all__ = ["threshold_certainty"]
 

@@ -86,7 +86,7 @@ def neutralise_text(value: Any) -> Any:
     the same text is stored with the text type instead, so nothing is added.
     """
     if isinstance(value, str) and value.startswith(TEXT_FILE_FORMULA_STARTS):
-        from ..inputs import is_number_text
+        from ..cells import is_number_text
 
         if not is_number_text(value):
             return "'" + value

@@ -33,9 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cells import column_letter
 from ..errors import InputError, InputProblems
-from ..inputs import (EVALUATION_COLUMNS, MAX_TEXT_CHARS, UNCERTAINTY_KINDS, Problem, RawTable, column_letter,
-                      find_columns)
+from ..inputs import (
+    EVALUATION_COLUMNS,
+    MAX_TEXT_CHARS,
+    UNCERTAINTY_KINDS,
+    Problem,
+    RawTable,
+    find_columns,
+)
 from .base import Block, WorkbookBackend
 
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from copy import copy
 import tempfile
+from copy import copy
 from pathlib import Path
 from typing import Any
 
@@ -42,24 +42,23 @@ import pandas as pd
 from ..errors import InputError, os_error_message
 from .base import (
     CHART_COLOURS,
-    MARKERS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
     MARK_FILL,
+    MARKERS,
     Block,
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
+    _split_ref,
     cell_format,
     cell_value,
-    _split_ref,
     frame_rows,
     is_formula_text,
     ref_line_cells,
 )
 from .reader import MAX_INPUT_BYTES, bound_workbook  # noqa: F401 (re-exported) - one set of limits for every reader
-
 
 
 def open_workbook(path: str | os.PathLike, *, data_only: bool = True, keep_vba: bool = False):

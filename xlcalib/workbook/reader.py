@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cells import Uncalculated
 from ..errors import InputError
-from ..inputs import Uncalculated
 from .base import Block, WorkbookBackend
 
 #: Workbook or CSV files above this size (bytes) are refused before parsing.
@@ -307,7 +307,7 @@ def scan_ods(path: Path, zf: zipfile.ZipFile) -> int:
 
 
 def _ref(row: int, col: int) -> str:
-    from ..inputs import column_letter
+    from ..cells import column_letter
 
     return f"{column_letter(col)}{row}"
 

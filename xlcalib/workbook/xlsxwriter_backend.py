@@ -40,11 +40,11 @@ import pandas as pd
 from ..errors import InputError
 from .base import (
     CHART_COLOURS,
-    MARKERS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
     MARK_FILL,
+    MARKERS,
     Block,
     ChartSpec,
     SheetSpec,
@@ -412,7 +412,7 @@ class _Renderer:
 
     @staticmethod
     def _error_bars(sheet: str, spec: ChartSpec, first: int, last: int) -> dict:
-        from xlsxwriter.utility import xl_range_abs, quote_sheetname
+        from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
         ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, spec.error_column - 1, last, spec.error_column - 1)}"
         return {"type": "custom", "plus_values": ref, "minus_values": ref, "end_style": 1,
