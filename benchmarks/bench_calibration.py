@@ -73,7 +73,7 @@ print(json.dumps({{"seconds": t, "peak_mb": resource.getrusage(resource.RUSAGE_S
 def _ranking_peer(result, top_k: int, draws: int, seed: int = 0):
     """The straightforward way: build the objects x objects covariance of the values and sample it with
     numpy's multivariate_normal, then rank every draw (what a user without xlcalib's streaming sampler does)."""
-    post, _a, _o = result._posteriors[0]
+    post, _a, _o = result.components[0]
     G = np.tril(post.inverse()) + np.tril(post.inverse(), -1).T
     H = G - (1.0 / post.solver.C if post.fixed else 0.0)
     Dk = post.k[None, :] - post.D.toarray()

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 import xlcalib
-from xlcalib.next_reads import suggest_next_reads
+from xlcalib.calibration import suggest_next_reads
 
 ASSESSORS = 15
 OBJECTS = 60

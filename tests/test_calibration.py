@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlcalib
-from xlcalib import calibration as cal
+from xlcalib.calibration import graph
 from xlcalib.errors import InputError
 
 
@@ -136,8 +136,8 @@ def test_sum_inverse_full_spectrum_identity_and_hutchinson(monkeypatch):
     w, C = rc.stats["posterior_variance"], rc.biases["total_confidence"].sum()
     assert rc.stats["rms_bound"] == pytest.approx(np.sqrt(w / (2 * C) * np.sum(1 / mu_full)), rel=1e-10)
     assert "inverse of the reduced system" in rc.stats["trace_method"]  # the SEs' inverse gives the trace exactly
-    monkeypatch.setattr(cal, "EXACT_TRACE_LIMIT", 1)  # force the stochastic estimator (sparse path: no inverse)
-    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    monkeypatch.setattr(graph, "EXACT_TRACE_LIMIT", 1)  # force the stochastic estimator (sparse path: no inverse)
+    monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
     rh = xlcalib.calibrate(conf)
     assert "Hutchinson" in rh.stats["trace_method"]
     assert rh.stats["rms_bound"] == pytest.approx(rc.stats["rms_bound"], rel=0.05)
@@ -411,8 +411,8 @@ def test_sparse_iterative_path_equals_dense(monkeypatch):
     frame, *_ = random_design(21, n_assessors=30, n_objects=90, reads=3)
     conf = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
     dense = xlcalib.calibrate(conf)
-    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
-    monkeypatch.setattr(cal, "EXACT_TRACE_LIMIT", 5)
+    monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
+    monkeypatch.setattr(graph, "EXACT_TRACE_LIMIT", 5)
     sparse = xlcalib.calibrate(conf)
     np.testing.assert_allclose(sparse.values["value"], dense.values["value"], atol=1e-9)
     np.testing.assert_allclose(sparse.biases["bias"], dense.biases["bias"], atol=1e-9)

@@ -168,7 +168,7 @@ def test_atomic_write_keeps_previous_file_on_crash(tmp_path, monkeypatch):
 
 def test_internal_error_exit_1(tmp_path, monkeypatch, capsys):
     src = _book(tmp_path / "p.xlsx", GOOD)
-    monkeypatch.setattr(xlcalib.calibration, "_fit_component", lambda *a: 1 / 0)
+    monkeypatch.setattr(xlcalib.calibration.models.fixed, "fit_component", lambda *a: 1 / 0)
     assert main(["calibrate", str(src)]) == 1
     assert "internal error" in capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.decisions)."""
+"""Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.calibration.decisions)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import norm, t
 
 import xlcalib
-from xlcalib import decisions
+from xlcalib.calibration import decisions, graph
 from xlcalib.errors import InputError
 
 from .test_uncertainty import random_panel
@@ -204,14 +204,14 @@ def test_numbers_do_not_depend_on_threads_or_chunking(result, monkeypatch):
 def test_expected_ranks_agree_with_an_independent_argsort_ranking(result):
     """The packed-sort ranks against a plain argsort ranking of the same joint draws (the same stream)."""
     table = result.ranking(draws=400, seed=11)
-    post, _a, o_idx = result._posteriors[0]
+    post, _a, o_idx = result.components[0]
     streams = np.random.SeedSequence(11).spawn(1)
     rng = np.random.default_rng(streams[0])
     n = 400
     xi = post.draw_theta(n, rng)
     dev = post.draw_deviations(n, rng, xi)
-    if result._t_df:
-        dev *= np.sqrt(result._t_df / rng.chisquare(result._t_df, n)).astype(np.float32)[:, None]
+    if result.t_df:
+        dev *= np.sqrt(result.t_df / rng.chisquare(result.t_df, n)).astype(np.float32)[:, None]
     full = np.empty_like(dev)
     full[:, o_idx] = dev
     draws = full + result.values["value"].to_numpy().astype(np.float32)[None, :]
@@ -222,10 +222,9 @@ def test_expected_ranks_agree_with_an_independent_argsort_ranking(result):
 
 def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
     """Above the dense limit every draw is a CG solve: draws x evaluations is capped, with a note."""
-    import xlcalib.calibration as cal
 
     ev = random_panel(4, A=12, O=60, reads=(2, 4))
-    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
     sparse = xlcalib.calibrate(ev)
     monkeypatch.setattr(decisions, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
     table = sparse.ranking(top_k=10, draws=2000)

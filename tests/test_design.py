@@ -1,4 +1,4 @@
-"""xlcalib.design.assign: hard constraints, infeasibility messages, reproducibility, mu2, suitability budget."""
+"""xlcalib.assign: hard constraints, infeasibility messages, reproducibility, mu2, suitability budget."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 import xlcalib
-from xlcalib.design import assign, design_report
+from xlcalib.calibration import assign, design_report
 from xlcalib.errors import InputError
 
 
@@ -113,7 +113,7 @@ def test_min_loads_that_conflicts_make_impossible():
 
 def test_column_generation_reaches_the_full_lp_optimum(monkeypatch):
     """Large panels start the LP from each object's best few assessors; the duals must bring in the rest."""
-    import xlcalib.design as design
+    import xlcalib.calibration.assignment as design
 
     a, o, S = clustered(A=40, O=120, areas=5, seed=4)
     conflicts = [(a[i], o[j]) for i in range(0, 40, 3) for j in range(0, 120, 7)]
@@ -139,7 +139,7 @@ def test_bad_arguments_are_input_errors():
         assign(["a", "b"], ["x", "y"], 1.5, 2)
     with pytest.raises(InputError, match="listed more than once"):
         assign(["a", "a"], ["x", "y"], 1, 2)
-    with pytest.raises(InputError, match="between 0 and 1"):
+    with pytest.raises(InputError, match=r"min_suitability_share argument must be in \[0, 1\]"):
         assign(["a", "b"], ["x", "y"], 1, 2, min_suitability_share=1.5)
     with pytest.raises(InputError, match="suitability is 2 x 3"):
         assign(["a", "b"], ["x", "y"], 1, 2, suitability=np.ones((2, 3)))

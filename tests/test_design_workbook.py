@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from xlcalib.cli import main
-from xlcalib.design import design_report
+from xlcalib.calibration import design_report
 from xlcalib.templates import build
 
 

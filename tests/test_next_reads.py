@@ -12,8 +12,8 @@ from scipy.special import ndtr, owens_t
 from scipy.stats import multivariate_normal
 
 import xlcalib
+from xlcalib.calibration.next_reads import _expected_errors, _expected_mass, _State
 from xlcalib.errors import InputError
-from xlcalib.next_reads import _expected_errors, _expected_mass, _State
 
 
 def _panel(seed=1, A=8, O=30, reads=3, sds=(0.5, 1.0, 2.0)):
@@ -33,7 +33,7 @@ def _add(frame, pairs, sd=None):
 def _first_pick(result, pick):
     """The first suggested read and the rank-one pieces of it: (a, o, oi, names, state, var_x, cov)."""
     a, o = pick.assessor[0], pick.object[0]
-    post, _, _ = result._posteriors[0]
+    post, _, _ = result.components[0]
     state = _State(post, post.k)
     names = list(result.values.index)
     ai, oi = list(result.biases.index).index(a), names.index(o)
@@ -47,7 +47,7 @@ def test_rank_one_prediction_equals_recalibration(seed):
     """Simple gauge, SDs (w = 1): the predicted SEs after one read equal a refit with the read to 1e-9."""
     frame = _panel(seed)
     result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
-    post, _, _ = result._posteriors[0]
+    post, _, _ = result.components[0]
     state = _State(post, post.k)
     np.testing.assert_allclose(np.sqrt(state.var), result.values["se"].to_numpy(), rtol=0, atol=1e-12)
     read = set(zip(frame.assessor, frame.object))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import xlcalib
-from xlcalib import calibration as cal
+from xlcalib.calibration import graph
 from xlcalib.errors import InputError
 
 
@@ -89,11 +89,11 @@ def test_se_of_differences_equal_statsmodels(seed, kind):
 
 def _bias_difference_var(r, a1, a2):
     """Var(b_a1 - b_a2) from the posterior: w [(e1 - e2)' H (e1 - e2)] (gauge-free)."""
-    post, a_idx, _ = r._posteriors[0]
+    post, a_idx, _ = r.components[0]
     names = list(r.biases.index)
     x = np.zeros(len(names))
     x[names.index(a1)], x[names.index(a2)] = 1.0, -1.0
-    return post.w * float(x @ post._H_apply(x))
+    return post.w * float(x @ post.apply_h(x))
 
 
 @pytest.mark.parametrize("gauge", ["weighted", "simple"])
@@ -130,7 +130,7 @@ def test_intervals_normal_for_sds_t_for_estimated_noise():
 def test_single_precision_inverse_path_agrees(monkeypatch):
     ev = random_panel(4, A=40, O=200, reads=(2, 4))
     exact = xlcalib.calibrate(ev)
-    monkeypatch.setattr(cal, "DOUBLE_INVERSE_LIMIT", 5)
+    monkeypatch.setattr(graph, "DOUBLE_INVERSE_LIMIT", 5)
     single = xlcalib.calibrate(ev)
     # single-precision factor, double-precision refinement: the estimates keep full accuracy
     np.testing.assert_allclose(single.values["value"], exact.values["value"], rtol=1e-11)
@@ -144,7 +144,7 @@ def test_single_precision_inverse_path_agrees(monkeypatch):
 def test_sparse_path_standard_errors_are_monte_carlo_estimates(monkeypatch):
     ev = random_panel(5, A=12, O=80, reads=(2, 4))
     exact = xlcalib.calibrate(ev)
-    monkeypatch.setattr(cal, "DENSE_ASSESSOR_LIMIT", 5)
+    monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
     sparse = xlcalib.calibrate(ev)
     assert "Monte Carlo" in sparse.stats["se_method"]
     ratio = sparse.values["se"] / exact.values["se"]
@@ -313,13 +313,14 @@ def test_model_argument_checked():
 
 def test_summary_reads_plainly_for_declared_sds_and_a_huge_chi_square():
     """Face-value SDs say w = 1 once; mu2 carries its verdict; a p-value that underflows is never 'p = 0'."""
-    from xlcalib.calibration import _noise_check, overlap_verdict
+    from xlcalib.calibration import overlap_verdict
+    from xlcalib.calibration.models.fixed import noise_check
 
     ev = random_panel(8, A=10, O=50, reads=(2, 4))
     ev = ev.drop(columns=[c for c in ("level", "confidence") if c in ev]).assign(sd=0.05)
     text = xlcalib.calibrate(ev).summary()
     assert text.count("(w = 1)") == 1
     assert "mu2 (assessor overlap" in text and any(v in text for v in ("good", "fair", "poor"))
-    verdict, p = _noise_check(1e7, 1000)
+    verdict, p = noise_check(1e7, 1000)
     assert p == 0.0 and "p < 1e-300" in verdict and "p = 0" not in verdict
     assert overlap_verdict(0.05).startswith("poor") and overlap_verdict(0.5) == "good"

@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "grid_to_long": "calibration",
     "DEFAULT_LEVELS": "calibration",
     "design_check": "calibration",
-    "assign": "design",
+    "assign": "calibration",
     # reliability
     "icc_table": "reliability",
     "icc": "reliability",
@@ -57,7 +57,6 @@ _EXPORTS: dict[str, str] = {
     "scoring": "scoring",
     "ground_truth": "ground_truth",
     "inputs": "inputs",
-    "design": "design",
     "demo": "demo",
 }
 

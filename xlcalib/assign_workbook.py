@@ -1,4 +1,4 @@
-"""Workbook adapter for :func:`xlcalib.design.assign` (``xlcalib assign panel.xlsx``).
+"""Workbook adapter for :func:`xlcalib.assign` (``xlcalib assign panel.xlsx``).
 
 Reads the *Assignment* sheet of a panel workbook — side-by-side tables whose
 header cells sit in row 1, separated by a blank column:
@@ -203,7 +203,7 @@ def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
 
 def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: str = "Evaluations"):
     """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path)."""
-    from .design import assign
+    from .calibration import assign
     from .workbook import OpenpyxlBook, open_workbook, save_atomically
 
     path = Path(path)

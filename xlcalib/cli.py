@@ -422,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
                                          feedback=args.feedback)
             print(result.summary())
             if result.decisions is not None:
-                from .decisions import decision_summary
+                from .calibration import decision_summary
 
                 line = decision_summary(result.decisions)
                 if line:

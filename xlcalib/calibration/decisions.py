@@ -28,13 +28,14 @@ same numbers bit for bit.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .cells import real_argument, seed_argument, whole_argument
-from .errors import InputError
+from ..cells import real_argument, seed_argument, whole_argument
+from ..errors import InputError
 
 __all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS",
            "MAX_SPARSE_DRAW_WORK"]
@@ -48,7 +49,7 @@ STORED_RANK_BYTES = 256 * 2**20
 #: rank intervals from 150 order statistics); smaller panels keep the 10,000 draws asked for.
 MAX_DRAW_CELLS = 50_000_000
 #: Upper bound on draws x evaluations when the fit runs on its iterative (sparse) path (more than
-#: calibration.DENSE_ASSESSOR_LIMIT assessors): there each draw is one conjugate-gradient solve
+#: graph.DENSE_ASSESSOR_LIMIT assessors): there each draw is one conjugate-gradient solve
 #: (about 10-20 s at the bound on a 2-core machine).
 MAX_SPARSE_DRAW_WORK = 200_000_000
 #: Upper bound on the draws argument itself.
@@ -150,6 +151,157 @@ def _order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 
     return out
 
 
+@dataclass(frozen=True)
+class _Line:
+    """A funding line: ``top_k`` places or a calibrated-score ``threshold`` (or neither)."""
+
+    top_k: int | None
+    threshold: float | None
+
+    @property
+    def text(self) -> str:
+        if self.top_k is not None:
+            return f"top {self.top_k}"
+        return f"calibrated score {self.threshold:g}" if self.threshold is not None else ""
+
+
+def _single_posterior(result):
+    """The posterior of a connected result (rankings compare values, which only one component makes comparable)."""
+    parts = result.components
+    if not parts:
+        raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
+    if len(parts) > 1:
+        raise InputError("the panel has several unconnected groups: values of different groups cannot be ranked "
+                         "against each other (rank each group's result separately)")
+    return parts[0].posterior, parts[0].object_index
+
+
+def _line_argument(top_k, threshold, n_objects: int, lottery: bool) -> _Line:
+    if top_k is not None and threshold is not None:
+        raise InputError("give one funding line: top_k (places) or threshold (a calibrated score), not both")
+    if top_k is not None:
+        top_k = whole_argument(top_k, "top_k (places above the funding line)", low=1, high=n_objects - 1)
+    if threshold is not None:
+        threshold = real_argument(threshold, "threshold")
+    if lottery and top_k is None:
+        raise InputError("a lottery fills places: give top_k (the number of places) with lottery=True")
+    return _Line(top_k, threshold)
+
+
+def _capped_draws(draws: int, n_objects: int, post) -> tuple[int, str]:
+    """Draws within the time and memory bounds, and the note that says when they were reduced."""
+    note = ""
+    cap = max(100, MAX_DRAW_CELLS // n_objects)
+    if draws > cap:
+        note = (f"draws reduced from {draws:,} to {cap:,} so that draws x objects stays within "
+                f"{MAX_DRAW_CELLS:,} (time and memory bound)")
+        draws = cap
+    if post.iterative:  # each draw of the iterative path is one solve over all evaluations
+        evaluations = post.n_evaluations
+        sparse_cap = max(100, MAX_SPARSE_DRAW_WORK // evaluations)
+        if draws > sparse_cap:
+            note = (f"draws reduced from {draws:,} to {sparse_cap:,}: with this many assessors each draw is an "
+                    f"iterative solve over all {evaluations:,} evaluations, and draws x evaluations is kept within "
+                    f"{MAX_SPARSE_DRAW_WORK:,} (time bound)")
+            draws = sparse_cap
+    return draws, note
+
+
+def _simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level: float):
+    """Monte Carlo ranks: (rank sums, counts above a top_k line or None, rank_lower, rank_upper, draws kept).
+
+    Chunks of draws are streamed (never draws x objects at once), one random
+    stream per chunk so the numbers do not depend on how many threads ran them.
+    """
+    O = v_hat.size
+    # per draw and object: float32 draw, uint64 packed key, intp order, int32 rank (+ slack)
+    chunk = int(max(1, min(draws, CHUNK_BYTES // (28 * O))))
+    keep = int(max(1, min(draws, STORED_RANK_BYTES // (4 * O))))
+    stored = np.empty((keep, O), dtype=np.int32)  # the first `keep` draws' ranks, one draw per row
+    starts = list(range(0, draws, chunk))
+    streams = np.random.SeedSequence(seed).spawn(len(starts))
+    positions = np.arange(1, O + 1, dtype=np.int32)
+    v32 = v_hat.astype(np.float32)
+    scatter = o_idx.size != O or not np.array_equal(o_idx, np.arange(O))
+
+    def prepare_chunk(j: int):
+        """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
+        rng = np.random.default_rng(streams[j])
+        return rng, post.draw_theta(min(chunk, draws - starts[j]), rng)
+
+    def run_chunk(j: int, rng, xi):
+        start = starts[j]
+        n = min(chunk, draws - start)
+        dev = post.draw_deviations(n, rng, xi)  # draws x objects, float32 (halves the sort's memory traffic)
+        if scatter:
+            full = np.empty((n, O), dtype=np.float32)
+            full[:, o_idx] = dev
+            dev = full
+        if t_df:
+            dev *= np.sqrt(t_df / rng.chisquare(t_df, n)).astype(np.float32)[:, None]
+        dev += v32[None, :]
+        order = _best_first(dev)
+        del dev
+        ranks = np.empty((n, O), dtype=np.int32)
+        flat = order + (np.arange(n, dtype=np.intp) * O)[:, None]  # one flat scatter: ranks[i, order[i]] = 1..O
+        ranks.ravel()[flat.ravel()] = np.tile(positions, n)
+        del flat
+        above = np.bincount(order[:, :top_k].ravel(), minlength=O) if top_k is not None else None
+        del order
+        if start < keep:  # rows of `stored` are disjoint between chunks: safe from two threads
+            take = min(n, keep - start)
+            stored[start:start + take] = ranks[:take]
+        return ranks.sum(axis=0, dtype=np.int64), above
+
+    rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
+    above_count = np.zeros(O, dtype=np.int64)
+    for chunk_sum, chunk_above in _map_chunks(run_chunk, len(starts), prepare_chunk):
+        rank_sum += chunk_sum
+        if chunk_above is not None:
+            above_count += chunk_above
+    alpha = (1.0 - level) / 2.0
+    # the positions np.quantile's "lower"/"higher" methods pick, applied by partition (linear, not a sort)
+    index = np.arange(keep)
+    lo = int(np.quantile(index, alpha, method="lower"))
+    hi = int(np.quantile(index, 1.0 - alpha, method="higher"))
+    rank_lower, rank_upper = _order_statistics(stored, [lo, hi])
+    return rank_sum, (above_count if top_k is not None else None), rank_lower, rank_upper, keep
+
+
+def _p_above(frame: pd.DataFrame, line: _Line, above_count, draws: int, t_df):
+    """(P(above), its Monte Carlo SE, calibrated above, plain-average above) for the line."""
+    if line.top_k is not None:
+        p = above_count / draws
+        return (p, np.sqrt(p * (1.0 - p) / draws), frame["rank"].to_numpy() <= line.top_k,
+                frame["raw_rank"].to_numpy() <= line.top_k)
+    from scipy.special import ndtr, stdtr
+
+    v_hat, se = frame["value"].to_numpy(dtype=float), frame["se"].to_numpy(dtype=float)
+    z = (v_hat - line.threshold) / np.where(se > 0, se, np.inf)
+    p = stdtr(t_df, z) if t_df else ndtr(z)
+    p = np.where(se > 0, p, (v_hat >= line.threshold).astype(float))
+    return p, np.zeros(v_hat.size), v_hat >= line.threshold, frame["raw_mean"].to_numpy() >= line.threshold
+
+
+def _draw_lottery(frame: pd.DataFrame, decision: np.ndarray, top_k: int, seed: int, lottery_seed) -> dict[str, Any]:
+    """Fill the places left after the *above* group by a uniform, recorded draw among the *borderline* group."""
+    frame["lottery"] = ""
+    places = top_k - int((decision == "above").sum())
+    pool = frame.index[decision == "borderline"]
+    drawn: list = []
+    lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
+    if places > 0 and len(pool):
+        if len(pool) <= places:
+            drawn = list(pool)
+        else:
+            picks = np.random.default_rng(lot_seed).choice(len(pool), size=places, replace=False)
+            drawn = [pool[i] for i in np.sort(picks)]
+        frame.loc[pool, "lottery"] = "not drawn"
+        frame.loc[drawn, "lottery"] = "funded by lottery"
+    return {"seed": lot_seed, "places": max(places, 0), "pool": list(pool), "drawn": drawn,
+            "method": "uniform draw without replacement among the borderline group (numpy default_rng(seed).choice)"}
+
+
 def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10_000, seed: int = 0,
                  epsilon: float = 0.05, lottery: bool = False, lottery_seed=None) -> pd.DataFrame:
     """Ranking table with rank intervals and, given a funding line, P(above the line) and decisions.
@@ -198,133 +350,34 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     >>> table.columns[:4].tolist(), sorted(set(table["decision"]))
     (['rank', 'value', 'se', 'lower'], ['above', 'below', 'borderline'])
     """
-    posts = getattr(result, "_posteriors", None)
-    if not posts:
-        raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
-    if len(posts) > 1:
-        raise InputError("the panel has several unconnected groups: values of different groups cannot be ranked "
-                         "against each other (rank each group's result separately)")
-    post, _a_idx, o_idx = posts[0]
+    post, o_idx = _single_posterior(result)
     values = result.values
     O = len(values)
     if O < 2:
         raise InputError("ranking needs at least two objects")
-    if top_k is not None and threshold is not None:
-        raise InputError("give one funding line: top_k (places) or threshold (a calibrated score), not both")
-    if top_k is not None:
-        top_k = whole_argument(top_k, "top_k (places above the funding line)", low=1, high=O - 1)
-    if threshold is not None:
-        threshold = real_argument(threshold, "threshold")
+    line = _line_argument(top_k, threshold, O, lottery)
     level = result.stats.get("interval_level", 0.95) if level is None else \
         real_argument(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     draws = whole_argument(draws, "draws", low=100, high=MAX_DRAWS)
     seed = seed_argument(seed)
     epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
-    if lottery and top_k is None:
-        raise InputError("a lottery fills places: give top_k (the number of places) with lottery=True")
-    note = ""
-    cap = max(100, MAX_DRAW_CELLS // O)
-    if draws > cap:
-        note = (f"draws reduced from {draws:,} to {cap:,} so that draws x objects stays within "
-                f"{MAX_DRAW_CELLS:,} (time and memory bound)")
-        draws = cap
-    solver = getattr(post, "solver", None)
-    if solver is not None and not solver.dense:  # each draw of the iterative path is one solve over all evaluations
-        evaluations = int(post.design.c.size)
-        sparse_cap = max(100, MAX_SPARSE_DRAW_WORK // evaluations)
-        if draws > sparse_cap:
-            note = (f"draws reduced from {draws:,} to {sparse_cap:,}: with this many assessors each draw is an "
-                    f"iterative solve over all {evaluations:,} evaluations, and draws x evaluations is kept within "
-                    f"{MAX_SPARSE_DRAW_WORK:,} (time bound)")
-            draws = sparse_cap
+    draws, note = _capped_draws(draws, O, post)
 
     v_hat = values["value"].to_numpy(dtype=float)
-    se = values["se"].to_numpy(dtype=float)
-    t_df = getattr(result, "_t_df", None)
-
-    # per draw and object: float32 draw, uint64 packed key, intp order, int32 rank (+ slack)
-    chunk = int(max(1, min(draws, CHUNK_BYTES // (28 * O))))
-    keep = int(max(1, min(draws, STORED_RANK_BYTES // (4 * O))))
-    stored = np.empty((keep, O), dtype=np.int32)  # the first `keep` draws' ranks, one draw per row
-    starts = list(range(0, draws, chunk))
-    # one random stream per chunk: the numbers do not depend on how many threads ran the chunks
-    streams = np.random.SeedSequence(seed).spawn(len(starts))
-    positions = np.arange(1, O + 1, dtype=np.int32)
-    v32 = v_hat.astype(np.float32)
-    scatter = o_idx.size != O or not np.array_equal(o_idx, np.arange(O))
-
-    def prepare_chunk(j: int):
-        """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
-        rng = np.random.default_rng(streams[j])
-        return rng, post.draw_theta(min(chunk, draws - starts[j]), rng)
-
-    def run_chunk(j: int, rng, xi):
-        start = starts[j]
-        n = min(chunk, draws - start)
-        dev = post.draw_deviations(n, rng, xi)  # draws x objects, float32 (halves the sort's memory traffic)
-        if scatter:
-            full = np.empty((n, O), dtype=np.float32)
-            full[:, o_idx] = dev
-            dev = full
-        if t_df:
-            dev *= np.sqrt(t_df / rng.chisquare(t_df, n)).astype(np.float32)[:, None]
-        dev += v32[None, :]
-        order = _best_first(dev)
-        del dev
-        ranks = np.empty((n, O), dtype=np.int32)
-        flat = order + (np.arange(n, dtype=np.intp) * O)[:, None]  # one flat scatter: ranks[i, order[i]] = 1..O
-        ranks.ravel()[flat.ravel()] = np.tile(positions, n)
-        del flat
-        above = np.bincount(order[:, :top_k].ravel(), minlength=O) if top_k is not None else None
-        del order
-        if start < keep:  # rows of `stored` are disjoint between chunks: safe from two threads
-            take = min(n, keep - start)
-            stored[start:start + take] = ranks[:take]
-        return ranks.sum(axis=0, dtype=np.int64), above
-
-    rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
-    above_count = np.zeros(O, dtype=np.int64)
-    for chunk_sum, chunk_above in _map_chunks(run_chunk, len(starts), prepare_chunk):
-        rank_sum += chunk_sum
-        if chunk_above is not None:
-            above_count += chunk_above
-    alpha = (1.0 - level) / 2.0
-    # the positions np.quantile's "lower"/"higher" methods pick, applied by partition (linear, not a sort)
-    index = np.arange(keep)
-    lo = int(np.quantile(index, alpha, method="lower"))
-    hi = int(np.quantile(index, 1.0 - alpha, method="higher"))
-    rank_lower, rank_upper = _order_statistics(stored, [lo, hi])
-    del stored
-
+    rank_sum, above_count, rank_lower, rank_upper, keep = _simulate_ranks(
+        post, o_idx, v_hat, result.t_df, draws, seed, line.top_k, level)
     frame = pd.DataFrame({
         "rank": values["value"].rank(ascending=False, method="min").astype(int),
-        "value": v_hat, "se": se, "lower": values["lower"], "upper": values["upper"],
-        "raw_mean": values["raw_mean"],
+        "value": v_hat, "se": values["se"].to_numpy(dtype=float), "lower": values["lower"],
+        "upper": values["upper"], "raw_mean": values["raw_mean"],
         "raw_rank": values["raw_mean"].rank(ascending=False, method="min").astype(int),
         "expected_rank": rank_sum / draws,
         "rank_lower": rank_lower.astype(int), "rank_upper": rank_upper.astype(int),
         "n": values["n"], "total_confidence": values["total_confidence"],
     }, index=values.index)
-
-    line = ""
     lottery_record: dict[str, Any] = {}
-    if top_k is not None or threshold is not None:
-        if top_k is not None:
-            p = above_count / draws
-            mc = np.sqrt(p * (1.0 - p) / draws)
-            calibrated_above = frame["rank"].to_numpy() <= top_k
-            raw_above = frame["raw_rank"].to_numpy() <= top_k
-            line = f"top {top_k}"
-        else:
-            from scipy.special import ndtr, stdtr
-
-            z = (v_hat - threshold) / np.where(se > 0, se, np.inf)
-            p = stdtr(t_df, z) if t_df else ndtr(z)
-            p = np.where(se > 0, p, (v_hat >= threshold).astype(float))
-            mc = np.zeros(O)
-            calibrated_above = v_hat >= threshold
-            raw_above = frame["raw_mean"].to_numpy() >= threshold
-            line = f"calibrated score {threshold:g}"
+    if line.text:
+        p, mc, calibrated_above, raw_above = _p_above(frame, line, above_count, draws, result.t_df)
         decision = np.where(p >= 1.0 - epsilon, "above", np.where(p <= epsilon, "below", "borderline"))
         frame["p_above"] = p
         frame["p_above_mc_se"] = mc
@@ -332,25 +385,9 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         frame["raw_decision"] = np.where(raw_above, "above", "below")
         frame["changed"] = calibrated_above != raw_above
         if lottery:
-            frame["lottery"] = ""
-            n_above = int((decision == "above").sum())
-            places = top_k - n_above
-            pool = frame.index[decision == "borderline"]
-            drawn: list = []
-            lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
-            if places > 0 and len(pool):
-                if len(pool) <= places:
-                    drawn = list(pool)
-                else:
-                    picks = np.random.default_rng(lot_seed).choice(len(pool), size=places, replace=False)
-                    drawn = [pool[i] for i in np.sort(picks)]
-                frame.loc[pool, "lottery"] = "not drawn"
-                frame.loc[drawn, "lottery"] = "funded by lottery"
-            lottery_record = {"seed": lot_seed, "places": max(places, 0), "pool": list(pool), "drawn": drawn,
-                              "method": "uniform draw without replacement among the borderline group "
-                                        "(numpy default_rng(seed).choice)"}
+            lottery_record = _draw_lottery(frame, decision, line.top_k, seed, lottery_seed)
     frame = frame.sort_values(["rank", "expected_rank"], kind="stable")
-    frame.attrs.update({"line": line, "level": level, "draws": draws, "seed": seed, "epsilon": epsilon,
+    frame.attrs.update({"line": line.text, "level": level, "draws": draws, "seed": seed, "epsilon": epsilon,
                         "rank_interval_draws": keep, "note": note, "lottery": lottery_record,
                         "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed")})
     return frame

@@ -5,7 +5,7 @@ posterior covariance of the calibrated values after a read does *not* depend
 on the score the read will get, so the effect of every possible read can be
 computed before anyone scores it.
 
-The model (see :class:`xlcalib.calibration._Posterior`), in units of the
+The model (see :class:`xlcalib.calibration.posterior.Posterior`), in units of the
 noise scale ``w``: ``v_o = V_o/Cd_o + (k - d_o)' theta`` with ``Cov(theta) =
 w H``, ``d_o = c_.o / Cd_o`` and object noise ``w / Cd_o``.  A read of object
 ``o*`` by assessor ``a*`` with confidence ``c`` observes ``x = v_o* + b_a*``
@@ -69,10 +69,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, owens_t
 
-from .cells import whole_argument
-from .errors import InputError
+from ..cells import whole_argument
+from ..errors import InputError
 
-__all__ = ["suggest_next_reads", "EXACT_CANDIDATES", "RELEVANT_OBJECTS", "MAX_CELLS", "MAX_READS"]
+__all__ = ["suggest_next_reads", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS", "MAX_CELLS",
+           "MAX_READS"]
 
 #: Candidates scored exactly (Owen's T) per greedy step after the first-order screen.
 EXACT_CANDIDATES = 256
@@ -87,7 +88,8 @@ MAX_READS = 10_000
 #: with threads vs 0.14 ms without).
 SINGLE_THREAD_ASSESSORS = 512
 
-COLUMNS = ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
+#: The columns of the suggestions table, in order (every adapter shows them so).
+NEXT_READS_COLUMNS = ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
            "settles", "reason"]
 
 
@@ -167,14 +169,7 @@ class _State:
         self.post = post
         self.D = post.D.tocsr()
         self.Cd = post.Cd
-        A = post.design.n_assessors
-        if post.solver is None:
-            H = np.zeros((A, A))
-        else:
-            G = np.tril(np.asarray(post.inverse(), dtype=float))
-            H = G + np.tril(G, -1).T
-            if post.fixed:
-                H -= 1.0 / post.solver.C
+        H = post.h_matrix()
         self.H, self.k = H, kvec
         self.DH = np.asarray(self.D @ H)  # O x A: row o = (H d_o)'
         self.dHd = np.asarray(self.D.multiply(self.DH).sum(axis=1)).ravel()
@@ -291,30 +286,53 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if top_k is not None and threshold is not None:
         raise InputError("give either top_k or threshold as the funding line, not both")
-    posts = getattr(result, "_posteriors", None)
-    if not posts:
-        raise InputError("next_reads needs a result made by xlcalib.calibrate (this one carries no uncertainty)")
-    if len(posts) != 1:
-        raise InputError(f"next_reads needs a connected panel; this one has {len(posts)} unconnected groups of "
-                         "assessors and objects -- add reads that link them first (see design_check)")
-    post, a_idx, o_idx = posts[0]
-    if post.solver is not None and not post.solver.dense:
-        raise InputError(f"next_reads works with up to {post.solver.design.n_assessors - 1:,} assessors "
-                         "(dense reduced system); this panel is larger")
+    post, a_idx, o_idx = _connected_posterior(result)
     design = post.design
-    A, O = design.n_assessors, design.n_objects
-    if A * O > MAX_CELLS:
-        raise InputError(f"next_reads is bounded to assessors x objects <= {MAX_CELLS:,}; this panel has "
-                         f"{A:,} x {O:,} = {A * O:,}")
+    A = design.n_assessors
     assessors = result.biases.index[a_idx]
     objects = result.values.index[o_idx]
     a_pos = {a: i for i, a in enumerate(assessors)}
     o_pos = {o: i for i, o in enumerate(objects)}
     values = result.values["value"].to_numpy(dtype=float)[o_idx]
-    w = float(post.w)
+    line, X, kvec = _line_and_gauge(post, values, top_k, threshold)
+    allowed = _allowed_pairs(design, candidates, conflicts, a_pos, o_pos)
+    load = np.bincount(design.ai, minlength=A).astype(float)
+    cap = _per_assessor(max_load, "max_load", assessors, np.full(A, np.inf), 0, True)
+    conf = _per_assessor(confidence, "confidence", assessors, _median_confidence(design), 0, False)
+    if np.any(conf <= 0):
+        raise InputError("confidence must be positive for every assessor")
+    with _blas_limit(A):
+        return _greedy(post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values,
+                       float(post.w), OBJECTIVES[objective])
 
-    # ---- the line and its gauge
-    line, X = None, None
+
+def _connected_posterior(result):
+    """(posterior, assessor positions, object positions) of a connected result the dense algebra can hold."""
+    parts = result.components
+    if not parts:
+        raise InputError("next_reads needs a result made by xlcalib.calibrate (this one carries no uncertainty)")
+    if len(parts) != 1:
+        raise InputError(f"next_reads needs a connected panel; this one has {len(parts)} unconnected groups of "
+                         "assessors and objects -- add reads that link them first (see design_check)")
+    post = parts[0].posterior
+    if post.iterative:
+        raise InputError(f"next_reads works with up to {post.design.n_assessors - 1:,} assessors "
+                         "(dense reduced system); this panel is larger")
+    A, O = post.design.n_assessors, post.design.n_objects
+    if A * O > MAX_CELLS:
+        raise InputError(f"next_reads is bounded to assessors x objects <= {MAX_CELLS:,}; this panel has "
+                         f"{A:,} x {O:,} = {A * O:,}")
+    return post, parts[0].assessor_index, parts[0].object_index
+
+
+def _line_and_gauge(post, values: np.ndarray, top_k, threshold):
+    """(line text or None, threshold X, gauge vector) of the funding line.
+
+    A ``top_k`` line sits midway between places k and k+1, measured relative to
+    those two objects' assessors, so the common gauge uncertainty (which moves
+    the line with every value) does not count.
+    """
+    O = values.size
     kvec = post.k.copy()
     if top_k is not None:
         top_k = whole_argument(top_k, "top_k (funding line places)", low=1, high=max(O - 1, 1))
@@ -325,54 +343,79 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         X = 0.5 * (values[p] + values[q])
         kvec = 0.5 * (post.D[p].toarray().ravel() + post.D[q].toarray().ravel())
         kvec /= kvec.sum()
-        line = f"top {top_k} (threshold {X:.4g}, midway between places {top_k} and {top_k + 1})"
-    elif threshold is not None:
+        return f"top {top_k} (threshold {X:.4g}, midway between places {top_k} and {top_k + 1})", X, kvec
+    if threshold is not None:
         try:
             X = float(threshold)
         except (TypeError, ValueError):
             raise InputError(f"threshold must be a number (a calibrated score), not {threshold!r}") from None
         if isinstance(threshold, (bool, np.bool_)) or not math.isfinite(X):
             raise InputError(f"threshold must be a finite number (a calibrated score), not {threshold!r}")
-        line = f"calibrated score {X:g}"
+        return f"calibrated score {X:g}", X, kvec
+    return None, None, kvec
 
-    # ---- constraints
+
+def _allowed_pairs(design, candidates, conflicts, a_pos: dict, o_pos: dict) -> np.ndarray:
+    """Keys a * O + o of the pairs that may be suggested: not read yet, not in conflict, among the candidates."""
+    A, O = design.n_assessors, design.n_objects
     existing = design.ai.astype(np.int64) * O + design.oi.astype(np.int64)
     banned = np.union1d(existing, _pairs(conflicts, "conflicts", a_pos, o_pos, O))
     if candidates is None:
-        allowed = np.setdiff1d(np.arange(A * O, dtype=np.int64), banned, assume_unique=False)
-    else:
-        allowed = np.setdiff1d(np.unique(_pairs(candidates, "candidates", a_pos, o_pos, O)), banned)
-    load = np.bincount(design.ai, minlength=A).astype(float)
-    cap = _per_assessor(max_load, "max_load", assessors, np.full(A, np.inf), 0, True)
-    # default confidence: the assessor's median confidence in the panel
+        return np.setdiff1d(np.arange(A * O, dtype=np.int64), banned, assume_unique=False)
+    return np.setdiff1d(np.unique(_pairs(candidates, "candidates", a_pos, o_pos, O)), banned)
+
+
+def _median_confidence(design) -> np.ndarray:
+    """Each assessor's median confidence in the panel: the default confidence of their next read."""
+    A = design.n_assessors
     order_a = np.argsort(design.ai, kind="stable")
     c_sorted, starts = design.c[order_a], np.searchsorted(design.ai[order_a], np.arange(A))
     ends = np.append(starts[1:], design.c.size)
-    med = np.array([np.median(c_sorted[s:e]) for s, e in zip(starts, ends)]) if A else np.zeros(0)
-    conf = _per_assessor(confidence, "confidence", assessors, med, 0, False)
-    if np.any(conf <= 0):
-        raise InputError("confidence must be positive for every assessor")
-
-    with _blas_limit(A):
-        return _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf,
-                       assessors, objects, o_pos, values, w, OBJECTIVES[objective])
+    return np.array([np.median(c_sorted[s:e]) for s, e in zip(starts, ends)]) if A else np.zeros(0)
 
 
-def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values, w,
-            expected):
+def _best_for_variance(state: _State, ca, co, cc, var_x, own, w: float):
+    """Without a line: the candidate with the largest drop in sum_o Var(v_o) (A-optimal)."""
+    O = state.Cd.size
+    gain = w * state.weighted_reduction(np.ones(O), ca, co, cc, var_x, own)
+    best = int(np.argmax(gain))
+    return best, float(gain[best]), int(co[best]), None
+
+
+def _best_at_line(state: _State, ca, co, cc, var_x, own, z, var0, expected):
+    """With a line: screen every candidate to first order, score the best exactly (Owen's T) near the line.
+
+    Returns (best candidate, its gain, the object it settles most, that object's drop).
+    """
+    O = state.Cd.size
+    rho_s = np.clip(1.0 - state.var / var0, 0.0, 1.0 - 1e-12)
+    mass_s = expected(z, rho_s)
+    omega = np.exp(-z**2 / (1.0 + np.minimum(rho_s, 0.99))) / (
+        2 * np.pi * np.sqrt(1.0 - np.minimum(rho_s, 0.99) ** 2)) / var0
+    screen = state.weighted_reduction(omega, ca, co, cc, var_x, own)
+    m = min(EXACT_CANDIDATES, screen.size)
+    top = np.argpartition(-screen, m - 1)[:m] if m < screen.size else np.arange(screen.size)
+    top = top[np.lexsort((top, -screen[top]))]
+    rel_n = min(RELEVANT_OBJECTS, O)
+    rel = np.argpartition(-mass_s, rel_n - 1)[:rel_n] if rel_n < O else np.arange(O)
+    rel = np.sort(rel).astype(np.intp)
+    cov = state.covariances(rel, ca[top], co[top])
+    var_new = state.var[rel][:, None] - cc[top][None, :] * cov**2 / (1.0 + cc[top] * var_x[top])[None, :]
+    rho_new = np.clip(1.0 - var_new / var0[rel][:, None], 0.0, 1.0 - 1e-12)
+    drops = mass_s[rel][:, None] - expected(z[rel][:, None], rho_new)
+    gains = drops.sum(axis=0)
+    jb = int(np.argmax(gains))  # first of equals: top is sorted by screen then pair key, so reproducible
+    return int(top[jb]), float(gains[jb]), int(rel[int(np.argmax(drops[:, jb]))]), float(drops[:, jb].max())
+
+
+def _greedy(post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values, w, expected):
     """The greedy loop (see the module docstring); returns the suggestions frame."""
-    from .calibration import _Design, _Posterior, _ReducedSolver
-
-    design = post.design
-    A, O = design.n_assessors, design.n_objects
-    # ---- the starting state
+    O = post.design.n_objects
     state = _State(post, kvec)
     var0 = state.var.copy()
     sd0 = np.sqrt(np.maximum(var0, 1e-300))
     z = (values - X) / (sd0 * math.sqrt(w)) if line is not None else None
-    ai_all, oi_all, c_all = design.ai.copy(), design.oi.copy(), design.c.copy()
-    picks = []
-    note = ""
+    picks, note = [], ""
     for step in range(k):
         allowed = allowed[load[allowed // O] < cap[allowed // O]]
         if allowed.size == 0:
@@ -384,35 +427,10 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
         cc = conf[ca]
         var_x, own = state.pieces(ca, co)
         if line is None:
-            gain = w * state.weighted_reduction(np.ones(O), ca, co, cc, var_x, own)
-            best = int(np.argmax(gain))
-            j_gain = float(gain[best])
-            cov_own = 1.0 / state.Cd[co[best]] + own[best]
-            settles = co[best]
-            drop_settles = None
+            best, j_gain, settles, drop_settles = _best_for_variance(state, ca, co, cc, var_x, own, w)
         else:
-            rho_s = np.clip(1.0 - state.var / var0, 0.0, 1.0 - 1e-12)
-            mass_s = expected(z, rho_s)
-            omega = np.exp(-z**2 / (1.0 + np.minimum(rho_s, 0.99))) / (
-                2 * np.pi * np.sqrt(1.0 - np.minimum(rho_s, 0.99) ** 2)) / var0
-            screen = state.weighted_reduction(omega, ca, co, cc, var_x, own)
-            m = min(EXACT_CANDIDATES, screen.size)
-            top = np.argpartition(-screen, m - 1)[:m] if m < screen.size else np.arange(screen.size)
-            top = top[np.lexsort((top, -screen[top]))]
-            rel_n = min(RELEVANT_OBJECTS, O)
-            rel = np.argpartition(-mass_s, rel_n - 1)[:rel_n] if rel_n < O else np.arange(O)
-            rel = np.sort(rel).astype(np.intp)
-            cov = state.covariances(rel, ca[top], co[top])
-            var_new = state.var[rel][:, None] - cc[top][None, :] * cov**2 / (1.0 + cc[top] * var_x[top])[None, :]
-            rho_new = np.clip(1.0 - var_new / var0[rel][:, None], 0.0, 1.0 - 1e-12)
-            drops = mass_s[rel][:, None] - expected(z[rel][:, None], rho_new)
-            gains = drops.sum(axis=0)
-            jb = int(np.argmax(gains))  # first of equals: top is sorted by screen then pair key, so reproducible
-            best = int(top[jb])
-            j_gain = float(gains[jb])
-            settles = int(rel[int(np.argmax(drops[:, jb]))])
-            drop_settles = float(drops[:, jb].max())
-            cov_own = 1.0 / state.Cd[co[best]] + own[best]
+            best, j_gain, settles, drop_settles = _best_at_line(state, ca, co, cc, var_x, own, z, var0, expected)
+        cov_own = 1.0 / state.Cd[co[best]] + own[best]
         a_b, o_b, c_b = int(ca[best]), int(co[best]), float(cc[best])
         var_after = state.var[o_b] - c_b * cov_own**2 / (1.0 + c_b * var_x[best])
         picks.append(dict(order=step + 1, assessor=assessors[a_b], object=objects[o_b], confidence=c_b, gain=j_gain,
@@ -421,18 +439,16 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
                           se_after=float(math.sqrt(w * max(var_after, 0.0))),
                           _settles=settles, _drop=drop_settles))
         # ---- add the read to the design (scores are not needed for covariances) and re-solve
-        ai_all = np.append(ai_all, a_b).astype(np.intp)
-        oi_all = np.append(oi_all, o_b).astype(np.intp)
-        c_all = np.append(c_all, c_b)
         load[a_b] += 1
         allowed = allowed[allowed != a_b * O + o_b]
         if step + 1 < k:
-            new_design = _Design(ai_all, oi_all, c_all, A, O)
-            new_design.C = new_design.C_a.sum()
-            solver = _ReducedSolver(new_design, post.lam) if A > 1 else None
-            new_post = _Posterior(new_design, solver, w, post.lam, "weighted")
-            state = _State(new_post, kvec)
+            post = post.with_reads(np.array([a_b]), np.array([o_b]), np.array([c_b]))
+            state = _State(post, kvec)
+    return _suggestions_frame(picks, line, z, objects, o_pos, expected, note)
 
+
+def _suggestions_frame(picks, line, z, objects, o_pos, expected, note) -> pd.DataFrame:
+    """The picks as the suggestions table, each with its reason in words."""
     rows = []
     for pick in picks:
         s_obj = objects[pick.pop("_settles")]
@@ -448,7 +464,7 @@ def _greedy(result, post, k, line, X, kvec, allowed, load, cap, conf, assessors,
             if s_obj != pick["object"]:
                 reason += f", through assessor {pick['assessor']}'s bias"
         rows.append({**pick, "settles": s_obj, "reason": reason})
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=NEXT_READS_COLUMNS)
     frame.attrs.update({
         "objective": (("expected drop in sum_o min(P_o, 1-P_o) (expected wrong sides)" if expected is _expected_errors
                        else "expected drop in sum_o P_o(1-P_o) (borderline mass)") + " at the funding line" if line else

@@ -1,0 +1,39 @@
+"""The calibration family: calibrated values with honest uncertainty, the decisions drawn from them, and design.
+
+Layers inside the package, from the ground:
+
+* :mod:`.levels`, :mod:`.data` -- confidence levels; the panel as index arrays, checked;
+* :mod:`.graph` -- the assessor-object graph and its reduced system (one mu2, one components routine);
+* :mod:`.posterior` -- the joint Gaussian every model's uncertainty takes;
+* :mod:`.models` -- one module per model family; :mod:`.robustness` -- the worst-case design bounds;
+* :mod:`.fit` -- :func:`calibrate`; :mod:`.result` -- :class:`CalibrationResult`;
+* :mod:`.decisions` (ranking, P(above the line), lottery), :mod:`.next_reads` -- from the result's posterior;
+* :mod:`.design` (design check and report), :mod:`.assignment` (who reads what) -- before any score.
+"""
+from __future__ import annotations
+
+from .assignment import Assignment, assign
+from .data import grid_to_long
+from .decisions import decision_summary, rank_objects
+from .design import DesignCheck, DesignReport, design_check, design_report
+from .fit import calibrate
+from .graph import overlap_verdict
+from .levels import (
+                     DEFAULT_LEVEL_RATIO,
+                     DEFAULT_LEVELS,
+                     LEVEL_RELATIVE_HEADERS,
+                     LEVEL_SD_HEADERS,
+                     Levels,
+                     default_levels,
+                     levels_table,
+)
+from .models import MODELS
+from .next_reads import NEXT_READS_COLUMNS, suggest_next_reads
+from .result import CalibrationResult, Difference
+
+__all__ = [
+    "DEFAULT_LEVELS", "DEFAULT_LEVEL_RATIO", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "MODELS",
+    "NEXT_READS_COLUMNS", "Levels", "default_levels", "levels_table", "CalibrationResult", "Difference", "DesignCheck",
+    "DesignReport", "Assignment", "calibrate", "grid_to_long", "design_check", "design_report", "assign",
+    "overlap_verdict", "rank_objects", "decision_summary", "suggest_next_reads",
+]

@@ -1,0 +1,307 @@
+"""Calibration with confidence: s_ao = v_o + b_a + sigma_ao * eta_ao (MacKay et al. 2017).
+
+:func:`calibrate` reads as its steps: check the panel (:mod:`.data`), find its
+connected components (:mod:`.graph`), fit each with the chosen model
+(:mod:`.models`), take the uncertainty from the model's posterior
+(:mod:`.posterior`) and the design diagnostics from the graph's spectrum
+(:mod:`.robustness`), and assemble the :class:`~.result.CalibrationResult`.
+
+Uncertainty (what the user-facing +- is): the sampling covariance of the
+weighted least-squares fit, ``w L^+`` restricted to the gauge, computed
+from the reduced system (:mod:`xlcalib.calibration.posterior` derives it):
+``Var(v_o) = w/C_o + u_o' Cov(b) u_o`` with ``u_o = c_.o/C_o`` and
+``Cov(b) = w (M_reg^-1 - 1 1'/C)`` in the weighted gauge.  Intervals at
+``interval_level`` are normal when SDs are taken at face value (w = 1) and
+Student t with ``N - A - O + components`` degrees of freedom when w is
+estimated.  The robustness bounds of the paper stay as
+``robustness_bound``: a worst-case design diagnostic, not an error bar.
+
+Duplicate (assessor, object) pairs are rejected (naming both rows): a
+repeated evaluation is usually a data-entry error, and averaging it away
+would hide that.  ``std_residual = sqrt(c) * residual / sqrt(w)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import real_argument
+from ..errors import InputError
+from .data import PanelData, panel_data
+from .graph import Design, ReducedSolver, components, mu2
+from .levels import DEFAULT_LEVEL_RATIO
+from .models import MODELS, ComponentFit
+from .models.fixed import noise_check
+from .posterior import ComponentPosterior, Posterior, quantile
+from .result import CalibrationResult
+from .robustness import BOUND_MEANING, bounds, rms_bound
+
+__all__ = ["calibrate"]
+
+
+@dataclass
+class _Part:
+    """One connected component: where its evaluations, assessors and objects are, its design and fit."""
+
+    evaluations: np.ndarray  # boolean mask over the panel's evaluations
+    assessors: np.ndarray  # indices into the panel's assessors
+    objects: np.ndarray  # indices into the panel's objects
+    design: Design
+    fit: ComponentFit
+
+
+def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[float, float]:
+    if gauge not in ("weighted", "simple"):
+        raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
+    if model not in MODELS:
+        raise InputError(f"model must be {' or '.join(repr(m) for m in MODELS)}, not {model!r}")
+    anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
+    interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
+    return anomaly_threshold, interval_level
+
+
+def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
+    comp_a = comp_of_a
+    shown = 5  # a message stays one readable line however many groups there are
+    names = data.assessor_names
+    groups = [", ".join(map(str, names[comp_a == k][:8])) + (" ..." if (comp_a == k).sum() > 8 else "")
+              for k in range(min(n_comp, shown))]
+    listing = "; ".join(f"component {k + 1}: {g}" for k, g in enumerate(groups))
+    if n_comp > shown:
+        listing += f"; and {n_comp - shown} more groups"
+    raise InputError(
+        f"the panel is not connected: {n_comp} groups of assessors share no objects, so their standards cannot be "
+        f"compared ({listing}). Add evaluations that link the groups, or use per_component=True."
+    )
+
+
+def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge: str) -> list[_Part]:
+    """Each component's design (local indices) and its model fit."""
+    comp_of_e = comp_of_a[data.ai]
+    A, O = data.n_assessors, data.n_objects
+    parts = []
+    for k in range(n_comp):
+        e_mask = comp_of_e == k
+        a_idx = np.flatnonzero(comp_of_a == k)
+        o_idx = np.flatnonzero(comp_of_o == k)
+        a_local = np.full(A, -1, dtype=np.intp)
+        a_local[a_idx] = np.arange(a_idx.size)
+        o_local = np.full(O, -1, dtype=np.intp)
+        o_local[o_idx] = np.arange(o_idx.size)
+        design = Design(a_local[data.ai[e_mask]], o_local[data.oi[e_mask]], data.confidences[e_mask],
+                        a_idx.size, o_idx.size)
+        fit = model.fit_component(design, data.scores[e_mask], gauge, data.face_value)
+        parts.append(_Part(e_mask, a_idx, o_idx, design, fit))
+    return parts
+
+
+def _gather(parts: list[_Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]:
+    v, b = np.empty(data.n_objects), np.empty(data.n_assessors)
+    for part in parts:
+        v[part.objects], b[part.assessors] = part.fit.values, part.fit.biases
+    return v, b
+
+
+def _uncertainty(parts, weights, N_of, gauge, estimated):
+    """Per component: the posterior, SE pieces, mu2 and the robustness diagnostics (design, not error bars)."""
+    out = []
+    for part, w in zip(parts, weights):
+        design, fit = part.design, part.fit
+        # mu2 and the robustness bounds are properties of the graph: always from the fixed-effects system
+        fixed_solver = fit.solver if fit.lam == 0.0 else (ReducedSolver(design) if design.n_assessors > 1 else None)
+        m = float("nan") if fixed_solver is None else mu2(fixed_solver)
+        n = N_of(part)
+        value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
+        post = Posterior(design, fit.solver, w, fit.lam, gauge)
+        value_var, bias_var = post.variances()
+        rms, trace_method = rms_bound(design, fixed_solver, post, factor, n, w, gauge, estimated)
+        out.append(dict(posterior=post, mu2=m, value_bound=value_bound, bias_bound=bias_bound,
+                        value_var=value_var, bias_var=bias_var, rms=rms, trace_method=trace_method))
+    return out
+
+
+def _spread(parts, pieces, key: str, size: int, which: str) -> np.ndarray:
+    out = np.empty(size)
+    for part, piece in zip(parts, pieces):
+        out[part.assessors if which == "a" else part.objects] = piece[key]
+    return out
+
+
+def _tables(data, parts, pieces, v, b, fitted, w, t_df, interval_level, anomaly_threshold, per_component, comps):
+    """The values, biases and residuals tables."""
+    A, O = data.n_assessors, data.n_objects
+    q = quantile(0.5 + interval_level / 2, t_df)
+    v_se = np.sqrt(_spread(parts, pieces, "value_var", O, "o"))
+    b_se = np.sqrt(_spread(parts, pieces, "bias_var", A, "a"))
+    resid = data.scores - fitted
+    std_res = np.sqrt(data.confidences) * resid / np.sqrt(w)
+    n_o = np.bincount(data.oi, minlength=O)
+    values = pd.DataFrame(
+        {"value": v, "se": v_se, "lower": v - q * v_se, "upper": v + q * v_se,
+         "robustness_bound": _spread(parts, pieces, "value_bound", O, "o"),
+         "total_confidence": _totals(parts, "C_o", O, "o"), "n": n_o,
+         "raw_mean": np.bincount(data.oi, weights=data.scores, minlength=O) / n_o},
+        index=pd.Index(data.object_names.to_numpy(), name="object"),
+    )
+    biases = pd.DataFrame(
+        {"bias": b, "se": b_se, "lower": b - q * b_se, "upper": b + q * b_se,
+         "robustness_bound": _spread(parts, pieces, "bias_bound", A, "a"),
+         "total_confidence": _totals(parts, "C_a", A, "a"), "n": np.bincount(data.ai, minlength=A)},
+        index=pd.Index(data.assessor_names.to_numpy(), name="assessor"),
+    )
+    residuals = pd.DataFrame(
+        {"assessor": data.assessor_labels, "object": data.object_labels, "score": data.scores, "fitted": fitted,
+         "residual": resid, "std_residual": std_res, "anomalous": np.abs(std_res) > anomaly_threshold}
+    )
+    if per_component:
+        comp_of_a, comp_of_o = comps
+        values["component"] = comp_of_o + 1
+        biases["component"] = comp_of_a + 1
+        residuals["component"] = comp_of_a[data.ai] + 1
+    return values, biases, residuals
+
+
+def _totals(parts, attr: str, size: int, which: str) -> np.ndarray:
+    out = np.empty(size)
+    for part in parts:
+        out[part.assessors if which == "a" else part.objects] = getattr(part.design, attr)
+    return out
+
+
+def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interval_level,
+           anomaly_threshold) -> dict[str, Any]:
+    """The Diagnostics figures and their words."""
+    single = n_comp == 1
+    one = (lambda xs: xs[0] if single else xs)  # noqa: E731  - per component: a list when several
+    face = data.face_value
+    check, check_p = noise_check(R, dof) if face and model == "fixed" else ("", float("nan"))
+    stats: dict[str, Any] = {
+        "n_evaluations": data.n_evaluations, "n_assessors": data.n_assessors, "n_objects": data.n_objects,
+        "n_components": n_comp, "mu2": one([p["mu2"] for p in pieces]), "residual": R,
+        "posterior_variance": w, "w_estimated": R / dof if dof > 0 else float("nan"),
+        "noise_scale": "declared SDs taken at face value (w = 1)" if face else "estimated from the residual scatter",
+        "noise_check": check, "noise_check_p": check_p, "model": model, "interval_level": interval_level,
+        "interval_kind": "t" if t_df else "normal", "df": int(t_df) if t_df else dof,
+        "se_method": one([p["posterior"].method for p in pieces]), "rms_bound": one([p["rms"] for p in pieces]),
+        "gauge": gauge,
+        "gauge_meaning": "sum of C'_a b_a = 0 (confidence-weighted mean bias zero)" if gauge == "weighted"
+        else "sum of b_a = 0 (plain mean bias zero)",
+        "uncertainty_kind": data.kind, "levels": data.levels.describe() if data.levels is not None else "",
+        "anomaly_threshold": anomaly_threshold,
+        "bound_meaning": BOUND_MEANING + ("" if gauge == "weighted" else
+                                          "; simple-gauge bounds derived for validity (not the paper's /sqrt 2)"),
+    }
+    if model == "shrinkage":
+        stats["tau2"] = one([p.fit.extras["tau2"] for p in parts])
+        stats["shrinkage_lambda"] = one([p.fit.extras["shrinkage_lambda"] for p in parts])
+        if any(p.fit.extras["at_edge"] for p in parts):
+            stats["shrinkage_note"] = "REML put the spread of object values at (nearly) zero: values are pooled"
+    if not face:
+        stats["trace_method"] = one([p["trace_method"] for p in pieces])
+    return stats
+
+
+def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
+              sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
+              gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
+              interval_level: float = 0.95, model: str = "fixed") -> CalibrationResult:
+    """Calibrated object values and assessor biases with standard errors and intervals.
+
+    Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
+    ``sum c_ao (s_ao - v_o - b_a)^2`` with ``c_ao = 1/sigma_ao^2`` (MacKay et
+    al. 2017, eq. 4), solving the reduced assessor system (eq. 15) and
+    recovering values by eq. 13.
+
+    Standard errors, intervals and the robustness bounds are explained in the module docstring.
+
+    Parameters
+    ----------
+    evaluations:
+        Long table with columns ``assessor``, ``object``, ``score`` and exactly
+        one of ``sd`` (sigma_ao > 0, score units), ``confidence`` (c_ao > 0,
+        relative weights; the noise scale w is then estimated) or ``level``
+        (text mapped by ``levels``).  Column names are matched
+        case-insensitively; extra columns are ignored.
+    assessors, objects, scores, sd, confidence, level:
+        The same data as parallel sequences (instead of ``evaluations``).
+    levels:
+        ``None`` (default): High/Medium/Low are *relative* confidences
+        ``level_ratio**2, 1, level_ratio**-2`` and w is estimated.  A mapping
+        gives SDs in score units (w = 1); a :class:`Levels` or a two-column
+        table (second header ``SD`` or ``Relative confidence``) says which.
+    level_ratio:
+        Ratio lambda between adjacent default levels (1.75, as the paper's
+        authors' tool).
+    gauge:
+        ``"weighted"`` (sum C'_a b_a = 0, the paper's preferred condition) or
+        ``"simple"`` (sum b_a = 0).  Values move by the same constant the
+        biases lose; standard errors and bounds are those of the gauge chosen.
+    per_component:
+        Fit each connected component with its own gauge (values of different
+        components are then *not* comparable); otherwise a disconnected panel
+        is an error.
+    anomaly_threshold:
+        Evaluations with ``|std_residual| > anomaly_threshold`` are flagged.
+    interval_level:
+        Coverage of the ``lower``/``upper`` intervals (default 0.95).
+    model:
+        ``"fixed"`` (default: the fixed-effects fit) or ``"shrinkage"``
+        (objects as random effects N(mu, tau^2), tau^2 and w by REML; values
+        are posterior means with posterior SDs -- fairer to objects with few or
+        low-confidence reads, which the fixed fit pushes to the extremes).
+
+    Returns
+    -------
+    CalibrationResult
+        ``values`` (value, se, lower, upper, robustness_bound, total_confidence,
+        n, raw_mean), ``biases`` (bias, se, lower, upper, robustness_bound,
+        total_confidence, n), ``residuals``, ``stats``; methods
+        :meth:`~CalibrationResult.difference` and :meth:`~CalibrationResult.ranking`.
+
+    Examples
+    --------
+    >>> import pandas as pd, xlcalib
+    >>> ev = pd.DataFrame({"assessor": ["A", "A", "B", "B"], "object": ["x", "y", "x", "y"],
+    ...                    "score": [5.0, 7.0, 6.0, 8.0], "sd": [1.0, 1.0, 1.0, 1.0]})
+    >>> r = xlcalib.calibrate(ev)
+    >>> r.values["value"].round(6).tolist(), r.biases["bias"].round(6).tolist()
+    ([5.5, 7.5], [-0.5, 0.5])
+    >>> round(float(r.values["se"].iloc[0]), 6)   # sqrt(w / C_o) = sqrt(1/2): the biases cancel in u_o' Cov(b) u_o
+    0.707107
+    """
+    anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
+    data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
+                      level=level, levels=levels, level_ratio=level_ratio)
+    N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
+    n_comp, comp_of_a, comp_of_o = components(data.ai, data.oi, A, O)
+    if n_comp > 1 and not per_component:
+        _refuse_unconnected(n_comp, comp_of_a, data)
+    spec = MODELS[model]
+    if spec.MAX_ASSESSORS is not None and A > spec.MAX_ASSESSORS:
+        raise InputError(f"the {model} model is available up to {spec.MAX_ASSESSORS} assessors (this panel has {A})")
+
+    parts = _fit_parts(data, comp_of_a, comp_of_o, n_comp, spec, gauge)
+    v, b = _gather(parts, data)
+    R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
+    dof = N - A - O + n_comp
+    weights, t_df = spec.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value, data.kind)
+    # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
+    w = float(np.average(weights, weights=[p.evaluations.sum() for p in parts]))
+    pieces = _uncertainty(parts, weights, lambda part: int(part.evaluations.sum()), gauge, not data.face_value)
+    if gauge == "simple" and model == "fixed":
+        for part in parts:  # the simple gauge: each component's plain mean bias zero, values take the shift
+            shift = b[part.assessors].mean()
+            b[part.assessors] -= shift
+            v[part.objects] += shift
+    fitted = v[data.oi] + b[data.ai]
+    values, biases, residuals = _tables(data, parts, pieces, v, b, fitted, w, t_df, interval_level,
+                                        anomaly_threshold, per_component, (comp_of_a, comp_of_o))
+    stats = _stats(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df, model=model, gauge=gauge,
+                   interval_level=interval_level, anomaly_threshold=anomaly_threshold)
+    posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
+                       for part, p in zip(parts, pieces))
+    return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
+                             components=posteriors, t_df=t_df)

@@ -1,0 +1,29 @@
+"""What every model's fit of one connected component hands back."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import ReducedSolver
+
+__all__ = ["ComponentFit"]
+
+
+@dataclass
+class ComponentFit:
+    """Values and biases of one component, and the pieces its posterior is built from.
+
+    ``solver`` solves the model's reduced system (the posterior's ``H`` comes
+    from it); ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed
+    objects); ``w`` the model's own noise scale for this component when it
+    estimates one per component (REML), else ``None`` (pooled over the panel);
+    ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...).
+    """
+
+    values: np.ndarray
+    biases: np.ndarray
+    solver: ReducedSolver | None
+    lam: float = 0.0
+    w: float | None = None
+    extras: dict = field(default_factory=dict)

@@ -1,0 +1,79 @@
+"""Fixed effects: the weighted least-squares fit of MacKay et al. (2017).
+
+Minimises ``sum c_ao (s_ao - v_o - b_a)^2`` (eq. 4): objects are eliminated
+(eq. 13), the reduced assessor system (eq. 15) is solved for the biases in the
+weighted gauge ``sum C'_a b_a = 0``, and values follow from eq. 13.  The noise
+scale is ``w = 1`` for SDs taken at face value, else the unbiased residual
+variance ``R / (N - A - O + components)`` of the whole panel.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError
+from ..graph import Design, ReducedSolver
+from .base import ComponentFit
+
+NAME = "fixed"
+#: No limit: above graph.DENSE_ASSESSOR_LIMIT assessors the reduced system is solved iteratively.
+MAX_ASSESSORS = None
+DESCRIPTION = "fixed effects: the weighted least-squares fit of MacKay et al. (2017)"
+
+
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+    """Weighted-gauge solution (v, b) and the reduced solver of one connected component."""
+    c = design.c
+    V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
+    B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
+    if design.n_assessors == 1:
+        b, solver = np.zeros(1), None
+    else:
+        solver = ReducedSolver(design)
+        b = solver.solve(B - design.Cm @ (V / design.C_o))
+        b -= (design.C_a @ b) / design.C  # remove round-off drift from the gauge
+    v = (V - design.Cm.T @ b) / design.C_o
+    return ComponentFit(v, b, solver)
+
+
+def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_value: bool,
+                 kind: str) -> tuple[list[float], int | None]:
+    """One noise scale for the panel: 1 at face value, else R/dof with t intervals on dof degrees of freedom.
+
+    *counts* = (N, A, O, components); dof = N - A - O + components.
+    """
+    N, A, O, n_comp = counts
+    dof = N - A - O + n_comp
+    if face_value:
+        return [1.0] * len(fits), None
+    if dof <= 0:
+        what = "confidence levels (relative)" if kind == "level" else "confidences (relative weights)"
+        raise InputError(
+            f"{what} need more evaluations than parameters to estimate the noise scale: "
+            f"N - A - O + components = {N} - {A} - {O} + {n_comp} = {dof}; give SDs instead or add evaluations"
+        )
+    return [residual / dof] * len(fits), dof
+
+
+def noise_check(R: float, dof: int) -> tuple[str, float]:
+    """Declared SDs against the residual scatter: chi-square test of R on its degrees of freedom.
+
+    Returns (plain-words verdict, two-sided p-value).
+    """
+    from scipy.special import chdtr, chdtrc
+
+    if dof <= 0:
+        return "the panel has no spare evaluations to check the declared SDs against", float("nan")
+    if not R > 0:
+        return "the scores fit the model exactly: no residual scatter to check the declared SDs against", float("nan")
+    ratio = float(np.sqrt(R / dof))
+    p = float(min(1.0, 2 * min(chdtrc(dof, R), chdtr(dof, R))))
+    p_text = f"p = {p:.2g}" if p > 0 else "p < 1e-300"  # the tail underflows double precision: never "p = 0"
+    base = f"(chi-square {R:.4g} on {dof} degrees of freedom, {p_text})"
+    if p < 0.01 and ratio > 1.0:
+        return (f"the scores scatter about {ratio:.1f}x more than the declared SDs allow {base}; the error bars use the "
+                "declared SDs, so they are too narrow -- consider relative confidence levels, which estimate the "
+                "scatter", p)
+    if p < 0.01 and ratio < 1.0:
+        return (f"the scores scatter about {1 / ratio:.1f}x less than the declared SDs suggest {base}; the error bars "
+                "use the declared SDs, so they are wider than the data need", p)
+    return f"the declared SDs agree with the scores' scatter {base}", p

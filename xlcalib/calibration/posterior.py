@@ -1,0 +1,251 @@
+"""Honest uncertainty: the joint Gaussian distribution of one component's fitted values and biases.
+
+Every model of the calibration family gives its uncertainty in one form, so
+standard errors, differences, rankings, P(above the line) and next reads
+work the same whichever model was fitted.  A fixed-effect vector ``theta``
+(one entry per assessor) has covariance ``w H``; values and biases are
+
+    v_o = V_o / (C_o + lam) + (k - d_o)' theta,    d_o = c_.o / (C_o + lam)
+    b   = (I - 1 k') theta
+
+plus, for each value, independent noise of variance ``w / (C_o + lam)`` (the
+object's own weighted mean, which is uncorrelated with -- hence, being
+Gaussian, independent of -- the assessor estimates).  ``k`` is the gauge
+(``C'/C`` weighted, ``1/A`` simple).
+
+*Fixed effects* (MacKay et al. 2017, ``lam = 0``): theta is the
+weighted-gauge bias vector, ``H = M_reg^-1 - 1 1'/C`` (the reduced system
+b = M_reg^-1 r with Cov(r) = w M and M_reg^-1 C' = 1 gives Cov(b) = w
+M_reg^-1 M M_reg^-1 = w (M_reg^-1 - 1 1'/C)).  Hence ``Var(v_o) = w/C_o +
+u_o' Cov(b) u_o`` with ``u_o = c_.o / C_o``: the cross term vanishes because
+Cov(V_o/C_o, r) = 0.
+
+*Objects as random effects* (N(mu, tau^2), ``lam = w/tau^2``): theta_a = mu +
+b_a, ``H = M_lam^-1`` (Henderson's mixed-model equations with objects
+eliminated); the variances are posterior (prediction-error) variances.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .graph import Design, ReducedSolver, plain_pages
+
+__all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "quantile"]
+
+#: Perturbation draws used for standard errors on the sparse (iterative) path.
+SPARSE_SE_DRAWS = 200
+
+
+def quantile(q: float, t_df) -> float:
+    """Normal (t_df None) or Student-t quantile; scipy.special keeps scipy.stats' slow import off this path."""
+    from scipy.special import ndtri, stdtrit
+
+    return float(stdtrit(t_df, q)) if t_df else float(ndtri(q))
+
+
+class Posterior:
+    """The joint Gaussian of one component's values and biases (see the module docstring).
+
+    ``solver`` is ``None`` for a component with a single assessor (its bias is
+    0 exactly and each value is its weighted mean).
+    """
+
+    def __init__(self, design: Design, solver: ReducedSolver | None, w: float, lam: float, gauge: str):
+        self.design, self.solver, self.w, self.lam = design, solver, float(w), float(lam)
+        self.gauge = gauge
+        A = design.n_assessors
+        self.fixed = lam == 0.0
+        self.k = design.C_a / design.C_a.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
+        self.Cd = design.C_o + lam
+        # D: objects x assessors, d_oa = c_ao / (C_o + lam)
+        self.D = sp.csr_matrix((design.c / self.Cd[design.oi], (design.oi, design.ai)),
+                               shape=(design.n_objects, A))
+        self._inverse = None
+        self._draw_pieces = None
+        self.method = "exact"
+
+    # ------------------------------------------------------------------ what callers ask about
+    @property
+    def iterative(self) -> bool:
+        """True when the reduced system is solved iteratively (too many assessors for a dense factor)."""
+        return self.solver is not None and not self.solver.dense
+
+    @property
+    def n_evaluations(self) -> int:
+        return int(self.design.c.size)
+
+    def with_reads(self, ai: np.ndarray, oi: np.ndarray, c: np.ndarray) -> "Posterior":
+        """The posterior after extra reads (a, o, confidence), in the weighted gauge, before their scores exist.
+
+        Covariances of a Gaussian linear model do not depend on the scores, so
+        the effect of planned reads is known exactly in advance.
+        """
+        design = self.design.with_reads(ai, oi, c)
+        solver = ReducedSolver(design, self.lam) if design.n_assessors > 1 else None
+        return Posterior(design, solver, self.w, self.lam, "weighted")
+
+    # ------------------------------------------------------------------ pieces
+    def apply_h(self, x: np.ndarray) -> np.ndarray:
+        """H x (exact, through the solver), in units of w."""
+        if self.solver is None:
+            return np.zeros_like(x)
+        y = self.solver.solve(x)
+        if self.fixed:
+            y = y - x.sum(axis=0) / self.solver.C
+        return y
+
+    def inverse(self) -> np.ndarray:
+        """The dense inverse G of the reduced matrix (lower triangle valid), computed once."""
+        if self._inverse is None:
+            c, _lower = self.solver.factor
+            with plain_pages():
+                if c.dtype == np.float64:
+                    inv, info = sla.lapack.dpotri(c, lower=1, overwrite_c=False)
+                else:
+                    inv, info = sla.lapack.spotri(c, lower=1, overwrite_c=False)
+                    self.method = "exact formula, single-precision inverse (relative error of the SEs ~1e-6)"
+            if info != 0:
+                raise RuntimeError(f"inverting the reduced system failed (LAPACK info {info})")
+            self._inverse = inv
+        return self._inverse
+
+    def h_matrix(self) -> np.ndarray:
+        """H as a full dense symmetric A x A array (units of w): the covariance of theta."""
+        A = self.design.n_assessors
+        if self.solver is None:
+            return np.zeros((A, A))
+        G = np.tril(np.asarray(self.inverse(), dtype=float))
+        H = G + np.tril(G, -1).T
+        if self.fixed:
+            H -= 1.0 / self.solver.C
+        return H
+
+    def trace_from_inverse(self) -> float | None:
+        """sum_{i>=2} 1/mu_i from the inverse the standard errors already needed (None when not computed)."""
+        if self._inverse is None or not self.fixed:
+            return None
+        return float(self.design.C_a @ np.diagonal(self._inverse).astype(float)) - 1.0
+
+    def _pair_sums(self, G: np.ndarray) -> np.ndarray:
+        """d_o' G d_o for every object: a gather over the pairs of assessors who read the same object."""
+        d = self.design
+        O = d.n_objects
+        out = np.zeros(O)
+        reads = np.bincount(d.oi, minlength=O)
+        order = np.argsort(d.oi, kind="stable")
+        a_sorted = d.ai[order].astype(np.intp, copy=False)
+        w_sorted = d.c[order] / self.Cd[d.oi[order]]
+        first = np.concatenate([[0], np.cumsum(reads)[:-1]]).astype(np.intp)
+        for r in np.unique(reads):
+            objs = np.flatnonzero(reads == r)
+            idx = first[objs][:, None] + np.arange(r, dtype=np.intp)[None, :]
+            a_tab, w_tab = a_sorted[idx], w_sorted[idx]
+            for i in range(r):  # r^2 vectorised gathers over all objects with r reads
+                hi = np.maximum(a_tab[:, i:i + 1], a_tab)
+                lo = np.minimum(a_tab[:, i:i + 1], a_tab)
+                out[objs] += w_tab[:, i] * np.einsum("ij,ij->i", w_tab, G[hi, lo])
+        return out
+
+    def _draw_theta_sparse(self, n: int, rng) -> np.ndarray:
+        """Perturb-and-solve draws of theta ~ N(0, H): refit noise e ~ N(0, 1/c) (sparse path, fixed model)."""
+        d = self.design
+        out = np.empty((d.n_assessors, n))
+        for j in range(n):
+            e = rng.standard_normal(d.c.size) / np.sqrt(d.c)
+            E = np.bincount(d.oi, weights=d.c * e, minlength=d.n_objects)
+            r = np.bincount(d.ai, weights=d.c * (e - E[d.oi] / d.C_o[d.oi]), minlength=d.n_assessors)
+            out[:, j] = self.apply_h(r)
+        return out
+
+    # ------------------------------------------------------------------ variances
+    def variances(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Var(v_o), Var(b_a)) in score units squared (including w)."""
+        d = self.design
+        if self.solver is None:  # one assessor: b = 0 exactly, v_o its weighted mean
+            return self.w / self.Cd, np.zeros(d.n_assessors)
+        if not self.solver.dense:
+            xi = self._draw_theta_sparse(SPARSE_SE_DRAWS, np.random.default_rng(20240611))
+            vals = (self.k @ xi)[None, :] - self.D @ xi
+            bias = xi - (self.k @ xi)[None, :]
+            self.method = f"Monte Carlo, {SPARSE_SE_DRAWS} perturbation draws (relative s.e. of the SEs ~5%)"
+            return (self.w * (1.0 / self.Cd + np.mean(vals**2, axis=1)), self.w * np.mean(bias**2, axis=1))
+        G = self.inverse()
+        h = self.apply_h(self.k)
+        kappa = float(self.k @ h)
+        diagG = np.diagonal(G).astype(float)
+        Hdiag = diagG - (1.0 / self.solver.C if self.fixed else 0.0)
+        var_b = Hdiag - 2.0 * h + kappa
+        dGd = self._pair_sums(G)
+        if self.fixed:
+            dGd = dGd - (d.C_o / self.Cd) ** 2 / self.solver.C
+        var_v = 1.0 / self.Cd + dGd - 2.0 * (self.D @ h) + kappa
+        return self.w * np.maximum(var_v, 0.0), self.w * np.maximum(var_b, 0.0)
+
+    def difference_variance(self, o1: int, o2: int) -> float:
+        """Var(v_o1 - v_o2): gauge-free, exact on every path (one solve)."""
+        if o1 == o2:
+            return 0.0
+        x = (self.D[o1] - self.D[o2]).toarray().ravel()
+        q = float(x @ self.apply_h(x)) if self.solver is not None else 0.0
+        return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q)
+
+    # ------------------------------------------------------------------ draws
+    def _single_precision_pieces(self):
+        """(sqrt(w/Cd), sqrt(w) D, sqrt(w) k) in float32, built once: draws are made chunk after chunk."""
+        if self._draw_pieces is None:
+            root_w = np.sqrt(self.w)
+            self._draw_pieces = ((root_w / np.sqrt(self.Cd)).astype(np.float32),
+                                 (self.D * root_w).astype(np.float32).tocsr(),
+                                 (root_w * self.k).astype(np.float32))
+        return self._draw_pieces
+
+    def draw_theta(self, n: int, rng) -> np.ndarray:
+        """n draws of the assessor-level deviations theta ~ N(0, H), as an assessors x draws array.
+
+        The one step that uses BLAS (a triangular solve with the reduced
+        system's factor): callers running draws in threads make it first, in
+        one thread, so BLAS's own threads do not compete with theirs.
+        """
+        d = self.design
+        self._single_precision_pieces()  # here, in the calling thread: worker threads then only read them
+        if self.solver is None:
+            return np.zeros((d.n_assessors, n))
+        if not self.solver.dense:
+            return self._draw_theta_sparse(n, rng)
+        z = rng.standard_normal((d.n_assessors, n))
+        factor = self.solver.factor[0]
+        xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
+                                  check_finite=False).astype(float, copy=False)
+        if self.fixed:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
+            xi -= (d.C_a @ xi)[None, :] / self.solver.C
+        return xi
+
+    def draw_deviations(self, n: int, rng, xi: np.ndarray | None = None) -> np.ndarray:
+        """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).
+
+        ``xi`` (from :meth:`draw_theta` with the same *rng*) may be drawn
+        beforehand; without it it is drawn here.  Single precision is ample for
+        Monte Carlo ranks and halves the memory traffic of the sort.
+        """
+        if xi is None:
+            xi = self.draw_theta(n, rng)
+        scale, D32, k32 = self._single_precision_pieces()
+        xi32 = xi.astype(np.float32)
+        dev = rng.standard_normal((n, self.design.n_objects), dtype=np.float32)
+        dev *= scale[None, :]
+        shared = D32 @ xi32  # objects x draws: each object's share of the assessor-level deviations
+        shared -= (k32 @ xi32)[None, :]
+        dev -= shared.T
+        return dev
+
+
+class ComponentPosterior(NamedTuple):
+    """One connected component's posterior and where its assessors and objects sit in the result's tables."""
+
+    posterior: Posterior
+    assessor_index: np.ndarray
+    object_index: np.ndarray

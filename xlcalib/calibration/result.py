@@ -1,0 +1,216 @@
+"""The result of a calibration: tables, figures, and the posterior every decision is drawn from.
+
+A :class:`CalibrationResult` carries its meaning with it (model, gauge,
+interval kind, units in ``stats``) so every adapter -- the workbook, the CLI,
+the spreadsheet functions -- can say what its numbers are.  Its state is
+declared here: the per-component posteriors and the t degrees of freedom
+(from which rankings, differences and next reads are computed), and the two
+records a run adds (the ranking it decided on, and the input-check lines the
+CLI printed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import real_argument
+from ..errors import InputError
+from .decisions import rank_objects
+from .graph import overlap_verdict
+from .next_reads import suggest_next_reads
+from .posterior import ComponentPosterior, Posterior, quantile
+
+__all__ = ["CalibrationResult", "Difference", "STAT_MEANINGS"]
+
+STAT_MEANINGS = {
+    "n_evaluations": "N, number of (assessor, object) evaluations",
+    "n_assessors": "A, number of assessors",
+    "n_objects": "O, number of objects",
+    "n_components": "connected components of the assessor-object graph",
+    "mu2": "second-smallest eigenvalue of I - C'^-1/2 W C'^-1/2 (0 = disconnected, 1 = ideal)",
+    "residual": "R = sum c_ao (s_ao - v_o - b_a)^2",
+    "posterior_variance": "w: 1 when SDs are taken at face value; R/(N-A-O+components) when estimated",
+    "w_estimated": "R/(N-A-O+components): about 1 when declared SDs are honest",
+    "rms_bound": "confidence-weighted RMS worst-case robustness bound over values and biases (design diagnostic)",
+    "noise_scale": "whether w is taken from the declared SDs or estimated from the residual scatter",
+    "noise_check": "declared SDs against the residual scatter (chi-square test of R)",
+    "noise_check_p": "two-sided p-value of that chi-square test",
+    "model": "fixed: the weighted least-squares fit of MacKay et al. (2017); shrinkage: objects as random effects (REML)",
+    "interval_level": "coverage of the lower..upper intervals",
+    "interval_kind": "normal (SDs at face value) or t (noise scale estimated)",
+    "df": "degrees of freedom of the t intervals (N - A - O + components), or of the residual",
+    "se_method": "how the standard errors were computed",
+    "levels": "the confidence levels used and what their numbers mean",
+    "tau2": "shrinkage model: variance of the object values (REML)",
+    "shrinkage_lambda": "shrinkage model: w / tau2",
+    "gauge": "how the common offset between values and biases is fixed",
+    "uncertainty_kind": "what the uncertainty column held",
+    "anomaly_threshold": "|standardised residual| above which an evaluation is flagged",
+    "trace_method": "how sum 1/mu_j was computed",
+}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A calibrated difference between two objects: estimate +- se and its interval."""
+
+    first: Any
+    second: Any
+    estimate: float
+    se: float
+    lower: float
+    upper: float
+    level: float
+
+    def __str__(self) -> str:
+        return (f"{self.first} - {self.second} = {self.estimate:.3g} +- {self.se:.2g} "
+                f"({self.level:.0%} interval {self.lower:.3g} to {self.upper:.3g})")
+
+
+@dataclass
+class CalibrationResult:
+    """Calibrated values, assessor biases, residuals and diagnostics.
+
+    Attributes
+    ----------
+    values:
+        Indexed by object: ``value`` (calibrated v_o), ``se``, ``lower``,
+        ``upper``, ``robustness_bound`` (|dv_o|, score units),
+        ``total_confidence`` (C_o), ``n`` (evaluations), ``raw_mean``.
+    biases:
+        Indexed by assessor: ``bias`` (b_a, positive = lenient/generous),
+        ``se``, ``lower``, ``upper``, ``robustness_bound`` (|db_a|),
+        ``total_confidence`` (C'_a), ``n``.
+    residuals:
+        One row per evaluation in input order: ``assessor, object, score,
+        fitted, residual, std_residual, anomalous``.
+    stats:
+        ``n_evaluations, n_assessors, n_objects, n_components, mu2, residual
+        (R), posterior_variance (w), rms_bound, gauge, uncertainty_kind`` and
+        descriptive extras (``bound_meaning``, ``anomaly_threshold``,
+        ``trace_method`` ...).  With ``per_component=True`` the per-component
+        figures (mu2, rms_bound) are lists in component order.
+    components:
+        The posterior of each connected component with the positions of its
+        assessors and objects in ``biases``/``values`` (what rankings,
+        differences and next reads are computed from).
+    t_df:
+        Degrees of freedom of the Student-t intervals, or ``None`` (normal).
+    decisions:
+        The ranking table a run decided on (set by the run that asked for a
+        funding line; see :meth:`ranking`), else ``None``.
+    input_checks:
+        The input-check lines a run reported alongside this result (empty when none).
+    """
+
+    values: pd.DataFrame
+    biases: pd.DataFrame
+    residuals: pd.DataFrame
+    stats: dict[str, Any] = field(default_factory=dict)
+    components: tuple[ComponentPosterior, ...] = ()
+    t_df: int | None = None
+    decisions: pd.DataFrame | None = None
+    input_checks: str = ""
+
+    def summary(self) -> str:
+        """A few plain lines: what was fitted, how precise the values are, what to look at."""
+        s = self.stats
+        mu2 = s["mu2"]
+        mu2_text = ", ".join(f"{m:.4g}" for m in mu2) if isinstance(mu2, list) else f"{mu2:.4g}"
+        level = s.get("interval_level", 0.95)
+        model = "fixed effects" if s.get("model", "fixed") == "fixed" else "shrinkage (objects as random effects)"
+        lines = [
+            f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
+            f"({s['n_components']} connected component{'s' if s['n_components'] != 1 else ''}; {model}).",
+            f"Values are on the scale of the {'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average "
+            f"assessor (gauge {s['gauge']}); uncertainty given as {s['uncertainty_kind']}; "
+            f"noise scale {s.get('noise_scale', '')}"
+            + ("." if "w = " in str(s.get("noise_scale", "")) else f" (w = {s['posterior_variance']:.4g})."),
+            f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score units "
+            f"({level:.0%} intervals, {s.get('interval_kind', 'normal')}); assessor biases median "
+            f"{self.biases['se'].median():.2g}.",
+            f"mu2 (assessor overlap, 0..1, larger is better) = {mu2_text}: "
+            f"{overlap_verdict(min(mu2) if isinstance(mu2, list) else mu2)}.",
+            f"{int(self.residuals['anomalous'].sum())} evaluation(s) flagged anomalous "
+            f"(|standardised residual| > {s['anomaly_threshold']:g}).",
+        ]
+        if s.get("noise_check"):
+            lines.append(f"Declared SDs: {s['noise_check']}.")
+        return "\n".join(lines)
+
+    def locate(self, name) -> tuple[Posterior, int, int]:
+        """(posterior, component number, position within the component) of an object name."""
+        if not self.components:
+            raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
+        try:
+            g = self.values.index.get_loc(name)
+        except KeyError:
+            raise InputError(f"object {name!r} is not in this panel") from None
+        if not isinstance(g, (int, np.integer)):
+            raise InputError(f"object {name!r} is ambiguous in this panel")
+        for number, part in enumerate(self.components):
+            o_idx = part.object_index
+            local = np.searchsorted(o_idx, g)
+            if local < o_idx.size and o_idx[local] == g:
+                return part.posterior, number, int(local)
+        raise InputError(f"object {name!r} has no uncertainty record")  # pragma: no cover
+
+    def difference(self, first, second, level: float | None = None) -> Difference:
+        """The calibrated difference v_first - v_second with its standard error and interval.
+
+        Gauge-free (the common offset cancels) and exact: the variance is
+        ``w [1/C_1 + 1/C_2 + (d_1 - d_2)' H (d_1 - d_2)]`` from one solve of
+        the reduced system.  The interval is normal or t like the values'.
+        """
+        if level is None:
+            level = self.stats.get("interval_level", 0.95)
+        else:
+            level = real_argument(level, "level", low=0.5, high=1.0, high_open=True)
+        post1, comp1, i = self.locate(first)
+        post2, comp2, j = self.locate(second)
+        if comp1 != comp2:
+            raise InputError(f"objects {first!r} and {second!r} lie in unconnected groups of the panel: "
+                             "their difference is not determined by the data")
+        estimate = float(self.values.at[first, "value"] - self.values.at[second, "value"])
+        se = float(np.sqrt(post1.difference_variance(i, j)))
+        q = quantile(0.5 + level / 2, self.t_df)
+        return Difference(first, second, estimate, se, estimate - q * se, estimate + q * se, level)
+
+    def ranking(self, top_k=None, threshold=None, level=None, draws: int = 10_000, seed: int = 0,
+                epsilon: float = 0.05, lottery: bool = False, lottery_seed=None) -> pd.DataFrame:
+        """Ranks, rank intervals and, with a funding line, P(above the line) and decisions.
+
+        See :func:`xlcalib.calibration.decisions.rank_objects` for the columns and the method.
+        """
+        return rank_objects(self, top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
+                            epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
+
+    def next_reads(self, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
+                   confidence=None, objective: str = "borderline") -> pd.DataFrame:
+        """The k extra (assessor, object) reads that settle the funding decision best.
+
+        See :func:`xlcalib.calibration.next_reads.suggest_next_reads`.
+        """
+        return suggest_next_reads(self, k, top_k=top_k, threshold=threshold, candidates=candidates,
+                                  max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective)
+
+    def diagnostics(self) -> pd.DataFrame:
+        """The stats as a two-column (statistic, value) table with a meaning column."""
+        rows = []
+        for key, value in self.stats.items():
+            if isinstance(value, (list, tuple)):
+                value = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in value)
+            rows.append({"statistic": key, "value": value, "meaning": STAT_MEANINGS.get(key, "")})
+        return pd.DataFrame(rows, columns=["statistic", "value", "meaning"])
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """Sheets for adapters: Values, Biases, Residuals, Diagnostics."""
+        return {
+            "Values": self.values.reset_index(),
+            "Biases": self.biases.reset_index(),
+            "Residuals": self.residuals.copy(),
+            "Diagnostics": self.diagnostics(),
+        }
