@@ -35,7 +35,7 @@ from .graph import Design, ReducedSolver, components, mu2
 from .levels import DEFAULT_LEVEL_RATIO
 from .models import MODELS, ComponentFit
 from .models.fixed import noise_check
-from .posterior import ComponentPosterior, Posterior, quantile
+from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
 from .result import CalibrationResult
 from .robustness import BOUND_MEANING, bounds, rms_bound
 
@@ -111,11 +111,12 @@ def _uncertainty(parts, weights, N_of, gauge, estimated):
     for part, w in zip(parts, weights):
         design, fit = part.design, part.fit
         # mu2 and the robustness bounds are properties of the graph: always from the fixed-effects system
-        fixed_solver = fit.solver if fit.lam == 0.0 else (ReducedSolver(design) if design.n_assessors > 1 else None)
+        fixed_solver = (fit.covariance.solver if isinstance(fit.covariance, ReducedCovariance) and fit.covariance.shift
+                        else ReducedSolver(design) if design.n_assessors > 1 else None)
         m = float("nan") if fixed_solver is None else mu2(fixed_solver)
         n = N_of(part)
         value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
-        post = Posterior(design, fit.solver, w, fit.lam, gauge)
+        post = Posterior(design, fit.covariance, w, fit.lam, gauge)
         value_var, bias_var = post.variances()
         rms, trace_method = rms_bound(design, fixed_solver, post, factor, n, w, gauge, estimated)
         out.append(dict(posterior=post, mu2=m, value_bound=value_bound, bias_bound=bias_bound,

@@ -147,20 +147,22 @@ class ReducedSolver:
     and its solution of a consistent ``M b = r`` automatically satisfies the
     weighted gauge ``C'.b = 0``.  With ``lam > 0`` (objects as random effects)
     the matrix ``diag(C') - Cm diag(1/(C_o + lam)) Cm^T`` is already positive
-    definite: no regulariser.
+    definite, and so is ``M + ridge I`` (assessors as random effects, ``ridge
+    = w / sigma_b^2``): no regulariser.
 
     Dense Cholesky up to :data:`DENSE_ASSESSOR_LIMIT` assessors (single
     precision with double-precision refinement above
     :data:`DOUBLE_INVERSE_LIMIT`), preconditioned conjugate gradients above.
     """
 
-    def __init__(self, design: Design, lam: float = 0.0):
+    def __init__(self, design: Design, lam: float = 0.0, ridge: float = 0.0):
         self.design = design
         self.lam = float(lam)
+        self.ridge = float(ridge)
         A = design.n_assessors
         self.dense = A <= DENSE_ASSESSOR_LIMIT
         self.C = design.C
-        self.rank_one = 1.0 / self.C if self.lam == 0.0 else 0.0
+        self.rank_one = 1.0 / self.C if self.lam == 0.0 and self.ridge == 0.0 else 0.0
         self.single = self.dense and A > DOUBLE_INVERSE_LIMIT
         if self.dense:
             self._factor_dense()
@@ -171,6 +173,8 @@ class ReducedSolver:
         design, Ca, A = self.design, self.design.C_a, self.design.n_assessors
         with plain_pages():
             M = design.reduced_laplacian(dense=True, lam=self.lam)
+            if self.ridge:
+                M[np.diag_indices_from(M)] += self.ridge
             for start in range(0, A, 512) if self.rank_one else ():  # rank-one term in row chunks: no A x A temporary
                 M[start:start + 512] += np.outer(Ca[start:start + 512] * self.rank_one, Ca)
             if self.single:
@@ -180,19 +184,20 @@ class ReducedSolver:
             self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
 
     def _iterative_operators(self) -> None:
-        Ca, A, rank_one = self.design.C_a, self.design.n_assessors, self.rank_one
+        Ca, A, rank_one, ridge = self.design.C_a, self.design.n_assessors, self.rank_one, self.ridge
         M = self.design.reduced_laplacian(dense=False, lam=self.lam)
-        self.op = spla.LinearOperator((A, A), matvec=lambda x: M @ x + Ca * (Ca @ x) * rank_one, dtype=float)
-        self.precond = spla.LinearOperator((A, A), matvec=lambda x: x / (Ca + Ca**2 * rank_one), dtype=float)
+        self.op = spla.LinearOperator((A, A), matvec=lambda x: M @ x + ridge * x + Ca * (Ca @ x) * rank_one,
+                                      dtype=float)
+        self.precond = spla.LinearOperator((A, A), matvec=lambda x: x / (Ca + ridge + Ca**2 * rank_one), dtype=float)
 
     def matvec(self, x: np.ndarray) -> np.ndarray:
-        """M_reg x (or M_lam x) in double precision from the sparse design, without forming W."""
+        """The reduced matrix times x in double precision from the sparse design, without forming W."""
         d = self.design
         Cd = d.C_o + self.lam
         if x.ndim == 1:
-            out = d.C_a * x - d.Cm @ ((d.Cm.T @ x) / Cd)
+            out = (d.C_a + self.ridge) * x - d.Cm @ ((d.Cm.T @ x) / Cd)
             return out + d.C_a * (d.C_a @ x) * self.rank_one if self.rank_one else out
-        out = d.C_a[:, None] * x - d.Cm @ ((d.Cm.T @ x) / Cd[:, None])
+        out = (d.C_a + self.ridge)[:, None] * x - d.Cm @ ((d.Cm.T @ x) / Cd[:, None])
         return out + np.outer(d.C_a, d.C_a @ x) * self.rank_one if self.rank_one else out
 
     def _solve_factor(self, rhs: np.ndarray) -> np.ndarray:

@@ -34,7 +34,8 @@ import scipy.sparse as sp
 
 from .graph import Design, ReducedSolver, plain_pages
 
-__all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "quantile"]
+__all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "ReducedCovariance", "MatrixCovariance",
+           "quantile"]
 
 #: Perturbation draws used for standard errors on the sparse (iterative) path.
 SPARSE_SE_DRAWS = 200
@@ -47,59 +48,34 @@ def quantile(q: float, t_df) -> float:
     return float(stdtrit(t_df, q)) if t_df else float(ndtri(q))
 
 
-class Posterior:
-    """The joint Gaussian of one component's values and biases (see the module docstring).
+class ReducedCovariance:
+    """H read off a reduced assessor system (units of w).
 
-    ``solver`` is ``None`` for a component with a single assessor (its bias is
-    0 exactly and each value is its weighted mean).
+    Fixed effects: ``H = M_reg^-1 - 1 1'/C`` (the projection onto the weighted
+    gauge, ``shift = 1/C``); objects or assessors as random effects: ``H =
+    M_lam^-1`` (no projection).  ``G`` is the inverse of the reduced matrix,
+    computed once when asked for (LAPACK ``potri``: lower triangle valid).
     """
 
-    def __init__(self, design: Design, solver: ReducedSolver | None, w: float, lam: float, gauge: str):
-        self.design, self.solver, self.w, self.lam = design, solver, float(w), float(lam)
-        self.gauge = gauge
-        A = design.n_assessors
-        self.fixed = lam == 0.0
-        self.k = design.C_a / design.C_a.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
-        self.Cd = design.C_o + lam
-        # D: objects x assessors, d_oa = c_ao / (C_o + lam)
-        self.D = sp.csr_matrix((design.c / self.Cd[design.oi], (design.oi, design.ai)),
-                               shape=(design.n_objects, A))
+    def __init__(self, solver: ReducedSolver):
+        self.solver = solver
+        self.shift = solver.rank_one  # 1/C for the fixed model's projection, else 0
         self._inverse = None
-        self._draw_pieces = None
         self.method = "exact"
 
-    # ------------------------------------------------------------------ what callers ask about
     @property
     def iterative(self) -> bool:
-        """True when the reduced system is solved iteratively (too many assessors for a dense factor)."""
-        return self.solver is not None and not self.solver.dense
+        return not self.solver.dense
 
-    @property
-    def n_evaluations(self) -> int:
-        return int(self.design.c.size)
-
-    def with_reads(self, ai: np.ndarray, oi: np.ndarray, c: np.ndarray) -> "Posterior":
-        """The posterior after extra reads (a, o, confidence), in the weighted gauge, before their scores exist.
-
-        Covariances of a Gaussian linear model do not depend on the scores, so
-        the effect of planned reads is known exactly in advance.
-        """
-        design = self.design.with_reads(ai, oi, c)
-        solver = ReducedSolver(design, self.lam) if design.n_assessors > 1 else None
-        return Posterior(design, solver, self.w, self.lam, "weighted")
-
-    # ------------------------------------------------------------------ pieces
-    def apply_h(self, x: np.ndarray) -> np.ndarray:
-        """H x (exact, through the solver), in units of w."""
-        if self.solver is None:
-            return np.zeros_like(x)
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """H x (exact, through the solver)."""
         y = self.solver.solve(x)
-        if self.fixed:
-            y = y - x.sum(axis=0) / self.solver.C
+        if self.shift:
+            y = y - x.sum(axis=0) * self.shift
         return y
 
     def inverse(self) -> np.ndarray:
-        """The dense inverse G of the reduced matrix (lower triangle valid), computed once."""
+        """G, the dense inverse of the reduced matrix (lower triangle valid)."""
         if self._inverse is None:
             c, _lower = self.solver.factor
             with plain_pages():
@@ -113,22 +89,121 @@ class Posterior:
             self._inverse = inv
         return self._inverse
 
+    def draw(self, n: int, rng) -> np.ndarray:
+        """n draws of theta ~ N(0, H) as an assessors x draws array (a triangular solve with the factor)."""
+        z = rng.standard_normal((self.solver.design.n_assessors, n))
+        factor = self.solver.factor[0]
+        xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
+                                  check_finite=False).astype(float, copy=False)
+        if self.shift:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
+            xi -= (self.solver.design.C_a @ xi)[None, :] * self.shift
+        return xi
+
+    def trace_from_inverse(self) -> float | None:
+        """sum_{i>=2} 1/mu_i from the inverse the standard errors already needed (fixed effects only)."""
+        if self._inverse is None or not self.shift:
+            return None
+        return float(self.solver.design.C_a @ np.diagonal(self._inverse).astype(float)) - 1.0
+
+    def with_design(self, design: Design) -> "ReducedCovariance":
+        """The same model's H for another design (extra reads added)."""
+        return ReducedCovariance(ReducedSolver(design, self.solver.lam, self.solver.ridge))
+
+
+class MatrixCovariance:
+    """H given as a dense matrix (a model whose uncertainty is not one reduced system, e.g. a mixture).
+
+    ``rebuild(design)`` gives the model's H for another design (extra reads
+    added), so next reads can plan with it.
+    """
+
+    shift = 0.0
+    iterative = False
+
+    def __init__(self, H: np.ndarray, method: str, rebuild=None):
+        self.H = np.asarray(H, dtype=float)
+        self.method = method
+        self._rebuild = rebuild
+        self._root = None
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        return self.H @ x
+
+    def inverse(self) -> np.ndarray:
+        return self.H
+
+    def draw(self, n: int, rng) -> np.ndarray:
+        if self._root is None:
+            # a symmetric square root that tolerates a singular H (a bias fixed exactly by the model)
+            vals, vecs = np.linalg.eigh(self.H)
+            self._root = vecs * np.sqrt(np.clip(vals, 0.0, None))[None, :]
+        return self._root @ rng.standard_normal((self.H.shape[0], n))
+
+    def trace_from_inverse(self) -> float | None:
+        return None
+
+    def with_design(self, design: Design) -> "MatrixCovariance":
+        if self._rebuild is None:
+            raise NotImplementedError("this covariance cannot be rebuilt for another design")
+        return self._rebuild(design)
+
+
+class Posterior:
+    """The joint Gaussian of one component's values and biases (see the module docstring).
+
+    ``cov`` gives H (a :class:`ReducedCovariance` or :class:`MatrixCovariance`),
+    or is ``None`` for a component with a single assessor (its bias is 0
+    exactly and each value is its weighted mean).
+    """
+
+    def __init__(self, design: Design, cov, w: float, lam: float, gauge: str):
+        self.design, self.cov, self.w, self.lam = design, cov, float(w), float(lam)
+        self.gauge = gauge
+        A = design.n_assessors
+        self.k = design.C_a / design.C_a.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
+        self.Cd = design.C_o + lam
+        # D: objects x assessors, d_oa = c_ao / (C_o + lam)
+        self.D = sp.csr_matrix((design.c / self.Cd[design.oi], (design.oi, design.ai)),
+                               shape=(design.n_objects, A))
+        self._draw_pieces = None
+        self.method = cov.method if cov is not None else "exact"
+
+    # ------------------------------------------------------------------ what callers ask about
+    @property
+    def iterative(self) -> bool:
+        """True when the reduced system is solved iteratively (too many assessors for a dense factor)."""
+        return self.cov is not None and self.cov.iterative
+
+    @property
+    def n_evaluations(self) -> int:
+        return int(self.design.c.size)
+
+    def with_reads(self, ai: np.ndarray, oi: np.ndarray, c: np.ndarray) -> "Posterior":
+        """The posterior after extra reads (a, o, confidence), in the weighted gauge, before their scores exist.
+
+        Covariances of a Gaussian linear model do not depend on the scores, so
+        the effect of planned reads is known exactly in advance.
+        """
+        design = self.design.with_reads(ai, oi, c)
+        cov = self.cov.with_design(design) if self.cov is not None else None
+        return Posterior(design, cov, self.w, self.lam, "weighted")
+
+    # ------------------------------------------------------------------ pieces
+    def apply_h(self, x: np.ndarray) -> np.ndarray:
+        """H x, in units of w."""
+        return np.zeros_like(x) if self.cov is None else self.cov.apply(x)
+
     def h_matrix(self) -> np.ndarray:
         """H as a full dense symmetric A x A array (units of w): the covariance of theta."""
         A = self.design.n_assessors
-        if self.solver is None:
+        if self.cov is None:
             return np.zeros((A, A))
-        G = np.tril(np.asarray(self.inverse(), dtype=float))
-        H = G + np.tril(G, -1).T
-        if self.fixed:
-            H -= 1.0 / self.solver.C
-        return H
+        G = np.tril(np.asarray(self.cov.inverse(), dtype=float))
+        return G + np.tril(G, -1).T - self.cov.shift
 
     def trace_from_inverse(self) -> float | None:
         """sum_{i>=2} 1/mu_i from the inverse the standard errors already needed (None when not computed)."""
-        if self._inverse is None or not self.fixed:
-            return None
-        return float(self.design.C_a @ np.diagonal(self._inverse).astype(float)) - 1.0
+        return None if self.cov is None else self.cov.trace_from_inverse()
 
     def _pair_sums(self, G: np.ndarray) -> np.ndarray:
         """d_o' G d_o for every object: a gather over the pairs of assessors who read the same object."""
@@ -165,23 +240,21 @@ class Posterior:
     def variances(self) -> tuple[np.ndarray, np.ndarray]:
         """(Var(v_o), Var(b_a)) in score units squared (including w)."""
         d = self.design
-        if self.solver is None:  # one assessor: b = 0 exactly, v_o its weighted mean
+        if self.cov is None:  # one assessor: b = 0 exactly, v_o its weighted mean
             return self.w / self.Cd, np.zeros(d.n_assessors)
-        if not self.solver.dense:
+        if self.cov.iterative:
             xi = self._draw_theta_sparse(SPARSE_SE_DRAWS, np.random.default_rng(20240611))
             vals = (self.k @ xi)[None, :] - self.D @ xi
             bias = xi - (self.k @ xi)[None, :]
             self.method = f"Monte Carlo, {SPARSE_SE_DRAWS} perturbation draws (relative s.e. of the SEs ~5%)"
             return (self.w * (1.0 / self.Cd + np.mean(vals**2, axis=1)), self.w * np.mean(bias**2, axis=1))
-        G = self.inverse()
+        G = self.cov.inverse()
+        self.method = self.cov.method
         h = self.apply_h(self.k)
         kappa = float(self.k @ h)
-        diagG = np.diagonal(G).astype(float)
-        Hdiag = diagG - (1.0 / self.solver.C if self.fixed else 0.0)
-        var_b = Hdiag - 2.0 * h + kappa
-        dGd = self._pair_sums(G)
-        if self.fixed:
-            dGd = dGd - (d.C_o / self.Cd) ** 2 / self.solver.C
+        shift = self.cov.shift
+        var_b = np.diagonal(G).astype(float) - shift - 2.0 * h + kappa
+        dGd = self._pair_sums(G) - (d.C_o / self.Cd) ** 2 * shift
         var_v = 1.0 / self.Cd + dGd - 2.0 * (self.D @ h) + kappa
         return self.w * np.maximum(var_v, 0.0), self.w * np.maximum(var_b, 0.0)
 
@@ -190,7 +263,7 @@ class Posterior:
         if o1 == o2:
             return 0.0
         x = (self.D[o1] - self.D[o2]).toarray().ravel()
-        q = float(x @ self.apply_h(x)) if self.solver is not None else 0.0
+        q = float(x @ self.apply_h(x))
         return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q)
 
     # ------------------------------------------------------------------ draws
@@ -210,19 +283,12 @@ class Posterior:
         system's factor): callers running draws in threads make it first, in
         one thread, so BLAS's own threads do not compete with theirs.
         """
-        d = self.design
         self._single_precision_pieces()  # here, in the calling thread: worker threads then only read them
-        if self.solver is None:
-            return np.zeros((d.n_assessors, n))
-        if not self.solver.dense:
+        if self.cov is None:
+            return np.zeros((self.design.n_assessors, n))
+        if self.cov.iterative:
             return self._draw_theta_sparse(n, rng)
-        z = rng.standard_normal((d.n_assessors, n))
-        factor = self.solver.factor[0]
-        xi = sla.solve_triangular(factor, z.astype(factor.dtype, copy=False), lower=True, trans="T",
-                                  check_finite=False).astype(float, copy=False)
-        if self.fixed:  # project N(0, M_reg^-1) onto the weighted gauge: covariance M_reg^-1 - 1 1'/C
-            xi -= (d.C_a @ xi)[None, :] / self.solver.C
-        return xi
+        return self.cov.draw(n, rng)
 
     def draw_deviations(self, n: int, rng, xi: np.ndarray | None = None) -> np.ndarray:
         """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).

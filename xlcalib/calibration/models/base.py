@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..graph import ReducedSolver
 
 __all__ = ["ComponentFit"]
 
@@ -14,16 +14,17 @@ __all__ = ["ComponentFit"]
 class ComponentFit:
     """Values and biases of one component, and the pieces its posterior is built from.
 
-    ``solver`` solves the model's reduced system (the posterior's ``H`` comes
-    from it); ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed
-    objects); ``w`` the model's own noise scale for this component when it
+    ``covariance`` gives the posterior's ``H`` (a
+    :class:`~xlcalib.calibration.posterior.ReducedCovariance` of the model's
+    reduced system, or a dense matrix; ``None`` with a single assessor);
+    ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed objects); ``w`` the model's own noise scale for this component when it
     estimates one per component (REML), else ``None`` (pooled over the panel);
     ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...).
     """
 
     values: np.ndarray
     biases: np.ndarray
-    solver: ReducedSolver | None
+    covariance: Any
     lam: float = 0.0
     w: float | None = None
     extras: dict = field(default_factory=dict)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..graph import Design, ReducedSolver
+from ..posterior import ReducedCovariance
 from .base import ComponentFit
 
 NAME = "fixed"
@@ -32,7 +33,7 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
         b = solver.solve(B - design.Cm @ (V / design.C_o))
         b -= (design.C_a @ b) / design.C  # remove round-off drift from the gauge
     v = (V - design.Cm.T @ b) / design.C_o
-    return ComponentFit(v, b, solver)
+    return ComponentFit(v, b, ReducedCovariance(solver) if solver is not None else None)
 
 
 def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_value: bool,

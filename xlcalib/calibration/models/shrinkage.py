@@ -19,6 +19,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
+from ..posterior import ReducedCovariance
 from .base import ComponentFit
 
 NAME = "shrinkage"
@@ -69,7 +70,7 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
     A = design.n_assessors
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
     mu = float(kvec @ theta)
-    return ComponentFit(mu + u, theta - mu, solver, lam=lam, w=w,
+    return ComponentFit(mu + u, theta - mu, ReducedCovariance(solver), lam=lam, w=w,
                         extras={"tau2": w / lam, "shrinkage_lambda": lam, "at_edge": at_edge})
 
 

@@ -1,0 +1,250 @@
+"""Assessors as random effects: each bias b_a ~ N(0, sigma_b^2), objects fixed, sigma_b^2 and w by REML.
+
+Why this is the default: panels are grouped by expertise, so most pairs of
+assessors share no object and their biases are weakly determined.  The fixed
+fit (MacKay et al. 2017) then moves values by the noise in those weak links;
+treating biases as random effects (as the NeurIPS 2014 calibration did)
+shrinks a bias towards zero exactly as far as the data leave it uncertain.
+In the limit sigma_b -> 0, or for an assessor linked to nobody, the values
+are the confidence-weighted plain averages; with strong linkage and many
+reads per assessor they approach the fixed fit.  Groups that share no object
+at all are still calibrated: between groups by the model's assumption that
+each group is on average as strict as the panel.
+
+Model: ``s_ao = v_o + b_a + e_ao``, ``e ~ N(0, w / c_ao)``.  With
+``lam = w / sigma_b^2`` Henderson's mixed-model equations, objects
+eliminated, are ``(M + lam I) b = r`` with ``M`` the reduced assessor
+Laplacian and ``r = B - Cm V / C_o`` (MacKay et al. 2017, eqs. 13, 15), and
+``v_o = (V_o - sum_a c_ao b_a) / C_o``.  The restricted likelihood (objects
+are the fixed effects), with ``M = U diag(mu) U'`` and ``r~ = U' r``:
+
+    -2 l = (N - O) log w - A log lam + sum_i log(mu_i + lam) + R(lam) / w + const
+    R(lam) = S0 - sum_i r~_i^2 / (mu_i + lam),   S0 = sum c s^2 - sum_o V_o^2 / C_o
+
+so one eigendecomposition of ``M`` gives the likelihood at every ``lam``.
+The noise scale is profiled, ``w = R / (N - O)`` (given ``lam``, ``R / w`` is
+chi-square on ``N - O`` degrees of freedom, hence Student-t intervals on
+``N - O``), or ``w = 1`` for SDs taken at face value.
+
+The variance's own uncertainty is carried, not plugged in: sigma_b is
+integrated over a grid of ``rho = sigma_b^2 / (sigma_b^2 + w / c~)`` (the share
+of a typical read's variance that is the assessor's bias, ``c~`` the median
+confidence) with a uniform prior on ``rho``, weighted by the restricted
+likelihood.  The posterior of the biases is that mixture, summarised by its
+mean and covariance (moment matching), so a small panel whose sigma_b could
+be 0 or 0.5 gets intervals wide enough for both.  Above
+:data:`EIGEN_ASSESSOR_LIMIT` assessors sigma_b is well determined and the
+REML estimate is plugged in (the Diagnostics say which).
+
+References: Henderson (1975) Biometrics 31:423; Patterson & Thompson (1971)
+Biometrika 58:545 (REML); Gelman (2006) Bayesian Analysis 1:515 (priors for
+group-level variances); Cortes & Lawrence (2021) "Inconsistency in conference
+peer review: revisiting the 2014 NeurIPS experiment" (reviewer calibration
+with random biases).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InputError
+from ..graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
+from ..posterior import MatrixCovariance, ReducedCovariance
+from .base import ComponentFit
+
+NAME = "random-assessors"
+DESCRIPTION = ("random assessors: biases as random effects N(0, sigma_b^2), shrunk towards zero as far as the "
+               "data leave them uncertain; sigma_b^2 and w by REML")
+#: A dense factor of the reduced system is needed for the restricted likelihood.
+MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
+#: The model ties groups that share no object (through the biases' common prior): fit the panel as one piece.
+LINKS_GROUPS = True
+#: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).
+EIGEN_ASSESSOR_LIMIT = 1500
+#: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.
+RHO_GRID = 48
+#: Grid weights below this share are dropped (they change no reported digit).
+MIN_WEIGHT = 1e-8
+
+
+@dataclass
+class _Spectrum:
+    """The eigen-pieces of one panel's reduced system and the restricted likelihood over lam."""
+
+    mu: np.ndarray  # eigenvalues of M (ascending, clipped at 0)
+    U: np.ndarray  # eigenvectors
+    rt: np.ndarray  # U' r
+    S0: float  # within-object weighted sum of squares
+    n_free: int  # N - O
+    face_value: bool
+
+    def residual(self, lam):
+        lam = np.atleast_1d(np.asarray(lam, dtype=float))
+        return np.maximum(self.S0 - (self.rt[None, :] ** 2 / (self.mu[None, :] + lam[:, None])).sum(axis=1), 0.0)
+
+    def minus_two_loglik(self, lam):
+        """-2 log restricted likelihood (w profiled, or w = 1), up to a constant, at each lam."""
+        lam = np.atleast_1d(np.asarray(lam, dtype=float))
+        R = self.residual(lam)
+        logdet = np.log1p(self.mu[None, :] / lam[:, None]).sum(axis=1)  # log|M + lam I| - A log lam
+        fit = R if self.face_value else self.n_free * np.log(np.maximum(R, 1e-300))
+        return fit + logdet
+
+    def noise(self, lam):
+        return np.ones(np.size(lam)) if self.face_value else self.residual(lam) / self.n_free
+
+
+def _pieces(design: Design, s: np.ndarray):
+    """(r, S0) of the reduced system: r = B - Cm V/C_o, S0 = sum c s^2 - sum V^2/C_o."""
+    c = design.c
+    V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
+    B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
+    r = B - design.Cm @ (V / design.C_o)
+    S0 = float(c @ s**2 - V @ (V / design.C_o))
+    return V, r, max(S0, 0.0)
+
+
+def _check_identifiable(design: Design, face_value: bool) -> int:
+    n_free = design.c.size - design.n_objects
+    if not face_value and n_free <= 0:
+        raise InputError("every object was read once, so the reads cannot be compared: neither the assessors' "
+                         "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
+                         "units (taken at face value), or add second reads")
+    return n_free
+
+
+def _grid(spec: _Spectrum, c_typical: float):
+    """(lam_j, w_j, weight_j) over the rho grid; rho = 1 / (1 + lam / c~)."""
+    rho = (np.arange(RHO_GRID) + 0.5) / RHO_GRID
+    lam = c_typical * (1.0 - rho) / rho
+    m2l = spec.minus_two_loglik(lam)
+    weight = np.exp(-0.5 * (m2l - m2l.min()))
+    weight /= weight.sum()
+    keep = weight >= MIN_WEIGHT
+    weight = weight[keep] / weight[keep].sum()
+    return lam[keep], spec.noise(lam[keep]), weight
+
+
+def _reml_mode(spec: _Spectrum, c_typical: float) -> tuple[float, float]:
+    """(lam, -2 l) at the REML estimate (lam = inf: sigma_b = 0 is the boundary)."""
+    from scipy.optimize import minimize_scalar
+
+    lo, hi = np.log(c_typical * 1e-8), np.log(c_typical * 1e8)
+    best = minimize_scalar(lambda x: float(spec.minus_two_loglik(np.exp(x))[0]), bounds=(lo, hi),
+                           method="bounded", options={"xatol": 1e-7})
+    at_zero = float(spec.minus_two_loglik(np.inf)[0]) if np.isfinite(spec.S0) else np.inf
+    if at_zero <= best.fun:
+        return np.inf, at_zero
+    return float(np.exp(best.x)), float(best.fun)
+
+
+def _boundary_test(spec: _Spectrum, best_m2l: float) -> float:
+    """p-value of sigma_b = 0 against sigma_b > 0: a 50:50 mixture of chi-square 0 and 1 (Self & Liang 1987)."""
+    from scipy.special import chdtrc
+
+    stat = max(float(spec.minus_two_loglik(np.inf)[0]) - best_m2l, 0.0)
+    return float(0.5 * chdtrc(1, stat)) if stat > 0 else 1.0
+
+
+def _weighted_quantiles(x: np.ndarray, weight: np.ndarray, qs) -> list[float]:
+    order = np.argsort(x)
+    cum = np.cumsum(weight[order])
+    return [float(x[order][min(np.searchsorted(cum, q), x.size - 1)]) for q in qs]
+
+
+def _mixture_covariance(spec: _Spectrum, lam, w, weight):
+    """(mean of theta, H_eff, w_ref): the mixture over the grid, moment-matched, in units of w_ref."""
+    a = 1.0 / (spec.mu[None, :] + lam[:, None])  # J x A, eigen coordinates
+    theta_j = a * spec.rt[None, :]
+    mean = weight @ theta_j
+    w_ref = float(weight @ w)
+    spread = (theta_j - mean[None, :]) * np.sqrt(weight)[:, None]  # J x A
+    diag = (weight * w) @ a
+    U = spec.U
+    US = U * diag[None, :]
+    Ud = U @ spread.T  # A x J
+    H = (US @ U.T + Ud @ Ud.T) / w_ref
+    return U @ mean, H, w_ref, Ud
+
+
+def _rebuild(lam, w, weight, w_ref, spread_vectors):
+    """H of the same mixture for another design (next reads): the grid weights and the spread of the
+    grid's means are kept (they depend on scores not yet given); the conditional covariances are recomputed."""
+
+    def rebuild(design: Design) -> MatrixCovariance:
+        M = design.reduced_laplacian(dense=True)
+        mu, U = np.linalg.eigh(M)
+        mu = np.clip(mu, 0.0, None)
+        diag = (weight * w) @ (1.0 / (mu[None, :] + lam[:, None]))
+        H = ((U * diag[None, :]) @ U.T + spread_vectors @ spread_vectors.T) / w_ref
+        return MatrixCovariance(H, _MIXTURE_METHOD, rebuild)
+
+    return rebuild
+
+
+_MIXTURE_METHOD = "exact given sigma_b; sigma_b integrated over its posterior (moment-matched mixture)"
+
+
+def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
+    V, r, S0 = _pieces(design, s)
+    mu, U = np.linalg.eigh(design.reduced_laplacian(dense=True))
+    spec = _Spectrum(np.clip(mu, 0.0, None), U, U.T @ r, S0, n_free, face_value)
+    c_typical = float(np.median(design.c))
+    lam_hat, best = _reml_mode(spec, c_typical)
+    lam, w, weight = _grid(spec, c_typical)
+    theta, H, w_ref, spread = _mixture_covariance(spec, lam, w, weight)
+    sigma = np.sqrt(w / lam)
+    low, high = _weighted_quantiles(sigma, weight, (0.025, 0.975))
+    w_hat = float(spec.noise(lam_hat)[0]) if np.isfinite(lam_hat) else float(spec.noise(np.inf)[0])
+    extras = {"sigma_b": float(np.sqrt(w_hat / lam_hat)) if np.isfinite(lam_hat) else 0.0,
+              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": _boundary_test(spec, best),
+              "sigma_b_method": f"REML; interval and values integrate over sigma_b ({lam.size} grid points, "
+                                "uniform prior on its share of a read's variance)"}
+    cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(lam, w, weight, w_ref, spread))
+    return V, theta, cov, w_ref, extras
+
+
+def _fit_plug_in(design: Design, s: np.ndarray, face_value: bool, n_free: int):
+    """Large panels: the REML estimate of lam by a bounded search, each step one Cholesky factor."""
+    from scipy.optimize import minimize_scalar
+
+    V, r, S0 = _pieces(design, s)
+    c_typical = float(np.median(design.c))
+
+    def m2l(log_lam):
+        solver = ReducedSolver(design, ridge=float(np.exp(log_lam)))
+        R = max(S0 - float(r @ solver.solve(r)), 1e-300)
+        logdet = solver.log_determinant() - design.n_assessors * log_lam
+        return (R if face_value else n_free * np.log(R)) + logdet
+
+    best = minimize_scalar(m2l, bounds=(np.log(c_typical * 1e-8), np.log(c_typical * 1e8)), method="bounded",
+                           options={"xatol": 1e-5})
+    lam = float(np.exp(best.x))
+    solver = ReducedSolver(design, ridge=lam)
+    theta = solver.solve(r)
+    w = 1.0 if face_value else max(S0 - float(r @ theta), 1e-300) / n_free
+    extras = {"sigma_b": float(np.sqrt(w / lam)), "sigma_b_low": float("nan"), "sigma_b_high": float("nan"),
+              "sigma_b_p": float("nan"),
+              "sigma_b_method": f"REML, plugged in (with {design.n_assessors} assessors its uncertainty is small)"}
+    return V, theta, ReducedCovariance(solver), w, extras
+
+
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+    """Posterior means of the values and biases, reported in the gauge asked for."""
+    n_free = _check_identifiable(design, face_value)
+    A = design.n_assessors
+    fitter = _fit_by_eigen if A <= EIGEN_ASSESSOR_LIMIT else _fit_plug_in
+    V, theta, cov, w, extras = fitter(design, s, face_value, n_free)
+    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
+    shift = float(kvec @ theta)
+    values = (V - design.Cm.T @ theta) / design.C_o + shift
+    extras["shrinkage_by_assessor"] = None
+    return ComponentFit(values, theta - shift, cov, lam=0.0, w=w, extras=extras)
+
+
+def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_value: bool,
+                 kind: str) -> tuple[list[float], int | None]:
+    """The REML noise scale of each piece; t intervals on N - O degrees of freedom when estimated."""
+    N, _A, O, _n_comp = counts
+    return [f.w for f in fits], (None if face_value else N - O)
