@@ -54,7 +54,7 @@ def write_demo_exercise(path, seed: int = 2024):
 
     Returns (path, evaluations, true_values, true_biases).
     """
-    from .templates import BUILDERS, _deterministic_bytes, print_ready
+    from .templates import BUILDERS, deterministic_bytes, print_ready
     from .workbook import write_bytes_atomically, write_frames
 
     evaluations, true_values, true_biases = demo_panel(seed)
@@ -67,7 +67,7 @@ def write_demo_exercise(path, seed: int = 2024):
         for c, value in enumerate(row, start=1):
             ev.cell(row=r, column=c, value=value)
     write_frames(wb, {"Truth": pd.DataFrame({"object": true_values.index, "true_value": true_values.to_numpy()})})
-    path = write_bytes_atomically(_deterministic_bytes(wb), path)
+    path = write_bytes_atomically(deterministic_bytes(wb), path)
     return path, evaluations, true_values, true_biases
 
 
