@@ -56,6 +56,16 @@ def input_cell(cell, value=None):
     return cell
 
 
+def list_sheet(wb, title: str, header: str, names, width: float):
+    """A one-column list to fill in (the categories in order, the classes): header in A1, names below as input."""
+    ws = wb.create_sheet(title)
+    ws.append([header])
+    for r, name in enumerate(names, start=2):
+        input_cell(ws.cell(row=r, column=1), name)
+    ws.column_dimensions["A"].width = width
+    return ws
+
+
 def protect(ws):
     ws.protection.sheet = True  # no password: it guards formulas against slips, not against people
     ws.protection.formatCells = False

@@ -2,7 +2,7 @@
 model predictions and the Settings the report reads."""
 from __future__ import annotations
 
-from .common import column_letter, input_cell, instructions_sheet, list_validation
+from .common import column_letter, input_cell, instructions_sheet, list_sheet, list_validation
 
 
 def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nevus", "Hemangioma", "Eczema"), ranks: int = 3):
@@ -23,11 +23,7 @@ def ground_truth(items: int = 30, annotators: int = 3, classes=("Melanoma", "Nev
     ])
     ws = wb.active
     ws["A10"], ws["B10"] = "Annotations entered", '=COUNTA(Annotations!B2:Z100000)'
-    cl = wb.create_sheet("Classes")
-    cl.append(["Class"])
-    for r, c in enumerate(classes, start=2):
-        input_cell(cl.cell(row=r, column=1), c)
-    cl.column_dimensions["A"].width = 30
+    list_sheet(wb, "Classes", "Class", classes, 30)
     settings = wb.create_sheet("Settings")
     settings.append(["Setting", "Value"])
     for r, (name, value) in enumerate((("Reliability", 3), ("Samples", 1000), ("Seed", 0), ("Top k", min(3, ranks)),

@@ -1,7 +1,7 @@
 """The ordinal agreement template: two raters' categories per object and the category order."""
 from __future__ import annotations
 
-from .common import input_cell, instructions_sheet, list_validation
+from .common import input_cell, instructions_sheet, list_sheet, list_validation
 
 
 def ordinal_agreement(objects: int = 60, categories=("F1", "F2", "F3", "F4")):
@@ -20,11 +20,7 @@ def ordinal_agreement(objects: int = 60, categories=("F1", "F2", "F3", "F4")):
     ])
     ws = wb.active
     ws["A9"], ws["B9"] = "Pairs entered", '=SUMPRODUCT((Ratings!B2:B100000<>"")*(Ratings!C2:C100000<>""))'
-    cats = wb.create_sheet("Categories")
-    cats.append(["Category (lowest first)"])
-    for r, c in enumerate(categories, start=2):
-        input_cell(cats.cell(row=r, column=1), c)
-    cats.column_dimensions["A"].width = 26
+    list_sheet(wb, "Categories", "Category (lowest first)", categories, 26)
     sheet = wb.create_sheet("Ratings")
     sheet.append(["Object", "Rater 1", "Rater 2"])
     for r in range(2, objects + 2):
