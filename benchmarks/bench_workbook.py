@@ -51,7 +51,7 @@ def _text_output_rows(residuals: pd.DataFrame, repeats: int) -> list[dict]:
 
 
 def run(n_eval: int = 30_000, repeats: int = 3, big: int | None = None) -> list[dict]:
-    from xlcalib.cli import calibrate_file
+    from xlcalib.exercises import calibrate_file
     from xlcalib.inputs import read_panel
     from xlcalib.workbook import new_result_book, new_workbook, open_book, save_atomically
     from xlcalib.workbook.csv_backend import CsvBook

@@ -710,7 +710,7 @@ def test_xlsx_output_keeps_formula_looking_names_as_text(tmp_path, capsys):
 # 7. Smaller: message wording
 # =============================================================================
 def test_ground_truth_settings_errors_name_the_cell(tmp_path):
-    from xlcalib.macros import ground_truth_report
+    from xlcalib.exercises import ground_truth_report
     from xlcalib.templates import BUILDERS
 
     wb = BUILDERS["ground_truth"](items=3, annotators=2)
@@ -739,7 +739,7 @@ def test_calibration_settings_errors_name_the_cell(bad, expected, tmp_path, caps
 
 
 def test_ordinal_report_errors_name_the_sheet_row():
-    from xlcalib.macros import ordinal_report
+    from xlcalib.exercises import ordinal_report
     from xlcalib.templates import BUILDERS
 
     wb = BUILDERS["ordinal_agreement"](objects=4)

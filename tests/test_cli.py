@@ -10,7 +10,7 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.macros import RESULT_SHEETS
+from xlcalib.exercises import RESULT_SHEETS
 from xlcalib.workbook import save_atomically as write_workbook_atomically
 from xlcalib.workbook import write_frames
 
@@ -171,22 +171,6 @@ def test_internal_error_exit_1(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(xlcalib.calibration.models.fixed, "fit_component", lambda *a: 1 / 0)
     assert main(["calibrate", str(src)]) == 1
     assert "internal error" in capsys.readouterr().err
-
-
-def test_macro_rerun_replaces_only_result_sheets():
-    from xlcalib.macros import calibrate_panel
-
-    book = openpyxl.Workbook()
-    ws = book.active
-    ws.title = "Evaluations"
-    for row in GOOD:
-        ws.append(row)
-    book.create_sheet("Notes")["A1"] = "keep me"
-    calibrate_panel(book)
-    calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
-    assert book["Notes"]["A1"].value == "keep me"
-    assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 
 
 def test_disconnected_panel_and_per_component(tmp_path, capsys):

@@ -367,7 +367,7 @@ def test_gt_functions_take_the_setting_argument():
 def test_ground_truth_report_setting_row(tmp_path):
     import openpyxl
 
-    from xlcalib.macros import ground_truth_report
+    from xlcalib.exercises import ground_truth_report
 
     from .test_templates import filled_ground_truth
 

@@ -212,7 +212,7 @@ def test_read_panel_uses_the_workbooks_settings_lists_and_levels(tmp_path):
 
 
 def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
-    from xlcalib.cli import calibrate_file
+    from xlcalib.exercises import calibrate_file
 
     rows = [["Dr Chen Wei", "P1", 7.5, "High"], ["Ann Lee", "P1", 6, "Medium"], ["Dr Chen Wei", "P2", 6, "Low"],
             ["Ann Lee", "P2", 5, "High"], ["Bo Park", "P2", 4, "High"], ["Bo Park", "P3", 5, "High"],
@@ -234,8 +234,9 @@ def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
 def test_command_line_shows_the_first_warnings_in_full(tmp_path, capsys, monkeypatch):
     """Pending reads are counted; other warnings are printed (up to SHOWN_WARNINGS), then how many more."""
     from xlcalib import cli
+    from xlcalib.exercises import calibration_file
 
-    monkeypatch.setattr(cli, "SHOWN_WARNINGS", 2)
+    monkeypatch.setattr(calibration_file, "SHOWN_WARNINGS", 2)
     lines = ["Assessor,Object,Score,SD"] + [f"{a},O{o},{5 + (o + k) % 3},1" for o in range(6)
                                               for k, a in enumerate(("Ann", "Bo", "Cy"))]
     lines += ["ann,O1,5,1", "bo,O2,6,1", "cy,O0,7,1", "Ann,O9,,"]  # three case variants, one pending read

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import xlcalib
-from xlcalib.macros import RESULT_SHEETS, calibrate_panel
+from xlcalib.exercises import RESULT_SHEETS
+from xlcalib.macros import calibrate_panel
 
 from .test_workbook_xlwings import Book, Formula, Sheet
 
@@ -90,3 +91,17 @@ def test_never_overwrites_an_input_sheet_named_like_a_result():
         calibrate_panel(book)
     assert book.sheets["Values"].cells == {(1, 1): "my", (1, 2): "own", (2, 1): "data", (2, 2): 1.0}
     assert "Biases" not in [s.name for s in book.sheets]  # refused before anything was written
+
+
+def test_every_input_problem_gets_its_own_checks_line():
+    from types import SimpleNamespace
+
+    from xlcalib.macros import _tell_excel  # the Excel path's own message writer
+
+    problems = [SimpleNamespace(severity="error", sheet="Evaluations", cell="C7", message="score 75 is outside 1..9"),
+                SimpleNamespace(severity="warning", sheet="Evaluations", cell="A9", message="'Dr Chen  Wei' looks like "
+                                                                                           "'Dr Chen Wei'")]
+    book = Book([Sheet("Evaluations", [["Assessor"]])])
+    _tell_excel(book, "2 problems", {}, "Please fix the input", problems)
+    rows = [r for r in book.sheets["Checks"].rows() if r and r[0] in ("error", "warning")]
+    assert [(r[1], r[2], r[3]) for r in rows] == [(p.sheet, p.cell, p.message) for p in problems]

@@ -14,13 +14,8 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.macros import (
-    RESULT_SHEETS,
-    CalibrationSettings,
-    compute_calibration,
-    run_from_excel,
-    write_calibration,
-)
+from xlcalib.exercises import RESULT_SHEETS, RUNNERS, CalibrationSettings, compute_calibration, write_calibration
+from xlcalib.macros import run_from_excel
 from xlcalib.presentation import assessor_sentence, calibration_sheets
 from xlcalib.workbook import new_workbook, save_atomically, write_bytes_atomically
 from xlcalib.workbook.base import shown_text
@@ -270,20 +265,6 @@ def test_shown_text(value, fmt, text):
     assert shown_text(value, fmt) == text
 
 
-def test_every_input_problem_gets_its_own_checks_line():
-    from types import SimpleNamespace
-
-    from xlcalib.macros import _tell_excel
-
-    problems = [SimpleNamespace(severity="error", sheet="Evaluations", cell="C7", message="score 75 is outside 1..9"),
-                SimpleNamespace(severity="warning", sheet="Evaluations", cell="A9", message="'Dr Chen  Wei' looks like "
-                                                                                           "'Dr Chen Wei'")]
-    book = Book([Sheet("Evaluations", [["Assessor"]])])
-    _tell_excel(book, "2 problems", {}, "Please fix the input", problems)
-    rows = [r for r in book.sheets["Checks"].rows() if r and r[0] in ("error", "warning")]
-    assert [(r[1], r[2], r[3]) for r in rows] == [(p.sheet, p.cell, p.message) for p in problems]
-
-
 def test_checks_sheet_joins_input_lines_and_run_warnings():
     wb, _ = _demo_book()
     result, frames, settings = compute_calibration(wb)
@@ -303,8 +284,6 @@ def test_checks_sheet_joins_input_lines_and_run_warnings():
 
 @pytest.mark.parametrize("kind", ["reliability", "ordinal", "ground_truth"])
 def test_reports_render_alike_through_both_backends(kind, tmp_path):
-    from xlcalib.macros import REPORTS
-
     from .test_templates import filled_ground_truth, filled_ordinal, filled_reliability
 
     maker = {"reliability": filled_reliability, "ordinal": filled_ordinal, "ground_truth": filled_ground_truth}[kind]
@@ -313,8 +292,8 @@ def test_reports_render_alike_through_both_backends(kind, tmp_path):
     wb = openpyxl.load_workbook(path, data_only=True)
     book = Book([Sheet(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in wb.worksheets])
     kwargs = {"n_boot": 100} if kind == "reliability" else {}
-    frames = REPORTS[kind](wb, now=NOW, **kwargs)
-    REPORTS[kind](book, now=NOW, **kwargs)
+    frames = RUNNERS[kind](wb, now=NOW, **kwargs)
+    RUNNERS[kind](book, now=NOW, **kwargs)
     for name in frames:
         ours = [list(r) for r in wb[name].iter_rows(values_only=True)]
         theirs = book.sheets[name].rows()

@@ -1,4 +1,5 @@
-"""Templates (deterministic builds, structure, macro variant) and the report macros on filled templates."""
+"""Templates (deterministic builds, structure, macro variant) and filling them as a secretary would (the
+filled_* helpers, shared with the exercises' tests)."""
 from __future__ import annotations
 
 import zipfile
@@ -11,7 +12,6 @@ import pytest
 
 import xlcalib
 from xlcalib.cli import main
-from xlcalib.macros import ground_truth_report, ordinal_report, reliability_report
 from xlcalib.templates import KINDS, build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,47 +115,6 @@ def filled_reliability(path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
     return path, rep1, rep2
 
 
-def test_reliability_report(tmp_path):
-    path, rep1, _ = filled_reliability(tmp_path / "rel.xlsx")
-    book = openpyxl.load_workbook(path)
-    frames = reliability_report(book, n_boot=200)
-    assert frames["ICC"]["ICC"].tolist() == pytest.approx(xlcalib.icc_table(rep1)["ICC"].tolist())
-    # one rating missing: the empirical curve (complete replications only) is left out, and the sheet says why
-    assert not any(c.startswith("empirical") for c in frames["kRR curve"].columns)
-    summary = frames["kRR"].set_index("statistic")
-    assert "needs complete replications" in summary.loc["kRR curve", "basis"]
-    # one headline figure with its reason: ratings incomplete -> the one-way ICC of the average
-    headline = summary.index[0]
-    assert "(quote this)" in headline and "ICC(1,k)" in headline
-    assert summary.iloc[0]["value"] == pytest.approx(xlcalib.icc(rep1, "ICC1k"))
-    assert "different raters" in summary.iloc[0]["basis"]
-    # the curve reaches the rater count needed for 0.9, the part beyond the observed raters labelled prophecy
-    icc1 = xlcalib.icc(rep1, "ICC1")
-    need = xlcalib.reliability.raters_needed(icc1, 0.9)
-    assert summary.loc["raters needed for 0.9", "value"] == need
-    curve = frames["kRR curve"]
-    assert curve["k"].max() == max(need, rep1.shape[1])
-    prophecy = curve["ICC(k) prophecy beyond the observed raters"]
-    assert prophecy[curve["k"] < rep1.shape[1]].isna().all() and prophecy[curve["k"] > rep1.shape[1]].notna().all()
-    assert curve["ICC(k), all ratings (observed raters)"][curve["k"] > rep1.shape[1]].isna().all()
-    assert "2 randomly drawn ratings" in summary.loc["why Spearman-Brown at k = 1 differs from ICC(1)", "basis"]
-    wb = openpyxl.load_workbook(path)
-    wb["Ratings"]["C2"].value = 3.0
-    complete = reliability_report(wb, n_boot=50)
-    assert "empirical (Replication2)" in complete["kRR curve"].columns
-    assert "ICC(2,k)" in complete["kRR"]["statistic"].iloc[0]  # complete block: two-way absolute agreement
-    assert {"ICC", "kRR", "kRR curve"} <= set(book.sheetnames) and book["kRR curve"]._charts
-
-
-def test_reliability_report_names_bad_cell(tmp_path):
-    path, _, _ = filled_reliability(tmp_path / "rel.xlsx")
-    wb = openpyxl.load_workbook(path)
-    wb["Ratings"]["D5"] = "7,5"
-    wb.save(path)
-    with pytest.raises(xlcalib.InputError, match=r"sheet Ratings, cell D5 is the text .7,5. with a decimal comma"):
-        reliability_report(openpyxl.load_workbook(path))
-
-
 FISHER = np.array([[3, 2, 0, 0], [0, 4, 1, 1], [0, 3, 9, 9], [1, 0, 2, 24]]).T  # radiologist 1 x 2
 
 
@@ -168,14 +127,6 @@ def filled_ordinal(path: Path) -> Path:
         wb["Ratings"].cell(row=r, column=3, value=b)
     wb.save(path)
     return path
-
-
-def test_ordinal_report_reproduces_fisher(tmp_path):
-    book = openpyxl.load_workbook(filled_ordinal(tmp_path / "ord.xlsx"))
-    frames = ordinal_report(book)
-    values = frames["Svensson"].set_index("measure")["value"]
-    assert round(values["RP"], 3) == -0.084 and round(values["RC"], 3) == 0.113 and values["n"] == 59
-    assert book["ROC"]._charts
 
 
 def filled_ground_truth(path: Path) -> Path:
@@ -192,28 +143,6 @@ def filled_ground_truth(path: Path) -> Path:
             wb["Predictions"].cell(row=r, column=c, value=v)
     wb.save(path)
     return path
-
-
-def test_ground_truth_report(tmp_path):
-    book = openpyxl.load_workbook(filled_ground_truth(tmp_path / "gt.xlsx"))
-    frames = ground_truth_report(book)
-    cert = frames["Certainty"]
-    assert len(cert) == 4 and cert.loc[3, "certainty"] == 1.0  # unanimous single label
-    ua = frames["UA metrics"].set_index("statistic")["value"]
-    assert ua["UA top-3 accuracy"] <= ua["top-3 accuracy against the IRN labels"]
-
-
-def test_report_cli_and_rerun_never_touches_inputs(tmp_path):
-    path = filled_ordinal(tmp_path / "ord.xlsx")
-    before = path.read_bytes()
-    assert main(["report", "ordinal", str(path)]) == 0
-    assert main(["report", "ordinal", str(path)]) == 0
-    assert path.read_bytes() == before
-    out = openpyxl.load_workbook(tmp_path / "ord_report.xlsx")
-    assert out.sheetnames.count("Svensson") == 1 and out["Svensson"]["A1"].value == "xlcalib ordinal agreement"
-    assert out["Instructions"]["B9"].value.startswith("=SUMPRODUCT(")  # the copy keeps the template's formulas
-    assert out["Ratings"].data_validations.dataValidation  # and its validation
-    assert main(["report", "ordinal", str(path), "-o", str(tmp_path / "r.csv")]) == 2
 
 
 def test_sd_variant_and_sizes(tmp_path):

@@ -11,8 +11,14 @@ import pandas as pd
 import pytest
 
 import xlcalib
-from xlcalib.cli import RESIDUALS_COLUMNS, calibrate_file, main
-from xlcalib.macros import CalibrationSettings, compute_calibration, write_calibration
+from xlcalib.cli import main
+from xlcalib.exercises import (
+    RESIDUALS_COLUMNS,
+    CalibrationSettings,
+    calibrate_file,
+    compute_calibration,
+    write_calibration,
+)
 from xlcalib.workbook import XlsxWriterBook, new_workbook, open_book, save_atomically
 from xlcalib.workbook.base import ChartSpec, RefLine, SheetSpec
 from xlcalib.workbook.xlsxwriter_backend import excel_pixels
@@ -161,7 +167,7 @@ def test_long_sheets_are_written_in_blocks_of_rows(monkeypatch, tmp_path):
 
 def test_a_panel_beyond_excel_rows_is_refused_before_the_fit(tmp_path, monkeypatch, capsys):
     """The Residuals sheet holds one row per evaluation: told before the fit, with the way out; CSV still works."""
-    from xlcalib import macros
+    from xlcalib.exercises import panel_calibration
     from xlcalib.workbook import base
 
     wb, evaluations = _demo_book()
@@ -169,8 +175,8 @@ def test_a_panel_beyond_excel_rows_is_refused_before_the_fit(tmp_path, monkeypat
     limit = len(evaluations) + 4  # preamble (3 rows), a blank row and the header: 4 rows short of what is needed
     monkeypatch.setattr(base, "EXCEL_MAX_ROWS", limit)
     fitted = []
-    run = macros.run_calibration
-    monkeypatch.setattr(macros, "run_calibration", lambda *a, **k: fitted.append(1) or run(*a, **k))
+    run = panel_calibration.run_calibration
+    monkeypatch.setattr(panel_calibration, "run_calibration", lambda *a, **k: fitted.append(1) or run(*a, **k))
     assert main(["calibrate", str(src), "-o", str(tmp_path / "out.xlsx")]) == 2
     err = capsys.readouterr().err
     assert (f"sheet Residuals would need {len(evaluations) + 5:,} rows x {RESIDUALS_COLUMNS} columns; an Excel sheet "

@@ -1,7 +1,7 @@
 """xlcalib — calibrated panel scores, reliability and agreement for spreadsheets.
 
 The numerical core (this package, minus the adapters ``cli``, ``macros``,
-``workbook`` and ``templates``) depends only on numpy, scipy and pandas, so it
+``exercises``, ``workbook`` and ``templates``) depends only on numpy, scipy and pandas, so it
 loads anywhere, including xlwings Lite.  Public names are imported lazily from
 their modules on first use; ``dir(xlcalib)`` lists them all.
 """

@@ -7,6 +7,8 @@ the calibrated values can be compared with the truth.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -54,7 +56,7 @@ def write_demo_exercise(path, seed: int = 2024):
 
     Returns (path, evaluations, true_values, true_biases).
     """
-    from .templates import BUILDERS, _deterministic_bytes, print_ready
+    from .templates import BUILDERS, deterministic_bytes, print_ready
     from .workbook import write_bytes_atomically, write_frames
 
     evaluations, true_values, true_biases = demo_panel(seed)
@@ -67,20 +69,19 @@ def write_demo_exercise(path, seed: int = 2024):
         for c, value in enumerate(row, start=1):
             ev.cell(row=r, column=c, value=value)
     write_frames(wb, {"Truth": pd.DataFrame({"object": true_values.index, "true_value": true_values.to_numpy()})})
-    path = write_bytes_atomically(_deterministic_bytes(wb), path)
+    path = write_bytes_atomically(deterministic_bytes(wb), path)
     return path, evaluations, true_values, true_biases
 
 
 def run_demo(out_dir="demo_output", seed: int = 2024) -> dict:
-    """Write the exercise workbook, calibrate it like ``xlcalib calibrate`` does, and compare with the truth.
+    """Write the exercise workbook, calibrate it as ``xlcalib calibrate`` does (the same file job), and compare
+    with the truth.
 
     Values are identified only up to a common offset (the gauge), so errors are
     compared after removing their mean: ``rms_raw`` is the RMS error of plain
     per-object averages, ``rms_calibrated`` that of the calibrated values.
     """
-    from pathlib import Path
-
-    from .cli import calibrate_file
+    from .exercises import calibrate_file  # the workbook side loads only when the demo runs
 
     out = Path(out_dir)
     exercise, evaluations, true_values, true_biases = write_demo_exercise(out / "demo_exercise.xlsx", seed)

@@ -1,4 +1,5 @@
-"""Workbook adapter for :func:`xlcalib.assign` (``xlcalib assign panel.xlsx``).
+"""The assignment exercise: allocate the reads of a panel workbook before scoring with
+:func:`xlcalib.assign` (``xlcalib assign panel.xlsx``).
 
 Reads the *Assignment* sheet of a panel workbook — side-by-side tables whose
 header cells sit in row 1, separated by a blank column:
@@ -27,8 +28,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cells import column_letter, is_blank, parse_label, parse_number
-from .errors import InputError
+from ..cells import column_letter, is_blank, parse_label, parse_number
+from ..errors import InputError
+from .common import check_output_differs
 
 SHEET = "Assignment"
 _TABLES = {
@@ -61,6 +63,35 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
     if not rows:
         raise InputError(f"sheet {sheet} is empty; expected the Assessors and Objects tables with headers in row 1")
     header = rows[0]
+    found = _find_tables(header, sheet)
+    out, problems = {}, []
+    for kind, (start, cols) in found.items():
+        required = {"assessors": ("name", "max"), "objects": ("name", "reads"),
+                    "conflicts": ("assessor", "object")}[kind]
+        missing = [k for k in required if k not in cols]
+        if missing:
+            raise InputError(f"sheet {sheet}, row 1: the {kind} table starting at {column_letter(start + 1)}1 lacks "
+                             f"column(s) {', '.join(missing)}")
+        frame = _read_table(rows, cols, sheet, problems)
+        if problems:
+            continue
+        if kind != "conflicts":
+            sheet_rows = frame.attrs["sheet_rows"]
+            dup = frame["name"].duplicated()
+            if dup.any():
+                i = int(np.flatnonzero(dup.to_numpy())[0])
+                raise InputError(f"sheet {sheet}, row {sheet_rows[i]}: {kind[:-1]} {frame['name'].iat[i]!r} is listed twice")
+            if frame.empty:
+                raise InputError(f"sheet {sheet}: the {kind} table has no rows")
+        out[kind] = frame
+    if problems:
+        more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise InputError("; ".join(problems[:10]) + more)
+    return out
+
+
+def _find_tables(header: list, sheet: str) -> dict[str, tuple[int, dict[str, int]]]:
+    """Which table each group of header cells is (by its columns) -> {kind: (first column, {field: column})}."""
     found: dict[str, tuple[int, dict[str, int]]] = {}
     for start, stop in _groups(header):
         names = [_canon(h) for h in header[start:stop]]
@@ -81,52 +112,38 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
     for kind, need in (("assessors", "Assessor | Max load"), ("objects", "Object | Reads wanted")):
         if kind not in found:
             raise InputError(f"sheet {sheet}, row 1: no {kind.title()} table found (header cells {need} ...)")
-    out, problems = {}, []
-    for kind, (start, cols) in found.items():
-        required = {"assessors": ("name", "max"), "objects": ("name", "reads"),
-                    "conflicts": ("assessor", "object")}[kind]
-        missing = [k for k in required if k not in cols]
-        if missing:
-            raise InputError(f"sheet {sheet}, row 1: the {kind} table starting at {column_letter(start + 1)}1 lacks "
-                             f"column(s) {', '.join(missing)}")
-        data: dict[str, list] = {k: [] for k in cols}
-        sheet_rows = []
-        for r, row in enumerate(rows[1:], start=2):
-            cells = {k: (row[j] if j < len(row) else None) for k, j in cols.items()}
-            if all(is_blank(v) for v in cells.values()):
-                continue
-            for k, v in cells.items():
-                where = f"sheet {sheet}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"
-                try:
-                    if k in ("name", "assessor", "object"):
-                        data[k].append(parse_label(v, where))
-                    elif k == "subjects":
-                        data[k].append("" if is_blank(v) else str(v))
-                    else:
-                        number = parse_number(v, where, allow_blank=(k == "min"))
-                        if not np.isnan(number) and (number < 0 or number != int(number)):
-                            raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
-                        data[k].append(0 if np.isnan(number) else int(number))
-                except InputError as exc:  # report every bad cell at once
-                    problems.append(exc.message)
-                    data[k].append(None)
-            sheet_rows.append(r)
-        frame = pd.DataFrame(data)
-        frame.attrs["sheet_rows"] = sheet_rows
-        if problems:
+    return found
+
+
+def _read_table(rows: list[list], cols: dict[str, int], sheet: str, problems: list[str]) -> pd.DataFrame:
+    """One table's rows (blank rows skipped) as a frame; every bad cell is added to *problems*, not raised, so
+    all of them are reported at once.  ``attrs["sheet_rows"]`` holds each row's sheet row."""
+    header = rows[0]
+    data: dict[str, list] = {k: [] for k in cols}
+    sheet_rows = []
+    for r, row in enumerate(rows[1:], start=2):
+        cells = {k: (row[j] if j < len(row) else None) for k, j in cols.items()}
+        if all(is_blank(v) for v in cells.values()):
             continue
-        if kind != "conflicts":
-            dup = frame["name"].duplicated()
-            if dup.any():
-                i = int(np.flatnonzero(dup.to_numpy())[0])
-                raise InputError(f"sheet {sheet}, row {sheet_rows[i]}: {kind[:-1]} {frame['name'].iat[i]!r} is listed twice")
-            if frame.empty:
-                raise InputError(f"sheet {sheet}: the {kind} table has no rows")
-        out[kind] = frame
-    if problems:
-        more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
-        raise InputError("; ".join(problems[:10]) + more)
-    return out
+        for k, v in cells.items():
+            where = f"sheet {sheet}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"
+            try:
+                if k in ("name", "assessor", "object"):
+                    data[k].append(parse_label(v, where))
+                elif k == "subjects":
+                    data[k].append("" if is_blank(v) else str(v))
+                else:
+                    number = parse_number(v, where, allow_blank=(k == "min"))
+                    if not np.isnan(number) and (number < 0 or number != int(number)):
+                        raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
+                    data[k].append(0 if np.isnan(number) else int(number))
+            except InputError as exc:  # report every bad cell at once
+                problems.append(exc.message)
+                data[k].append(None)
+        sheet_rows.append(r)
+    frame = pd.DataFrame(data)
+    frame.attrs["sheet_rows"] = sheet_rows
+    return frame
 
 
 def _tags(text: str) -> set[str]:
@@ -191,7 +208,7 @@ def read_suitability_grid(rows: list[list], a_names, o_names, sheet: str = "Suit
 
 
 def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
-    from .inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
+    from ..inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
 
     cols = find_columns(header, EVALUATION_COLUMNS, f"sheet {sheet}, header row 1")
     missing = [k for k in ("assessor", "object", "score") if k not in cols]
@@ -203,13 +220,12 @@ def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
 
 def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: str = "Evaluations"):
     """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path)."""
-    from .calibration import assign
-    from .workbook import OpenpyxlBook, open_workbook, save_atomically
+    from ..calibration import assign
+    from ..workbook import OpenpyxlBook, open_workbook, save_atomically
 
     path = Path(path)
     out = Path(out) if out else path.with_name(f"{path.stem}_assigned.xlsx")
-    if out.resolve() == path.resolve():
-        raise InputError("the output file must differ from the input workbook (the input is never modified)")
+    check_output_differs(path, out)
     if out.suffix.lower() not in (".xlsx", ".xlsm"):
         raise InputError(f"write the allocation to an .xlsx file, not {out.name}")
     keep_vba = path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
@@ -220,29 +236,55 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     tables = read_assignment([list(r) for r in values[name].iter_rows(values_only=True)], name)
     assessors, objects = tables["assessors"], tables["objects"]
     a_names, o_names = list(assessors["name"]), list(objects["name"])
-    conflicts = tables.get("conflicts")
-    if conflicts is not None:
-        rows = conflicts.attrs["sheet_rows"]
-        for k, (a, o) in enumerate(zip(conflicts["assessor"], conflicts["object"])):
-            if a not in a_names:
-                raise InputError(f"sheet {name}, row {rows[k]}: conflict assessor {a!r} is not in the Assessors table")
-            if o not in o_names:
-                raise InputError(f"sheet {name}, row {rows[k]}: conflict object {o!r} is not in the Objects table")
-        conflicts = conflicts[["assessor", "object"]]
+    conflicts = _conflicts(tables.get("conflicts"), a_names, o_names, name)
+    S, source = _suitability(backend, values, assessors, objects)
+    # the Evaluations table: scored rows are kept as they are; everything else is a free slot
+    ev_name = backend.find_sheet(sheet)
+    header = [c.value for c in values[ev_name][1]]
+    cols = _evaluation_columns(header, ev_name)
+    fixed, free = _scored_rows(values[ev_name], header, cols, a_names, o_names, name)
+    min_load = assessors["min"].to_numpy() if "min" in assessors else None
+    result = assign(a_names, o_names, objects["reads"].to_numpy(), assessors["max"].to_numpy(), min_load=min_load,
+                    conflicts=conflicts, suitability=S, min_suitability_share=share, seed=seed,
+                    fixed=fixed or None)
+    new = result.allocation
+    if "fixed" in new:
+        new = new[~new["fixed"]]
+    _write_allocation(book[ev_name], values[ev_name].max_row, cols, free, new)
+    result.stats["suitability_source"] = source
+    write_design_sheet(backend, result, source)
+    save_atomically(book, out)
+    return result, out
+
+
+def _conflicts(conflicts: pd.DataFrame | None, a_names: list, o_names: list, sheet: str) -> pd.DataFrame | None:
+    """The Conflicts table's pairs, each name checked against the Assessors and Objects tables."""
+    if conflicts is None:
+        return None
+    rows = conflicts.attrs["sheet_rows"]
+    for k, (a, o) in enumerate(zip(conflicts["assessor"], conflicts["object"])):
+        if a not in a_names:
+            raise InputError(f"sheet {sheet}, row {rows[k]}: conflict assessor {a!r} is not in the Assessors table")
+        if o not in o_names:
+            raise InputError(f"sheet {sheet}, row {rows[k]}: conflict object {o!r} is not in the Objects table")
+    return conflicts[["assessor", "object"]]
+
+
+def _suitability(backend, values, assessors: pd.DataFrame, objects: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """(suitability matrix or None, where it came from): the Suitability grid sheet, else shared subject tags."""
+    a_names, o_names = list(assessors["name"]), list(objects["name"])
     suit_sheet = backend.find_sheet("Suitability", required=False)
     if suit_sheet is not None:
         S = read_suitability_grid([list(r) for r in values[suit_sheet].iter_rows(values_only=True)], a_names, o_names,
                                   suit_sheet)
-        source = f"grid on sheet {suit_sheet}"
-    else:
-        S = suitability_from_tags(assessors, objects)
-        source = "shared subject tags" if S is not None else "none given"
+        return S, f"grid on sheet {suit_sheet}"
+    S = suitability_from_tags(assessors, objects)
+    return S, "shared subject tags" if S is not None else "none given"
 
-    # the Evaluations table: scored rows are kept as they are; everything else is a free slot
-    ev_name = backend.find_sheet(sheet)
-    ws, ws_values = book[ev_name], values[ev_name]
-    header = [c.value for c in ws_values[1]]
-    cols = _evaluation_columns(header, ev_name)
+
+def _scored_rows(ws_values, header: list, cols: dict, a_names: list, o_names: list, sheet: str):
+    """(fixed (assessor, object) pairs of the rows that hold a score, sheet rows free for allocated reads)."""
+    ev_name = ws_values.title
     fixed, free = [], []
     for r in range(2, ws_values.max_row + 1):
         get = lambda k: ws_values.cell(row=r, column=cols[k] + 1).value  # noqa: E731
@@ -253,23 +295,20 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
         parse_number(get("score"), where("score"))
         a, o = parse_label(get("assessor"), where("assessor")), parse_label(get("object"), where("object"))
         if a not in a_names:
-            raise InputError(f"{where('assessor')}: {a!r} (scored) is not in the Assessors table of sheet {name}")
+            raise InputError(f"{where('assessor')}: {a!r} (scored) is not in the Assessors table of sheet {sheet}")
         if o not in o_names:
-            raise InputError(f"{where('object')}: {o!r} (scored) is not in the Objects table of sheet {name}")
+            raise InputError(f"{where('object')}: {o!r} (scored) is not in the Objects table of sheet {sheet}")
         fixed.append((a, o))
     if len(set(fixed)) < len(fixed):
         dup = pd.Series(fixed).duplicated()
         raise InputError(f"sheet {ev_name}: assessor {fixed[int(np.flatnonzero(dup)[0])][0]!r} scored object "
                          f"{fixed[int(np.flatnonzero(dup)[0])][1]!r} twice")
-    min_load = assessors["min"].to_numpy() if "min" in assessors else None
-    result = assign(a_names, o_names, objects["reads"].to_numpy(), assessors["max"].to_numpy(), min_load=min_load,
-                    conflicts=conflicts, suitability=S, min_suitability_share=share, seed=seed,
-                    fixed=fixed or None)
-    new = result.allocation
-    if "fixed" in new:
-        new = new[~new["fixed"]]
-    # write: free slots in order, then rows appended below; leftover pending rows are cleared
-    last = ws_values.max_row
+    return fixed, free
+
+
+def _write_allocation(ws, last: int, cols: dict, free: list[int], new: pd.DataFrame) -> None:
+    """Allocated reads into the free slots in order, then rows appended below *last*; leftover pending rows are
+    cleared, and the Excel table grows over the appended rows."""
     slots = free + list(range(last + 1, last + 1 + max(0, len(new) - len(free))))
     ac, oc = cols["assessor"] + 1, cols["object"] + 1
     for r, a, o in zip(slots, new["assessor"], new["object"]):
@@ -282,16 +321,12 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
         ws.cell(row=r, column=ac, value=None)
         ws.cell(row=r, column=oc, value=None)
     if slots and slots[-1] > last:
-        for table in ws.tables.values():  # grow the Excel table over the appended rows
-            from openpyxl.utils import get_column_letter
-            from openpyxl.utils.cell import range_boundaries
+        from openpyxl.utils import get_column_letter
+        from openpyxl.utils.cell import range_boundaries
 
+        for table in ws.tables.values():
             c1, r1, c2, r2 = range_boundaries(table.ref)
             table.ref = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{max(r2, slots[-1])}"
-    result.stats["suitability_source"] = source
-    write_design_sheet(backend, result, source)
-    save_atomically(book, out)
-    return result, out
 
 
 def design_verdict(result, suitability_source: str = "") -> list[str]:

@@ -1,0 +1,38 @@
+"""The ordinal agreement exercise on a workbook: Categories + Ratings (Object, Rater 1, Rater 2) -> sheets
+Svensson, MeanRanks and ROC (with a chart)."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..cells import is_blank
+from ..errors import InputError
+from ..workbook import open_book
+from .common import first_column_list, run_preamble, sheet_grid, write_sheets
+
+
+def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
+    """Categories + Ratings (Object, Rater 1, Rater 2) -> sheets Svensson, MeanRanks, ROC (with a chart)."""
+    from .. import ordinal  # loaded when an ordinal report runs, not with the command line
+    from ..presentation import ordinal_sheets
+
+    backend = open_book(book)
+    categories = first_column_list(backend, "Categories")
+    _, block, first_row = sheet_grid(backend, "Ratings")
+    r1 = [None if is_blank(r[0]) else str(r[0]).strip() for r in block]
+    r2 = [None if len(r) < 2 or is_blank(r[1]) else str(r[1]).strip() for r in block]
+    try:
+        result = ordinal.svensson(r1, r2, categories=categories or None)
+    except InputError as exc:  # "rater 1, row 3" counts data rows: name the sheet row the secretary sees
+        raise InputError(re.sub(r"(rater [12]), row (\d+)", lambda m: f"sheet Ratings, row {first_row + int(m.group(2))} "
+                                f"({m.group(1)})", exc.message), exc.where) from None
+    frames = {"Svensson": result.to_frame(),
+              "MeanRanks": ordinal.mean_rank_table(r1, r2, categories or None),
+              "ROC": ordinal.roc_points(r1, r2, categories or None)}
+    pre = run_preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
+                                            f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
+    header = backend.read_block("Ratings").rows[0]
+    names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
+    write_sheets(backend, ordinal_sheets(frames, names, pre))
+    return frames

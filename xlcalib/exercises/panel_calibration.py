@@ -1,0 +1,327 @@
+"""The panel calibration exercise on a workbook: read the Settings, Levels and Evaluations sheets, calibrate,
+and (re)write the result sheets with native charts.
+
+``book`` is an openpyxl ``Workbook`` (the command line, tests), a read-only file reader, or an xlwings
+``Book`` (the *Run main* button in Excel); :func:`xlcalib.workbook.open_book` wraps each in the same small
+interface (read a table, write a sheet, add a chart), so the command line and the button run this same code.
+Re-running replaces only the result sheets; input sheets are never touched.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..calibration import (
+    LEVEL_RELATIVE_HEADERS,
+    LEVEL_SD_HEADERS,
+    CalibrationResult,
+    Levels,
+    calibrate,
+    default_levels,
+    levels_table,
+)
+from ..cells import is_blank, parse_choice, parse_flag, parse_number, parse_whole
+from ..errors import InputError
+from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
+from ..workbook import open_book
+from .common import run_preamble, write_sheets
+
+#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
+RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics")
+
+
+@dataclass
+class CalibrationSettings:
+    """What the run used; written on every result sheet.
+
+    ``levels``: ``None`` = the default relative levels (High/Medium/Low with
+    ratio 1.75, noise scale estimated), or a :class:`~xlcalib.calibration.Levels`
+    read from the Levels sheet.  The funding line is ``fund_top_k`` (places) or
+    ``fund_threshold`` (a calibrated score); ``lottery`` fills the places left
+    after the sure ones by a recorded draw among the borderline group.
+    """
+
+    gauge: str = "weighted"
+    anomaly_threshold: float = 3.0
+    per_component: bool = False
+    levels: Levels | None = None
+    sheet: str = "Evaluations"
+    interval_level: float = 0.95
+    model: str = "fixed"
+    fund_top_k: int | None = None
+    fund_threshold: float | None = None
+    lottery: bool = False
+    draws: int = 10_000
+    seed: int = 0
+
+    def describe(self) -> str:
+        levels = (self.levels or default_levels()).describe()
+        line = (f"funding line: top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line: calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
+                "no funding line")
+        return (f"model={self.model}; gauge={self.gauge}; intervals {self.interval_level:.0%}; {line}"
+                f"{' with lottery' if self.lottery else ''}; anomaly threshold={self.anomaly_threshold:g}; "
+                f"per_component={self.per_component}; {levels}")
+
+    def ranking_arguments(self) -> dict[str, Any]:
+        """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
+        return {"top_k": self.fund_top_k, "threshold": self.fund_threshold, "draws": self.draws, "seed": self.seed,
+                "lottery": self.lottery and self.fund_top_k is not None}
+
+
+def annotate_result(result: CalibrationResult, *, decisions: pd.DataFrame | None = None,
+                    input_checks: str | None = None) -> None:
+    """What a run learnt beyond the fit, kept on the result for whoever reports it.
+
+    ``decisions``: the ranking with the funding line (the Ranking sheet, the command line's decision line);
+    ``input_checks``: the lines the command line prints about the input checks.  The only place that sets
+    either, so the result's fields are known in one place.
+    """
+    if decisions is not None:
+        result.decisions = decisions
+    if input_checks is not None:
+        result.input_checks = input_checks
+
+
+# ----------------------------------------------------------------------------
+# Settings sheets written by the template
+# ----------------------------------------------------------------------------
+def read_settings(backend, defaults: CalibrationSettings) -> CalibrationSettings:
+    """Settings and Levels sheets -> CalibrationSettings; every bad cell is named (sheet, row, column B)."""
+    settings = replace(defaults)
+    name = backend.find_sheet("Settings", required=False)
+    if name:
+        _read_settings_sheet(backend.read_block(name), name, settings)
+    name = backend.find_sheet("Levels", required=False)
+    if name:
+        levels = _read_levels_sheet(backend.read_block(name), name)
+        if levels is not None:
+            settings.levels = levels
+    return settings
+
+
+def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> None:
+    """Name-value rows of the Settings sheet into *settings*; names are matched by their start, any case."""
+    line_cells = {}
+    for offset, row in enumerate(block.rows):
+        if len(row) < 2 or is_blank(row[0]):
+            continue
+        key = " ".join(str(row[0]).strip().lower().split())
+        cell = f"sheet {name}, cell B{block.first_row + offset}"
+        if key.startswith("gauge"):
+            settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
+        elif key.startswith("anomaly"):
+            settings.anomaly_threshold = parse_number(row[1], cell + " (anomaly threshold)")
+            if not settings.anomaly_threshold > 0:  # named here, not as the core's Python argument
+                raise InputError(f"{cell} (anomaly threshold) must be positive, not {settings.anomaly_threshold:g}")
+        elif key.startswith("interval level"):
+            level = parse_number(row[1], cell + " (interval level)", allow_blank=True)
+            if not np.isnan(level):
+                if not 0.5 <= level < 1:
+                    raise InputError(f"{cell} (interval level) must be at least 50% and below 100%, not {level:g}")
+                settings.interval_level = level
+        elif key.startswith("model"):
+            settings.model = parse_choice(row[1], f"model ({cell})", ("fixed", "shrinkage"), settings.model)
+        elif key.startswith("funding line (top k)") or key.startswith("places funded"):
+            places = parse_whole(row[1], f"funding line, top k ({cell})", None, low=1)
+            if places is not None:
+                settings.fund_top_k, line_cells["top k"] = places, cell
+        elif key.startswith("funding line (score)"):
+            score = parse_number(row[1], cell + " (funding line score)", allow_blank=True)
+            if not np.isnan(score):
+                settings.fund_threshold, line_cells["score"] = score, cell
+        elif key.startswith("lottery"):
+            settings.lottery = parse_flag(row[1], f"lottery ({cell})", settings.lottery)
+        elif key.startswith("monte carlo draws") or key == "draws":
+            settings.draws = parse_whole(row[1], f"draws ({cell})", settings.draws, low=100)
+        elif key == "seed":
+            settings.seed = parse_whole(row[1], f"seed ({cell})", settings.seed, low=0)
+    if len(line_cells) == 2:
+        raise InputError(f"two funding lines are set ({line_cells['top k']} places and {line_cells['score']} a "
+                         "score): keep one and clear the other")
+
+
+def _read_levels_sheet(block, name: str) -> Levels | None:
+    """The Levels sheet: level names in column A, relative confidences or SDs in column B (by its header)."""
+    rows = block.rows
+    header = rows[0] if rows else []
+    second = " ".join(str(header[1]).strip().lower().split()) if len(header) > 1 and not is_blank(header[1]) else ""
+    where = f"sheet {name}, cell B{block.first_row}"
+    if second in LEVEL_SD_HEADERS:
+        kind, what = "sd", "SD"
+    elif second in LEVEL_RELATIVE_HEADERS:
+        kind, what = "relative", "relative confidence"
+    else:
+        raise InputError(f"{where} heads the numbers column '{header[1] if len(header) > 1 else ''}': write "
+                         "'Relative confidence' (how much a level counts, relative to the others) or 'SD' "
+                         "(standard deviation in score units)")
+    table = {}
+    for offset, row in enumerate(rows[1:], start=1):
+        if len(row) < 2 or is_blank(row[0]):
+            continue
+        table[str(row[0]).strip()] = parse_number(
+            row[1], f"sheet {name}, row {block.first_row + offset}, column B ({what})")
+    return levels_table(Levels(table, kind)) if table else None
+
+
+def level_names(settings: CalibrationSettings) -> list[str]:
+    """The level names a Level column may use in this run (the Levels sheet's, else the defaults)."""
+    return [str(name) for name in (settings.levels or default_levels()).values]
+
+
+# ----------------------------------------------------------------------------
+# The run: checked evaluations -> result and result frames
+# ----------------------------------------------------------------------------
+def run_calibration(block, settings: CalibrationSettings, panel=None):
+    """Cells of an evaluations block (or an already-read :class:`~xlcalib.inputs.PanelInput`) -> (result, frame).
+
+    Every input problem is raised at once (:class:`~xlcalib.errors.InputProblems`);
+    pending rows (allocated, no score yet) are left out and listed with the
+    warnings in ``frame.attrs["problems"]``; core errors are re-pointed at sheet rows.
+    """
+    sheet = (getattr(block, "sheet", "") if block is not None else "") or settings.sheet
+    if panel is None:
+        panel = check_evaluations(table_from_block(block, sheet), levels=level_names(settings))
+    panel.raise_errors()
+    frame, kind, sheet_rows = panel.frame, panel.kind, panel.sheet_rows
+    sheet = panel.sheet
+    try:
+        result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
+                           per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold,
+                           interval_level=settings.interval_level, model=settings.model)
+    except InputError as exc:
+        if isinstance(exc.where.get("row"), (int, np.integer)):
+            sheet_row = int(sheet_rows[exc.where["row"]])
+            message = re.sub(r"\brows? ([\d, ]+) of the evaluations",
+                             lambda m: _sheet_rows_text(m.group(1), sheet_rows, sheet), exc.message)
+            raise InputError(message, {**exc.where, "sheet_row": sheet_row, "sheet": sheet}) from None
+        if not exc.message.startswith("sheet "):
+            raise InputError(f"sheet {sheet}: {exc.message}", {**exc.where, "sheet": sheet}) from None
+        raise
+    frame.attrs["hidden_rows"] = list(panel.hidden_rows)  # reported on Diagnostics
+    frame.attrs["problems"] = list(panel.problems)  # warnings (pending rows ...) for the Checks sheet
+    frame.attrs["n_pending"] = len(panel.pending)
+    return result, frame
+
+
+def _sheet_rows_text(numbers: str, sheet_rows, sheet: str) -> str:
+    """'3, 5' (1-based positions in the evaluations) -> 'sheet S, rows 12, 14' (sheet rows)."""
+    rows = [int(sheet_rows[int(n) - 1]) for n in re.findall(r"\d+", numbers)]
+    return f"sheet {sheet}, row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
+
+
+def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    frames = result.to_frames()
+    values = frames["Values"]
+    values.insert(1, "raw_mean", values.pop("raw_mean"))  # next to value: one chart block
+    frames["Values"] = values
+    return frames
+
+
+def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
+    """The ranking table as a sheet: object first, the run's line and draws kept in ``attrs``."""
+    out = ranking.reset_index()
+    out.attrs.update(ranking.attrs)
+    return out
+
+
+def next_reads_frame(result: CalibrationResult, settings: CalibrationSettings, k: int,
+                     max_load: int | None = None) -> pd.DataFrame:
+    """The "Next reads" sheet: the k extra reads that settle the run's funding line best (none: largest SEs).
+
+    The columns are the core's (:data:`xlcalib.calibration.NEXT_READS_COLUMNS`): the sheet shows the suggestions as computed.
+    """
+    extra = {} if max_load is None else {"max_load": max_load}
+    return result.next_reads(k, top_k=settings.fund_top_k, threshold=settings.fund_threshold, **extra)
+
+
+def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
+    """Plain-language warnings for the Diagnostics sheet."""
+    out = []
+    if len(hidden_rows):
+        shown = ", ".join(map(str, hidden_rows[:20])) + (" ..." if len(hidden_rows) > 20 else "")
+        out.append(f"{len(hidden_rows)} evaluation(s) sit in hidden rows of sheet {sheet} (rows {shown}) and were "
+                   "included: hiding a row does not exclude it; delete the row to leave an evaluation out.")
+    s = result.stats
+    if s["n_components"] > 1:
+        out.append(f"The panel splits into {s['n_components']} groups that share no objects: values of different groups "
+                   "are not comparable.")
+    C_o = result.values["total_confidence"]
+    low = C_o < 0.25 * C_o.median()
+    if low.any():
+        out.append(f"{int(low.sum())} object(s) have under a quarter of the median total confidence: "
+                   + ", ".join(map(str, C_o.index[low][:10])) + (" ..." if low.sum() > 10 else ""))
+    mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
+    if np.isfinite(mu2) and mu2 < 0.1:
+        out.append(f"mu2 = {mu2:.3g} is small: assessors overlap little, so biases are poorly determined.")
+    n_anom = int(result.residuals["anomalous"].sum())
+    if n_anom:
+        out.append(f"{n_anom} evaluation(s) are anomalous (see Residuals, highlighted).")
+    return out
+
+
+def _with_warnings(diagnostics: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """The Diagnostics table with one "warning" row per warning below the statistics."""
+    rows = pd.DataFrame({"statistic": ["warning"] * len(warnings), "value": warnings, "meaning": [""] * len(warnings)})
+    return pd.concat([diagnostics, rows], ignore_index=True)
+
+
+def compute_calibration(book, settings: CalibrationSettings | None = None, *, before_fit=None, **overrides):
+    """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
+
+    ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet.
+    ``before_fit(panel)`` runs on the checked evaluations before the fit (e.g. to refuse a panel whose
+    result sheets cannot hold it, before minutes of work).
+    """
+    backend = open_book(book)
+    settings = read_settings(backend, settings or CalibrationSettings())
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    panel = read_panel(backend, settings.sheet, levels=level_names(settings))
+    if before_fit is not None:
+        before_fit(panel)
+    result, frame = run_calibration(None, settings, panel)
+    frames = result_frames(result, frame)
+    if result.stats["n_components"] == 1:
+        ranking = result.ranking(**settings.ranking_arguments())
+        annotate_result(result, decisions=ranking)
+        frames = {"Ranking": ranking_frame(ranking), **frames}
+    frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
+    warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
+    if len(panel.pending):
+        warn.insert(0, f"{len(panel.pending)} evaluation(s) are allocated but not scored yet (pending): left out of "
+                       "this run; see Checks.")
+    if warn:
+        frames["Diagnostics"] = _with_warnings(frames["Diagnostics"], warn)
+    return result, frames, settings
+
+
+def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
+                      settings: CalibrationSettings, *, now: _dt.datetime | None = None,
+                      feedback: bool = False) -> dict[str, int]:
+    """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
+
+    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
+    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    """
+    from ..presentation import calibration_sheets
+
+    backend = open_book(book)
+    preamble = run_preamble("calibration", settings.describe(), now)
+    specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    tops = write_sheets(backend, specs)
+    backend.activate(specs[0].name)  # the workbook opens on the Ranking
+    return tops
+
+
+def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):
+    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book); returns the result."""
+    result, frames, settings = compute_calibration(book, settings)
+    write_calibration(book, result, frames, settings, now=now)
+    return result

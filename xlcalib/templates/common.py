@@ -1,0 +1,124 @@
+"""What every template workbook shares: the Instructions sheet, input cells, protection, drop-downs,
+print set-up and the deterministic save.
+
+Deterministic bytes (fixed timestamps, sorted zip entries) let the committed templates in
+``workbook_templates/`` be compared byte for byte with a fresh build, so a stale template is caught.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import re
+import zipfile
+
+FIXED_TIME = _dt.datetime(2024, 1, 1, 0, 0, 0)
+#: Characters of running text per line of the 110-wide instructions column (11 pt), with a margin.
+INSTRUCTION_CHARS_PER_LINE = 115
+
+
+def styles() -> dict:
+    """The few looks the templates use: title, bold header, wrapped text, the yellow input fill, unlocked cells."""
+    from openpyxl.styles import Alignment, Font, PatternFill, Protection
+
+    return {"title": Font(bold=True, size=14), "bold": Font(bold=True), "wrap": Alignment(wrap_text=True, vertical="top"),
+            "input": PatternFill("solid", fgColor="FFF2CC"), "unlocked": Protection(locked=False)}
+
+
+def instructions_sheet(wb, title: str, lines: list[str]):
+    """The first sheet: the title and one wrapped paragraph per line, protected (nothing to type here)."""
+    st = styles()
+    ws = wb.active
+    ws.title = "Instructions"
+    ws["A1"] = title
+    ws["A1"].font = st["title"]
+    for i, line in enumerate(lines, start=3):
+        ws.cell(row=i, column=1, value=line).alignment = st["wrap"]
+        # wrapped text needs its row height set: spreadsheet applications do not grow rows on opening
+        ws.row_dimensions[i].height = 15 * -(-len(line) // INSTRUCTION_CHARS_PER_LINE) + 3
+    ws.column_dimensions["A"].width = 110
+    protect(ws)  # text and progress formulas only: nothing to type here
+    return ws
+
+
+def column_letter(index: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(index)
+
+
+def input_cell(cell, value=None):
+    """Mark *cell* as input (yellow, unlocked on a protected sheet), with an optional starting value."""
+    st = styles()
+    if value is not None:
+        cell.value = value
+    cell.fill = st["input"]
+    cell.protection = st["unlocked"]
+    return cell
+
+
+def list_sheet(wb, title: str, header: str, names, width: float):
+    """A one-column list to fill in (the categories in order, the classes): header in A1, names below as input."""
+    ws = wb.create_sheet(title)
+    ws.append([header])
+    for r, name in enumerate(names, start=2):
+        input_cell(ws.cell(row=r, column=1), name)
+    ws.column_dimensions["A"].width = width
+    return ws
+
+
+def protect(ws):
+    ws.protection.sheet = True  # no password: it guards formulas against slips, not against people
+    ws.protection.formatCells = False
+    ws.protection.formatColumns = False
+
+
+def list_validation(ws, formula: str, ref: str, prompt: str):
+    """A drop-down on *ref* whose choices are *formula* (a list or a range); other entries are refused."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    dv = DataValidation(type="list", formula1=formula, allow_blank=True, showErrorMessage=True,
+                        errorTitle="Not in the list", error=prompt)
+    ws.add_data_validation(dv)
+    dv.add(ref)
+
+
+def print_ready(wb):
+    """Every sheet prints one page wide (instructions and long meanings are not cut at the page edge),
+    landscape, with its first row repeated on every page."""
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    for ws in wb.worksheets:
+        ws.page_setup.orientation = "landscape"
+        ws.page_setup.paperSize = ws.PAPERSIZE_A4
+        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+        if ws.title != "Instructions":
+            ws.print_title_rows = "1:1"
+        ws.oddFooter.center.text = f"{ws.title} - page &P of &N"
+    return wb
+
+
+def deterministic_bytes(wb) -> bytes:
+    """The workbook's file bytes, the same at every build: saved, then the zip rewritten with fixed entry
+    times, sorted entries and fixed document timestamps."""
+    wb.properties.created = FIXED_TIME
+    wb.properties.modified = FIXED_TIME
+    wb.properties.creator = "xlcalib"
+    wb.properties.lastModifiedBy = "xlcalib"
+    raw = io.BytesIO()
+    wb.save(raw)
+    src = zipfile.ZipFile(io.BytesIO(raw.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        names = src.namelist()
+        order = sorted(names, key=lambda n: (n != "[Content_Types].xml", n))
+        for name in order:
+            data = src.read(name)
+            if name == "docProps/core.xml":
+                stamp = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)", rb"\g<1>" + stamp.encode() + rb"\g<2>", data)
+            info = zipfile.ZipInfo(name, date_time=FIXED_TIME.timetuple()[:6])
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16  # an ordinary readable file when unzipped
+            dst.writestr(info, data)
+    return out.getvalue()

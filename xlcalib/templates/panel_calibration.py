@@ -1,0 +1,205 @@
+"""The panel calibration template: Instructions, Settings, Levels, Assessors, Objects, Evaluations (an Excel
+Table with drop-downs and range checks), and optionally the Assignment sheet that ``xlcalib assign`` reads."""
+from __future__ import annotations
+
+from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS
+from .common import column_letter, input_cell, instructions_sheet, list_validation, protect, styles
+
+
+def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level",
+                      assignment: bool = False):
+    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table).
+
+    ``uncertainty="level"`` gives the Evaluations table a Level column
+    validated against the Levels sheet; ``"sd"`` an SD column validated as a
+    number > 0.  The table has ``objects * reads`` pre-formatted rows.
+    """
+    if uncertainty not in ("level", "sd"):
+        raise ValueError(f"uncertainty must be 'level' or 'sd', not {uncertainty!r}")
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    n_rows = max(objects * reads, 1)
+    _instructions(wb, uncertainty, n_rows)
+    _settings_sheet(wb, scale)
+    _levels_sheet(wb)
+    for title, count, prefix in (("Assessors", assessors, "Assessor"), ("Objects", objects, "Object")):
+        _name_list(wb, title, count, prefix)
+    _evaluations_sheet(wb, n_rows, uncertainty)
+    if assignment:
+        assignment_sheet(wb, assessors, objects, reads)
+    return wb
+
+
+def _instructions(wb, uncertainty: str, n_rows: int) -> None:
+    instructions_sheet(wb, "Panel calibration with confidence (xlcalib)", [
+        "What to do: list the assessors (sheet Assessors) and objects (sheet Objects), then enter one row per "
+        "evaluation in the Evaluations table: who scored what, the score, and how sure they were "
+        + ("(Level: High, Medium or Low, as defined on the Levels sheet)." if uncertainty == "level" else
+           "(SD: the standard deviation of the score, in score units, greater than 0)."),
+        "Yellow cells are for input; other cells are protected formulas (Review > Unprotect Sheet if you must).",
+        "What the method does: assessors differ in stringency. xlcalib fits score = value of the object + bias of the "
+        "assessor + noise, weighting each evaluation by its confidence (a High read counts about 3x a Medium read), "
+        "so a harsh assessor's objects are not penalised. Biases can only be compared between assessors who share "
+        "objects (directly or through others).",
+        "Results (Run main, or: xlcalib calibrate THIS_FILE.xlsx): Ranking (objects by calibrated value with their "
+        "± interval and, with a funding line on Settings, the decision and how sure it is), Summary (in plain words "
+        "for the minutes), Biases (assessors, harshest first), Checks (problems found in the input), Values, "
+        "Residuals (unusual evaluations highlighted) and Diagnostics, with charts.",
+        "A late object or a reserve assessor: type the name in the first empty row below the list on the Objects or "
+        "Assessors sheet; the list (an Excel Table) grows and the drop-downs on Evaluations follow.",
+        "Progress: see the counts on the Assessors and Objects sheets and the totals below.",
+    ])
+    ws = wb.active
+    ws["A10"], ws["B10"] = "Evaluations entered", "=COUNT(Evaluations[Score])"
+    ws["A11"], ws["B11"] = "Evaluations planned", n_rows
+    ws["A12"], ws["B12"] = "Progress", "=IF(B11=0,0,B10/B11)"
+    ws["B12"].number_format = "0%"
+
+
+def _settings_sheet(wb, scale) -> None:
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    st = styles()
+    settings = wb.create_sheet("Settings")
+    settings.append(["Setting", "Value", "Meaning"])
+    rows = [("Score scale minimum", scale[0], "lowest allowed score"), ("Score scale maximum", scale[1], "highest allowed score"),
+            ("Anomaly threshold", 3, "flag evaluations with |standardised residual| above this"),
+            ("Gauge", "weighted", "weighted: the confidence-weighted mean bias is 0 (recommended); simple: the plain "
+                                  "mean bias is 0"),
+            ("Funding line (top k)", None, "optional: how many objects are funded; the Ranking sheet then shows "
+                                           "P(above the line) and the decision per object"),
+            ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
+            ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
+            ("Model", "fixed", "fixed: assessor biases estimated freely; shrinkage: small panels' biases pulled "
+                               "towards 0"),
+            ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery")]
+    for r, (name, value, meaning) in enumerate(rows, start=2):
+        settings.cell(row=r, column=1, value=name)
+        input_cell(settings.cell(row=r, column=2), value)
+        settings.cell(row=r, column=3, value=meaning).alignment = st["wrap"]
+        settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
+    list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
+    list_validation(settings, '"fixed,shrinkage"', "B9", "Choose fixed or shrinkage")
+    list_validation(settings, '"no,yes"', "B10", "Choose no or yes")
+    whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,
+                           showErrorMessage=True, errorTitle="Funding line", error="A whole number of objects, 1 or more")
+    settings.add_data_validation(whole)
+    whole.add("B6")
+    level = DataValidation(type="decimal", operator="between", formula1="0.5", formula2="0.999", allow_blank=True,
+                           showErrorMessage=True, errorTitle="Interval level", error="A level such as 0.9 or 0.95")
+    settings.add_data_validation(level)
+    level.add("B8")
+    settings["B8"].number_format = "0%"
+    for c in "ABC":
+        settings[f"{c}1"].font = st["bold"]
+    settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 80
+    protect(settings)
+
+
+def _levels_sheet(wb) -> None:
+    levels = wb.create_sheet("Levels")
+    # relative confidences do not depend on the score scale (the noise scale is estimated from the scores);
+    # a table whose second header is "SD" gives standard deviations in score units instead
+    levels.append(["Level", "Relative confidence", "Meaning"])
+    lam2 = DEFAULT_LEVEL_RATIO ** 2  # High counts lambda^2 times a Medium read, Low 1/lambda^2
+    meaning = {"High": f"a High read counts about {lam2:.0f}x a Medium read", "Medium": "the reference (1)",
+               "Low": f"a Low read counts about 1/{lam2:.0f} of a Medium read"}
+    for r, (name, weight) in enumerate(DEFAULT_LEVELS.items(), start=2):
+        meaning_text = meaning.get(name, "")
+        input_cell(levels.cell(row=r, column=1), name)
+        input_cell(levels.cell(row=r, column=2), weight).number_format = "0.000"
+        levels.cell(row=r, column=3, value=meaning_text)
+    levels.column_dimensions["B"].width = 20
+    levels.column_dimensions["C"].width = 45
+    protect(levels)
+
+
+def _name_list(wb, title: str, count: int, prefix: str) -> None:
+    """The Assessors or Objects list: an Excel Table of names with a count of their evaluations."""
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.table import Table, TableColumn, TableFormula, TableStyleInfo
+
+    sheet = wb.create_sheet(title)
+    sheet.append([prefix, "Evaluations entered"])
+    for r in range(2, count + 2):
+        input_cell(sheet.cell(row=r, column=1), f"{prefix} {r - 1}")
+        # exact comparison, not COUNTIF: its criteria treat names like "=x" or "a*" as patterns
+        sheet.cell(row=r, column=2, value=f'=IF(A{r}="","",SUMPRODUCT(--(Evaluations[{prefix}]=A{r})))')
+    # an Excel Table grows when a name is typed below it (a late proposal, a reserve assessor); the
+    # count column is a calculated column, so it follows; the sheet stays unprotected because
+    # Excel does not grow tables on protected sheets
+    list_name = f"{prefix}List"
+    table = Table(displayName=list_name, ref=f"A1:B{count + 1}")
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    table.tableColumns = [TableColumn(id=1, name=prefix), TableColumn(
+        id=2, name="Evaluations entered",
+        calculatedColumnFormula=TableFormula(attr_text=f'IF({list_name}[[#This Row],[{prefix}]]="","",'
+                                f'SUMPRODUCT(--(Evaluations[{prefix}]={list_name}[[#This Row],[{prefix}]])))'))]
+    sheet.add_table(table)
+    # the Evaluations drop-downs refer to this name, which follows the table column as it grows
+    wb.defined_names[f"{prefix}Names"] = DefinedName(f"{prefix}Names", attr_text=f"{list_name}[{prefix}]")
+    sheet.column_dimensions["A"].width, sheet.column_dimensions["B"].width = 28, 22
+    sheet.freeze_panes = "A2"
+
+
+def _evaluations_sheet(wb, n_rows: int, uncertainty: str) -> None:
+    from openpyxl.worksheet.datavalidation import DataValidation
+    from openpyxl.worksheet.table import Table, TableStyleInfo
+
+    ev = wb.create_sheet("Evaluations")
+    ev.append(["Assessor", "Object", "Score", "Level" if uncertainty == "level" else "SD"])
+    for r in range(2, n_rows + 2):
+        for c in range(1, 5):
+            input_cell(ev.cell(row=r, column=c))
+    table = Table(displayName="Evaluations", ref=f"A1:D{n_rows + 1}")
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
+    ev.add_table(table)
+    last = n_rows + 1
+    list_validation(ev, "AssessorNames", f"A2:A{last}", "Pick an assessor from the Assessors sheet")
+    list_validation(ev, "ObjectNames", f"B2:B{last}", "Pick an object from the Objects sheet")
+    score = DataValidation(type="decimal", operator="between", formula1="Settings!$B$2", formula2="Settings!$B$3",
+                           allow_blank=True, showErrorMessage=True, errorTitle="Score out of range",
+                           error="The score must be a number within the scale on the Settings sheet")
+    ev.add_data_validation(score)
+    score.add(f"C2:C{last}")
+    if uncertainty == "level":
+        list_validation(ev, f"Levels!$A$2:$A${len(DEFAULT_LEVELS) + 1}", f"D2:D{last}", "Pick a level from the Levels sheet")
+    else:
+        # an SD is in score units: above 0 and at most the width of the scale (consistent with --scale)
+        sd = DataValidation(type="decimal", operator="between", formula1="0.000001", formula2="Settings!$B$3-Settings!$B$2",
+                            allow_blank=True, showErrorMessage=True, errorTitle="SD out of range",
+                            error="The SD is a standard deviation in score units: greater than 0 and at most the "
+                                  "width of the score scale on the Settings sheet")
+        ev.add_data_validation(sd)
+        sd.add(f"D2:D{last}")
+    for c in "ABCD":
+        ev.column_dimensions[c].width = 18
+    ev.freeze_panes = "A2"
+
+
+def assignment_sheet(wb, assessors: int, objects: int, reads: int):
+    """Sheet Assignment for ``xlcalib assign``: Assessors, Objects and Conflicts tables side by side (row 1 headers).
+
+    Suitability is optional: a sheet "Suitability" (assessors down, objects across) or subject tags in both
+    Subjects columns (suitability = number of shared tags).
+    """
+    st = styles()
+    ws = wb.create_sheet("Assignment")
+    load = -(-objects * reads // max(assessors, 1))  # even share of the reads, rounded up
+    headers = {1: "Assessor", 2: "Max load", 3: "Min load", 4: "Subjects", 6: "Object", 7: "Reads wanted",
+               8: "Subjects", 10: "Conflict assessor", 11: "Conflict object"}
+    for col, text in headers.items():
+        ws.cell(row=1, column=col, value=text).font = st["bold"]
+        ws.column_dimensions[column_letter(col)].width = 18
+    for r in range(2, assessors + 2):
+        for col, value in ((1, f"Assessor {r - 1}"), (2, load + 1), (3, None), (4, None)):
+            input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, objects + 2):
+        for col, value in ((6, f"Object {r - 1}"), (7, reads), (8, None)):
+            input_cell(ws.cell(row=r, column=col), value)
+    for r in range(2, max(assessors, objects) + 2):
+        for col in (10, 11):
+            input_cell(ws.cell(row=r, column=col))
+    ws.freeze_panes = "A2"
+    return ws
