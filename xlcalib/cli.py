@@ -225,9 +225,8 @@ def _calibrate(args) -> int:
         line = decision_summary(result.decisions)
         if line:
             print(line)
-    checks = getattr(result, "input_checks", None)
-    if checks:
-        print(checks)
+    if result.input_checks:
+        print(result.input_checks)
     print(f"results written to {out}")
     return 0
 

@@ -69,9 +69,8 @@ def ranking_table(result, settings) -> pd.DataFrame:
     gets its values sorted with plain ranks, and the Summary says why."""
     from .errors import InputError
 
-    decisions = getattr(result, "decisions", None)
-    if decisions is not None:
-        return decisions
+    if result.decisions is not None:
+        return result.decisions
     kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
     try:
         return result.ranking(**kwargs)

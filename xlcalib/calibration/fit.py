@@ -33,7 +33,7 @@ from ..errors import InputError
 from .data import PanelData, panel_data
 from .graph import Design, ReducedSolver, components, mu2
 from .levels import DEFAULT_LEVEL_RATIO
-from .models import MODELS, ComponentFit
+from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
 from .result import CalibrationResult
@@ -51,16 +51,16 @@ class _Part:
     objects: np.ndarray  # indices into the panel's objects
     design: Design
     fit: ComponentFit
+    connected: bool = True  # False: a model that links groups fitted unconnected groups together
 
 
-def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[float, float]:
+def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[str, float, float]:
     if gauge not in ("weighted", "simple"):
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
-    if model not in MODELS:
-        raise InputError(f"model must be {' or '.join(repr(m) for m in MODELS)}, not {model!r}")
+    model = model_name(model)
     anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
-    return anomaly_threshold, interval_level
+    return model, anomaly_threshold, interval_level
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -74,14 +74,22 @@ def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> 
         listing += f"; and {n_comp - shown} more groups"
     raise InputError(
         f"the panel is not connected: {n_comp} groups of assessors share no objects, so their standards cannot be "
-        f"compared ({listing}). Add evaluations that link the groups, or use per_component=True."
+        f"compared ({listing}). Add evaluations that link the groups, use model='{DEFAULT_MODEL}' (which compares "
+        f"groups by assuming each is on average as strict as the panel), or per_component=True."
     )
 
 
-def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge: str) -> list[_Part]:
-    """Each component's design (local indices) and its model fit."""
-    comp_of_e = comp_of_a[data.ai]
+def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge: str,
+               per_component: bool) -> list[_Part]:
+    """Each component's design (local indices) and its model fit; the whole panel as one part for a model
+    that links unconnected groups (unless each group is asked for on its own scale)."""
     A, O = data.n_assessors, data.n_objects
+    if model.LINKS_GROUPS and not per_component:
+        design = Design(data.ai, data.oi, data.confidences, A, O)
+        fit = model.fit_component(design, data.scores, gauge, data.face_value)
+        everything = np.ones(data.n_evaluations, dtype=bool)
+        return [_Part(everything, np.arange(A), np.arange(O), design, fit, connected=n_comp == 1)]
+    comp_of_e = comp_of_a[data.ai]
     parts = []
     for k in range(n_comp):
         e_mask = comp_of_e == k
@@ -111,9 +119,10 @@ def _uncertainty(parts, weights, N_of, gauge, estimated):
     for part, w in zip(parts, weights):
         design, fit = part.design, part.fit
         # mu2 and the robustness bounds are properties of the graph: always from the fixed-effects system
+        # (an unconnected graph has mu2 = 0: no bound holds)
         fixed_solver = (fit.covariance.solver if isinstance(fit.covariance, ReducedCovariance) and fit.covariance.shift
-                        else ReducedSolver(design) if design.n_assessors > 1 else None)
-        m = float("nan") if fixed_solver is None else mu2(fixed_solver)
+                        else ReducedSolver(design) if design.n_assessors > 1 and part.connected else None)
+        m = (0.0 if not part.connected else float("nan") if fixed_solver is None else mu2(fixed_solver))
         n = N_of(part)
         value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
         post = Posterior(design, fit.covariance, w, fit.lam, gauge)
@@ -175,7 +184,7 @@ def _totals(parts, attr: str, size: int, which: str) -> np.ndarray:
 def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interval_level,
            anomaly_threshold) -> dict[str, Any]:
     """The Diagnostics figures and their words."""
-    single = n_comp == 1
+    single = len(parts) == 1
     one = (lambda xs: xs[0] if single else xs)  # noqa: E731  - per component: a list when several
     face = data.face_value
     check, check_p = noise_check(R, dof) if face and model == "fixed" else ("", float("nan"))
@@ -195,11 +204,7 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
         "bound_meaning": BOUND_MEANING + ("" if gauge == "weighted" else
                                           "; simple-gauge bounds derived for validity (not the paper's /sqrt 2)"),
     }
-    if model == "shrinkage":
-        stats["tau2"] = one([p.fit.extras["tau2"] for p in parts])
-        stats["shrinkage_lambda"] = one([p.fit.extras["shrinkage_lambda"] for p in parts])
-        if any(p.fit.extras["at_edge"] for p in parts):
-            stats["shrinkage_note"] = "REML put the spread of object values at (nearly) zero: values are pooled"
+    stats.update(MODELS[model].extra_stats([p.fit for p in parts], one))
     if not face:
         stats["trace_method"] = one([p["trace_method"] for p in pieces])
     return stats
@@ -208,7 +213,7 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
               sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
               gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
-              interval_level: float = 0.95, model: str = "fixed") -> CalibrationResult:
+              interval_level: float = 0.95, model: str = DEFAULT_MODEL) -> CalibrationResult:
     """Calibrated object values and assessor biases with standard errors and intervals.
 
     Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
@@ -273,18 +278,18 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     >>> round(float(r.values["se"].iloc[0]), 6)   # sqrt(w / C_o) = sqrt(1/2): the biases cancel in u_o' Cov(b) u_o
     0.707107
     """
-    anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
+    model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
     data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
                       level=level, levels=levels, level_ratio=level_ratio)
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
     n_comp, comp_of_a, comp_of_o = components(data.ai, data.oi, A, O)
-    if n_comp > 1 and not per_component:
+    if n_comp > 1 and not per_component and not MODELS[model].LINKS_GROUPS:
         _refuse_unconnected(n_comp, comp_of_a, data)
     spec = MODELS[model]
     if spec.MAX_ASSESSORS is not None and A > spec.MAX_ASSESSORS:
         raise InputError(f"the {model} model is available up to {spec.MAX_ASSESSORS} assessors (this panel has {A})")
 
-    parts = _fit_parts(data, comp_of_a, comp_of_o, n_comp, spec, gauge)
+    parts = _fit_parts(data, comp_of_a, comp_of_o, n_comp, spec, gauge, per_component)
     v, b = _gather(parts, data)
     R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
     dof = N - A - O + n_comp

@@ -42,6 +42,8 @@ def bounds(design: Design, mu2: float, n: int, w: float, gauge: str):
     if design.n_assessors == 1:
         # The map s -> v is the identity on this star: |dv_o| <= sqrt(N w / C_o) exactly, b fixed at 0.
         return np.sqrt(n * w / design.C_o), np.zeros(1), 1.0
+    if not mu2 > 0:  # groups that share no object: no bound holds between them
+        return np.full(design.n_objects, np.inf), np.full(design.n_assessors, np.inf), np.inf
     factor = 2.0 / mu2  # squared operator norm of L^-1 K in the paper's metrics
     if gauge == "weighted":
         return np.sqrt(factor * n * w / design.C_o), np.sqrt(factor * n * w / design.C_a), factor
@@ -57,6 +59,8 @@ def rms_bound(design: Design, solver: ReducedSolver | None, posterior: Posterior
               gauge: str, estimated: bool) -> tuple[float, str]:
     """The confidence-weighted RMS bound over values and biases, and how its spectral sum was computed."""
     method = ""
+    if not np.isfinite(factor):
+        return float("inf"), "not defined: the panel's groups share no object"
     if estimated:
         if solver is None:
             inv_red, method = 0.0, "exact (one assessor)"

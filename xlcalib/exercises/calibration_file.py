@@ -17,7 +17,6 @@ from ..inputs import checks_frame
 from .common import check_output_differs, run_preamble
 from .panel_calibration import (
     CalibrationSettings,
-    annotate_result,
     compute_calibration,
     next_reads_frame,
     write_calibration,
@@ -60,7 +59,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
             book.close()
     checks = frames.get("Checks")
     if checks is not None and len(checks):
-        annotate_result(result, input_checks=input_checks_text(checks))
+        result.input_checks = input_checks_text(checks)
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     check_output_differs(path, out)

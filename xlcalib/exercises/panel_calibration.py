@@ -75,20 +75,6 @@ class CalibrationSettings:
                 "lottery": self.lottery and self.fund_top_k is not None}
 
 
-def annotate_result(result: CalibrationResult, *, decisions: pd.DataFrame | None = None,
-                    input_checks: str | None = None) -> None:
-    """What a run learnt beyond the fit, kept on the result for whoever reports it.
-
-    ``decisions``: the ranking with the funding line (the Ranking sheet, the command line's decision line);
-    ``input_checks``: the lines the command line prints about the input checks.  The only place that sets
-    either, so the result's fields are known in one place.
-    """
-    if decisions is not None:
-        result.decisions = decisions
-    if input_checks is not None:
-        result.input_checks = input_checks
-
-
 # ----------------------------------------------------------------------------
 # Settings sheets written by the template
 # ----------------------------------------------------------------------------
@@ -290,7 +276,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     frames = result_frames(result, frame)
     if result.stats["n_components"] == 1:
         ranking = result.ranking(**settings.ranking_arguments())
-        annotate_result(result, decisions=ranking)
+        result.decisions = ranking  # the ranking the run decided on: the Ranking sheet and the CLI show this one
         frames = {"Ranking": ranking_frame(ranking), **frames}
     frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)

@@ -4,7 +4,9 @@ Each model module offers
 
 * ``NAME`` and ``DESCRIPTION`` (the words Settings, README and Diagnostics use),
 * ``fit_component(design, scores, gauge, face_value) -> ComponentFit`` for one
-  connected component, and
+  connected component (or the whole panel, for a model with ``LINKS_GROUPS``),
+* ``extra_stats(fits, one) -> dict`` its own Diagnostics figures,
+* ``MAX_ASSESSORS`` (None = no limit), ``ALIASES`` (older names), and
 * ``noise_scales(fits, residual, (N, A, O, components), face_value, kind)
   -> (w per component, t degrees of freedom or None)``.
 
@@ -14,15 +16,29 @@ standard errors, rankings and next reads follow the model without knowing it.
 """
 from __future__ import annotations
 
-from . import fixed, shrinkage
+from ...errors import InputError
+from . import fixed, random_assessors, random_objects
 from .base import ComponentFit
 
-__all__ = ["MODELS", "ComponentFit", "model_module"]
+__all__ = ["MODELS", "DEFAULT_MODEL", "ComponentFit", "model_module", "model_name"]
 
 #: Model name -> module (the order is the order users see them in).
-MODELS = {fixed.NAME: fixed, shrinkage.NAME: shrinkage}
+MODELS = {random_assessors.NAME: random_assessors, fixed.NAME: fixed, random_objects.NAME: random_objects}
+#: The model calibrate() fits unless told otherwise: safe on weakly linked and expertise-grouped panels.
+DEFAULT_MODEL = fixed.NAME  # switched to random-assessors once every adapter and test says so
+_ALIASES = {alias: module.NAME for module in MODELS.values() for alias in module.ALIASES}
+
+
+def model_name(name) -> str:
+    """The canonical name of a model (older names accepted), or an InputError listing the models."""
+    text = str(name).strip().lower() if isinstance(name, str) else name
+    if text in MODELS:
+        return text
+    if text in _ALIASES:
+        return _ALIASES[text]
+    raise InputError(f"model must be one of {', '.join(MODELS)}, not {name!r}")
 
 
 def model_module(name: str):
-    """The module of a model name (the caller has checked the name)."""
-    return MODELS[name]
+    """The module of a model name."""
+    return MODELS[model_name(name)]

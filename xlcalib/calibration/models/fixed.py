@@ -16,6 +16,9 @@ from ..posterior import ReducedCovariance
 from .base import ComponentFit
 
 NAME = "fixed"
+ALIASES = ()
+#: Groups that share no object cannot be compared by this model: they are refused, or fitted apart.
+LINKS_GROUPS = False
 #: No limit: above graph.DENSE_ASSESSOR_LIMIT assessors the reduced system is solved iteratively.
 MAX_ASSESSORS = None
 DESCRIPTION = "fixed effects: the weighted least-squares fit of MacKay et al. (2017)"
@@ -34,6 +37,11 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
         b -= (design.C_a @ b) / design.C  # remove round-off drift from the gauge
     v = (V - design.Cm.T @ b) / design.C_o
     return ComponentFit(v, b, ReducedCovariance(solver) if solver is not None else None)
+
+
+def extra_stats(fits, one) -> dict:
+    """This model adds no figures to the Diagnostics."""
+    return {}
 
 
 def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_value: bool,

@@ -54,6 +54,7 @@ from ..posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
 
 NAME = "random-assessors"
+ALIASES = ()
 DESCRIPTION = ("random assessors: biases as random effects N(0, sigma_b^2), shrunk towards zero as far as the "
                "data leave them uncertain; sigma_b^2 and w by REML")
 #: A dense factor of the reduced system is needed for the restricted likelihood.
@@ -239,7 +240,6 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
     shift = float(kvec @ theta)
     values = (V - design.Cm.T @ theta) / design.C_o + shift
-    extras["shrinkage_by_assessor"] = None
     return ComponentFit(values, theta - shift, cov, lam=0.0, w=w, extras=extras)
 
 
@@ -248,3 +248,9 @@ def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_
     """The REML noise scale of each piece; t intervals on N - O degrees of freedom when estimated."""
     N, _A, O, _n_comp = counts
     return [f.w for f in fits], (None if face_value else N - O)
+
+
+def extra_stats(fits, one) -> dict:
+    """sigma_b (score units) with its 95% interval, the test of sigma_b = 0, and how it was found."""
+    keys = ("sigma_b", "sigma_b_low", "sigma_b_high", "sigma_b_p", "sigma_b_method")
+    return {key: one([f.extras[key] for f in fits]) for key in keys}

@@ -22,10 +22,13 @@ from ..graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
 from ..posterior import ReducedCovariance
 from .base import ComponentFit
 
-NAME = "shrinkage"
+NAME = "random-objects"
+#: The name this model had before the model family grew (still accepted).
+ALIASES = ("shrinkage",)
+LINKS_GROUPS = False
 #: The restricted likelihood needs log|M_lam| from a dense factor.
 MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
-DESCRIPTION = "shrinkage: objects as random effects N(mu, tau^2), tau^2 and w by REML"
+DESCRIPTION = "random objects (shrinkage): object values as random effects N(mu, tau^2), tau^2 and w by REML"
 
 
 def _solve(design: Design, s: np.ndarray, V: np.ndarray, B: np.ndarray, lam: float):
@@ -44,7 +47,7 @@ def reml(design: Design, s: np.ndarray, fixed_w: bool = False):
 
     N, A = design.c.size, design.n_assessors
     if N - A <= 0:
-        raise InputError(f"the shrinkage model needs more evaluations than assessors ({N} <= {A})")
+        raise InputError(f"the random-objects model needs more evaluations than assessors ({N} <= {A})")
     c = design.c
     V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
     B = np.bincount(design.ai, weights=c * s, minlength=A)
@@ -79,3 +82,12 @@ def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_
     """Each component keeps its REML noise scale; t intervals on N - A degrees of freedom when estimated."""
     N, A, _O, _n_comp = counts
     return [f.w for f in fits], (None if face_value else N - A)
+
+
+def extra_stats(fits, one) -> dict:
+    """The Diagnostics figures of this model (``one`` turns a per-component list into one value when single)."""
+    stats = {"tau2": one([f.extras["tau2"] for f in fits]),
+             "shrinkage_lambda": one([f.extras["shrinkage_lambda"] for f in fits])}
+    if any(f.extras["at_edge"] for f in fits):
+        stats["shrinkage_note"] = "REML put the spread of object values at (nearly) zero: values are pooled"
+    return stats
