@@ -449,3 +449,27 @@ def test_rater_who_rated_nobody_is_left_out_with_a_note():
 def test_docstring_examples_run():
     failures, attempted = doctest.testmod(agreement, optionflags=doctest.NORMALIZE_WHITESPACE)[:2]
     assert attempted > 10 and failures == 0
+
+
+def test_alpha_with_one_pairable_subject_has_no_standard_error():
+    x = [[1, 2], [2, None], [None, 3], [3, None]]
+    alpha = krippendorff_agreement(x, categories=[1, 2, 3])
+    assert alpha.n_subjects == 1 and math.isnan(alpha.se) and math.isnan(alpha.ci_low) and "only one" in alpha.note
+    assert not math.isnan(gwet_ac(x, categories=[1, 2, 3]).se)  # the others keep single-rated subjects in n
+
+
+def test_index_arrays_are_intp_as_32_bit_numpy_needs(monkeypatch):
+    """The whole core under the 32-bit index rules of xlwings Lite (see test_index_dtype)."""
+    from .test_index_dtype import NUMPY32
+
+    x = load("random_grades")
+    expected = agreement_coefficients(x, "quadratic")
+    boot = agreement_bootstrap(x, "conger_kappa", n_boot=50, seed=1)
+    monkeypatch.setattr(agreement, "np", NUMPY32)
+    pd.testing.assert_frame_equal(agreement_coefficients(x, "quadratic"), expected)
+    assert np.array_equal(agreement_bootstrap(x, "conger_kappa", n_boot=50, seed=1).replicates, boot.replicates)
+    agreement_coefficients(load("fleiss1971"), layout="counts")
+    agreement_coefficients(load("raw_g1g2"), categories=["a", "b", "c", "d", "e"], rater_sampling=False)
+    agreement_matrix(x)
+    confusion_table(x, "R1", "R2")
+    gwet_ac(load("raw_gender"), rater_sampling=True)

@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .cells import check_memory, excel_error_code, is_blank, is_number_text, probability_argument, \
+from .cells import as_rows, check_memory, excel_error_code, is_blank, is_number_text, probability_argument, \
     real_argument, seed_argument, whole_argument
 from .errors import InputError
 
@@ -295,12 +295,12 @@ def _grid(ratings, what: str):
         return ratings.to_numpy(), list(ratings.index), list(ratings.columns)
     if isinstance(ratings, np.ndarray):
         values = ratings
-    else:
-        try:
-            values = np.array(ratings, dtype=object)
-        except ValueError:
-            raise InputError(f"the {what} table is ragged: every row needs the same number of cells") from None
-        if values.ndim == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.flat):
+    else:  # a spreadsheet range: rows of cells (ragged rows padded with blanks, as Excel ranges are rectangular)
+        rows = as_rows(ratings)
+        values = np.empty((len(rows), len(rows[0]) if rows else 0), dtype=object)
+        if values.size:
+            values[:] = rows
+        if values.size and all(type(v) in (int, float) for v in values.flat):
             values = values.astype(float)
     if values.ndim != 2:
         raise InputError(f"the {what} must be a 2-D table (subjects in rows), got {values.ndim} dimension(s)")
@@ -368,20 +368,21 @@ def _cell_name(position: int, width: int, subjects, raters) -> str:
 def _categorised(shape, inverse, missing, unique_keys, problems, categories, subjects, raters) -> _Coded:
     """Distinct cell keys -> category codes (declared order, or sorted), reporting bad and unknown values."""
     width = shape[1]
-    first_cell = np.full(len(unique_keys), -1, dtype=np.intp)
-    used = np.flatnonzero(~missing)
-    first_cell[inverse[used][::-1]] = used[::-1]  # earliest cell holding each distinct value
-    messages = [f"{_cell_name(first_cell[j], width, subjects, raters)} {text}" for j, text in problems.items()
-                if first_cell[j] >= 0]
-    present = [j for j in range(len(unique_keys)) if first_cell[j] >= 0 and j not in problems]
+    marked = np.where(missing, len(unique_keys), inverse)  # missing cells point past the distinct values
+    occurs = np.bincount(marked, minlength=len(unique_keys) + 1)[:-1] > 0
+
+    def first_cell(j: int) -> str:  # only for the values reported
+        return _cell_name(int(np.argmax(marked == j)), width, subjects, raters)
+
+    messages = [f"{first_cell(j)} {text}" for j, text in problems.items() if occurs[j]]
+    present = [j for j in range(len(unique_keys)) if occurs[j] and j not in problems]
     if categories is not None:
         keys, numbers, labels = _declared_categories(categories)
         index = {k: i for i, k in enumerate(keys)}
         unknown = [j for j in present if unique_keys[j] not in index]
-        messages += [f"{_cell_name(first_cell[j], width, subjects, raters)}: category "
-                     f"{_shown(unique_keys[j])!r} is not in the category list" for j in unknown]
+        messages += [f"{first_cell(j)}: category {_shown(unique_keys[j])!r} is not in the category list"
+                     for j in unknown]
         _raise_all(messages)
-        lookup = np.array([index.get(k, -1) if k is not None else -1 for k in unique_keys], dtype=np.intp)
     else:
         _raise_all(messages)
         present_keys = {unique_keys[j] for j in present}
@@ -391,12 +392,11 @@ def _categorised(shape, inverse, missing, unique_keys, problems, categories, sub
         numbers = np.array(numeric, dtype=float) if not text else None
         labels = tuple(_shown(k) for k in keys)
         index = {k: i for i, k in enumerate(keys)}
-        lookup = np.array([index.get(k, -1) if k is not None else -1 for k in unique_keys], dtype=np.intp)
     if len(keys) > MAX_CATEGORIES:
         raise InputError(f"the ratings hold {len(keys):,} distinct categories (at most {MAX_CATEGORIES:,}); "
                          "agreement coefficients are for categorical ratings (grades, diagnoses, pass/fail)")
-    codes = lookup[inverse] if len(lookup) else np.zeros(inverse.shape, dtype=np.intp)
-    codes = np.where(missing, -1, codes).astype(np.intp, copy=False).reshape(shape)
+    lookup = np.array([index.get(k, -1) if k is not None else -1 for k in unique_keys] + [-1], dtype=np.intp)
+    codes = lookup[marked].reshape(shape)
     return _Coded(codes, keys, numbers, labels, subjects, raters)
 
 
@@ -506,12 +506,16 @@ class _Panel:
         return None if self.codes is None else self.codes.shape[1]
 
 
+def _padded_index(codes: np.ndarray, q: int) -> np.ndarray:
+    """Each cell's column in a (q+1)-wide block whose last column collects the missing cells (code -1)."""
+    return np.where(codes < 0, q, codes)
+
+
 def _counts_from_codes(codes: np.ndarray, q: int) -> np.ndarray:
-    """r_ik: how many raters put subject i in category k (one bincount over the rated cells)."""
+    """r_ik: how many raters put subject i in category k (one bincount; missing cells land in a dropped column)."""
     n = codes.shape[0]
-    rated = codes >= 0
-    rows = np.broadcast_to(np.arange(n, dtype=np.intp)[:, None], codes.shape)[rated]
-    return np.bincount(rows * q + codes[rated], minlength=n * q).reshape(n, q).astype(float)
+    flat = (np.arange(n, dtype=np.intp) * (q + 1))[:, None] + _padded_index(codes, q)
+    return np.bincount(flat.ravel(), minlength=n * (q + 1)).reshape(n, q + 1)[:, :q].astype(float)
 
 
 def _panel(ratings, weights, categories, layout: str) -> _Panel:
@@ -590,8 +594,10 @@ def _count_table(counts, categories):
 def _subject_terms(counts: np.ndarray, w: np.ndarray) -> dict[str, np.ndarray]:
     """Per subject: r_i, its weighted agreement sum_k r_ik (r*_ik - 1), pa_i, shares r_ik / r_i."""
     r = counts.sum(axis=1)
-    # (w.T made contiguous: BLAS multiplies a tall n x q block by a transposed view ten times slower)
-    agree = np.einsum("ik,ik->i", counts, counts @ np.ascontiguousarray(w.T)) - r
+    if np.array_equal(w, np.eye(w.shape[0])):
+        agree = np.einsum("ik,ik->i", counts, counts) - r
+    else:  # (w.T made contiguous: BLAS multiplies a tall n x q block by a transposed view ten times slower)
+        agree = np.einsum("ik,ik->i", counts, counts @ np.ascontiguousarray(w.T)) - r
     two = r >= 2
     pa_i = np.where(two, agree / np.where(two, r * (r - 1), 1), 0.0)
     return {"r": r, "agree": agree, "two": two, "pa_i": pa_i, "share": counts / r[:, None]}
@@ -609,9 +615,8 @@ def _sums(key: str, panel: _Panel, terms: dict) -> dict[str, np.ndarray]:
         codes = panel.codes
         r = codes.shape[1]
         q = panel.counts.shape[1]
-        rated = codes >= 0
-        cols = np.broadcast_to(np.arange(r, dtype=np.intp)[None, :], codes.shape)[rated]
-        out["n_gk"] = np.bincount(cols * q + codes[rated], minlength=r * q).reshape(r, q).astype(float)
+        flat = (np.arange(r, dtype=np.intp) * (q + 1))[None, :] + _padded_index(codes, q)
+        out["n_gk"] = np.bincount(flat.ravel(), minlength=r * (q + 1)).reshape(r, q + 1)[:, :q].astype(float)
         out["n_g"] = out["n_gk"].sum(axis=1)
     return out
 
@@ -667,16 +672,19 @@ def _chance_per_subject(key: str, panel: _Panel, terms: dict, sums: dict, pe: fl
         return w.sum() / (q * (q - 1)) * (counts @ (1 - pi)) / r
     if key == "fleiss_kappa":
         return counts @ ((w @ pi + w.T @ pi) / 2) / r
-    codes = panel.codes  # conger_kappa: each rater's linearised term, gathered per rated cell
+    # conger_kappa (irrCAC's lambda_ig): with A_gk = r pbar_k - p_gk, AW = A w and B_g = sum_l AW_gl p_gl,
+    # lambda_ig = (n/n_g) [eps_ig (AW_g,c_ig - B_g)] + B_g: one gathered term per rated cell, 0 for a missing one
+    codes = panel.codes
     n, n_raters = codes.shape
     n_g = sums["n_g"]
     p = sums["n_gk"] / n_g[:, None]
     aw = (n_raters * p.mean(axis=0)[None, :] - p) @ w
     b = np.sum(aw * p, axis=1)
-    rated = codes >= 0
-    gathered = np.where(rated, aw[np.arange(n_raters)[None, :], np.where(rated, codes, 0)], 0.0)
-    lam = (n / n_g)[None, :] * (gathered - (rated - n_g[None, :] / n) * b[None, :])
-    return lam.sum(axis=1) / (n_raters * (n_raters - 1))
+    per_cell = np.zeros((n_raters, q + 1))
+    per_cell[:, :q] = (n / n_g)[:, None] * (aw - b[:, None])
+    flat = (np.arange(n_raters, dtype=np.intp) * (q + 1))[None, :] + _padded_index(codes, q)
+    lam = per_cell.ravel()[flat].sum(axis=1) + b.sum()
+    return lam / (n_raters * (n_raters - 1))
 
 
 def _subject_variance(key: str, panel: _Panel, terms: dict, sums: dict, estimate: float, pe: float, f: float):
@@ -699,6 +707,8 @@ def _krippendorff_variance(panel: _Panel, terms: dict, sums: dict, pe: float, f:
     two = terms["two"]
     w, counts, r = panel.weights, panel.counts[two], terms["r"][two]
     n2 = r.size
+    if n2 < 2:
+        return math.nan, n2, 0
     rbar = r.mean()
     pa_prime = sums["k_agree"] / sums["k_r"]
     eps = 1 / sums["k_r"]
@@ -750,14 +760,14 @@ def _t_interval(estimate: float, se: float, df: int, confidence: float) -> tuple
     return float(estimate - half), float(min(1.0, estimate + half)), p
 
 
-def _display_name(key: str, panel: _Panel) -> str:
+def _display_name(key: str, weights_name: str, n_raters: int | None) -> str:
     """Gwet's AC1 or AC2 by the weights; Cohen's kappa and Scott's pi for Conger's and Fleiss' with two raters."""
     if key == "gwet_ac":
-        return "Gwet's AC1" if panel.weights_name == "identity" else "Gwet's AC2"
+        return "Gwet's AC1" if weights_name == "identity" else "Gwet's AC2"
     name = COEFFICIENTS[key]
-    if panel.n_raters == 2:
+    if n_raters == 2:
         name = {"conger_kappa": "Cohen's kappa", "fleiss_kappa": "Scott's pi"}.get(key, name)
-    if panel.weights_name == "identity":
+    if weights_name == "identity":
         return name
     return "Weighted percent agreement" if key == "percent_agreement" else f"Weighted {name}"
 
@@ -792,12 +802,15 @@ def _coefficient(key: str, panel: _Panel, confidence: float, population_size, ra
         note.append("undefined: the chance agreement is 1 (the ratings use a single category)")
     else:
         var_s, n_used, df = _subject_variance(key, panel, terms, sums, estimate, pe, f)
+        if df < 1:
+            note.append("no standard error: alpha uses the subjects with two or more ratings, and only one has")
     var_r = _rater_variance(key, panel) if rater_sampling else math.nan
     se_s, se_r = math.sqrt(var_s), math.sqrt(var_r)
     se = math.sqrt(var_s + var_r) if rater_sampling else se_s
     low, high, p = _t_interval(estimate, se, df, confidence)
-    return AgreementResult(key, _display_name(key, panel), estimate, se, low, high, p, pa, pe, n_used, df,
-                           panel.n_raters, panel.counts.shape[1], panel.weights_name, confidence,
+    name = _display_name(key, panel.weights_name, panel.n_raters)
+    return AgreementResult(key, name, estimate, se, low, high, p, pa, pe, n_used, df, panel.n_raters,
+                           panel.counts.shape[1], panel.weights_name, confidence,
                            se_s if rater_sampling else math.nan, se_r, "; ".join(note))
 
 
@@ -1009,7 +1022,8 @@ def pairwise_agreement(ratings, coefficient: str = "gwet_ac", weights="identity"
     for g, h in pairs:  # r (r-1) / 2 pairs, each vectorised over subjects
         pair = _pair_panel(panel, g, h)
         if pair is None:
-            rows.append((panel.raters[g], panel.raters[h], COEFFICIENTS[key], *[math.nan] * 7, 0))
+            rows.append((panel.raters[g], panel.raters[h], _display_name(key, panel.weights_name, 2),
+                         *[math.nan] * 7, 0))
             continue
         res = _coefficient(key, pair, confidence, None, False)
         rows.append((panel.raters[g], panel.raters[h], res.name, res.estimate, res.se, res.ci_low, res.ci_high,
@@ -1154,5 +1168,6 @@ def agreement_bootstrap(ratings, coefficient: str = "krippendorff_alpha", weight
     if defined.size < 2:
         raise InputError("the coefficient is undefined in almost every bootstrap replicate (one category only)")
     low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return BootstrapResult(key, _display_name(key, panel), estimate, float(defined.std(ddof=1)), float(low),
-                           float(high), n_boot, seed, confidence, int(n_boot - defined.size), replicates)
+    name = _display_name(key, panel.weights_name, panel.n_raters)
+    return BootstrapResult(key, name, estimate, float(defined.std(ddof=1)), float(low), float(high), n_boot, seed,
+                           confidence, int(n_boot - defined.size), replicates)
