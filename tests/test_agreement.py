@@ -473,3 +473,17 @@ def test_index_arrays_are_intp_as_32_bit_numpy_needs(monkeypatch):
     agreement_matrix(x)
     confusion_table(x, "R1", "R2")
     gwet_ac(load("raw_gender"), rater_sampling=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_rater_kappas_equal_the_other_homes_of_kappa(seed):
+    """Cohen's kappa also lives in scoring (RSMTool metrics) and ordinal (Svensson's table): the same numbers."""
+    rng = np.random.default_rng(seed)
+    h = rng.integers(1, 6, 80)
+    m = np.clip(h + rng.integers(-1, 2, 80), 1, 5)
+    x = np.column_stack([h, m]).astype(float)
+    cohen = conger_kappa(x).estimate
+    assert cohen == pytest.approx(xlcalib.scoring.cohen_kappa(h.astype(float), m.astype(float)), abs=1e-12)
+    assert cohen == pytest.approx(xlcalib.svensson(h, m).kappa, abs=1e-12)
+    qwk = xlcalib.scoring.quadratic_weighted_kappa(h, m)
+    assert conger_kappa(x, "quadratic").estimate == pytest.approx(qwk, abs=1e-12)

@@ -50,9 +50,13 @@ Conventions (those of Gwet's irrCAC, the peer these functions are tested against
     before the rescaling);
 
   or a q x q matrix of the user's own (rows and columns in the category order, 1 on the diagonal, 0..1).
-* **Categories**: without ``categories`` they are the distinct values rated (numbers sorted by value, text by
-  its spelling); with ``categories`` they are the declared list in its order, including categories nobody used
-  (which changes Brennan-Prediger's ``1/q`` and AC1's ``q``, as in irrCAC).
+* **Categories**: a cell is a number (a number typed as text, ``"3"``, is the number 3) or a text label (trimmed);
+  blank, NaN and None are missing; logical values, dates and Excel errors are refused, naming the cell.  Without
+  ``categories`` the categories are the distinct values rated (numbers sorted by value, then text by spelling);
+  weights other than identity then need numbers, since text has no order until it is declared.  With
+  ``categories`` (a list in its order, or a mapping label -> value) they are the declared ones, including
+  categories nobody used (which changes Brennan-Prediger's ``1/q`` and AC1's ``q``, as in irrCAC); a rating
+  outside the list is an error.
 * **Pairwise**: a pair's two columns, dropping the subjects neither rated; categories and weights stay those of
   the whole table.
 
