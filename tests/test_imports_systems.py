@@ -379,3 +379,34 @@ def test_nothing_lost_counts_add_up():
     report_rows = set(result.report.loc[~result.report["reason"].str.startswith("superseded"), "row"])
     assert used_rows | report_rows == set(range(2, 2 + review_rows)) and not used_rows & report_rows
     assert np.isfinite(result.evaluations["score"]).all()
+
+
+def test_core_never_loads_the_importers_and_importers_load_no_excel_library():
+    import subprocess
+    import sys
+
+    code = ("import sys, xlcalib, xlcalib.calibration, xlcalib.reliability, xlcalib.ordinal, xlcalib.inputs\n"
+            "assert not any(m.startswith('xlcalib.imports') for m in sys.modules), 'core loaded the importers'\n"
+            "import xlcalib.imports\n"
+            "assert not any(m.split('.')[0] in ('openpyxl', 'xlwings', 'python_calamine') for m in sys.modules)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_declared_status_list_and_hostile_sizes(monkeypatch):
+    import xlcalib.workbook.reader as reader
+
+    wide = "pid,review,email,status,Overall merit\n1,1A,a@x,approved,3\n2,2A,a@x,complete,4\n"
+    assert len(read_export(wide.encode()).evaluations) == 1
+    kept = read_export(wide.encode(), mapping={"complete": ["complete", "approved"]})
+    assert len(kept.evaluations) == 2
+    monkeypatch.setattr(reader, "MAX_INPUT_BYTES", 40)
+    with pytest.raises(InputError, match="the limit is"):
+        read_export(wide.encode())
+
+
+def test_hotcrp_scores_download_abbreviated_headers():
+    text = ("paper,title,decision,review,reviewername,email,OveMer,RevExp\n"
+            "4,Jam,Accepted,4A,Ann,a@x,B,2\n4,Jam,Accepted,4B,Bo,b@x,A,3\n5,Pie,Rejected,5A,Ann,a@x,D,1\n")
+    result = read_export(text.encode())
+    assert result.mapping.score == ["OveMer"] and result.mapping.confidence == "RevExp"
+    assert result.evaluations["score"].tolist() == [3.0, 4.0, 1.0]  # A..D turned: A=4

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -61,7 +61,6 @@ class ImportResult:
     origin: pd.DataFrame
     linked: bool = True
     name: str = ""
-    extra: dict = field(default_factory=dict)
 
     @property
     def uncertainty(self) -> str:
@@ -254,7 +253,8 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         identity = {**{short_id(k): v for k, v in identity.items()}, **identity}
     levels = levels or (mapping.confidence_levels if mapping.confidence_levels and mapping.confidence_levels.as_written
                         else None)
-    options = Options(declared_scale, levels, round, identity, tuple(PRESETS[source].complete), anonymous, name)
+    complete = tuple(mapping.complete) if mapping.complete else tuple(PRESETS[source].complete)
+    options = Options(declared_scale, levels, round, identity, complete, anonymous, name)
     done = assemble(records, options, reports, notes)
     mapping.scale, mapping.confidence_levels = done.scale, done.confidence_levels
     report = done.report if len(done.report) else pd.DataFrame(columns=REPORT_COLUMNS)

@@ -138,12 +138,15 @@ def _round_step(frame: pd.DataFrame, options: Options, reports: list) -> pd.Data
 
 
 def _cells_step(frame: pd.DataFrame, reports: list) -> pd.DataFrame:
-    score = frame["score"]
-    blank = _blank_mask(score)
-    lowered = score.map(lambda v: v.strip().lower() if isinstance(v, str) else None)
-    marked = lowered.isin(list(MARKS)).to_numpy() & ~blank
+    score = frame["score"].to_numpy(dtype=object)
+    codes, uniques = pd.factorize(score, use_na_sentinel=True)
+    marks_u = [MARKS.get(u.strip().lower(), "") if isinstance(u, str) else "" for u in uniques] + [""]
+    blank_u = [is_blank(u) for u in uniques] + [True]
+    reason = np.asarray(marks_u, dtype=object)[codes] if len(score) else np.empty(0, dtype=object)
+    blank = np.asarray(blank_u, dtype=bool)[codes] if len(score) else np.zeros(0, dtype=bool)
+    marked = (reason != "") & ~blank
     if marked.any():
-        reports.append(report_frame(frame, marked, np.asarray([MARKS.get(x, "") for x in lowered], dtype=object)))
+        reports.append(report_frame(frame, marked, reason))
     if blank.any():
         reports.append(report_frame(frame, blank, "no score entered"))
     frame = frame.loc[~(blank | marked)]
@@ -231,7 +234,8 @@ def _confidence_step(frame: pd.DataFrame, options: Options, problems: list, note
         return _direct_confidence(frame, levels, blank, problems, notes)
     keys, numbers = confidence_keys(raw.to_numpy(dtype=object))
     if levels is None:
-        present = {k: n for k, n in zip(keys[~blank], numbers[~blank])}
+        firsts = pd.DataFrame({"k": keys[~blank], "n": numbers[~blank]}).drop_duplicates("k")
+        present = dict(zip(firsts["k"], firsts["n"]))
         if any(np.isnan(n) for n in present.values()):  # letters (HotCRP expertise X/Y/Z): A-like best
             reading = read_values(list(present), None, "confidence")
             present = dict(zip(present, reading.numbers))
@@ -272,8 +276,10 @@ def _direct_confidence(frame: pd.DataFrame, levels: ConfidenceLevels, blank: np.
 
 
 def _duplicates_step(frame: pd.DataFrame, problems: list, reports: list, label: str) -> pd.DataFrame:
-    key = pd.Series(list(zip(frame["assessor"], frame["object"])), dtype=object)
-    dup = key.duplicated(keep=False).to_numpy()
+    a_codes, _ = pd.factorize(frame["assessor"].to_numpy(dtype=object))
+    o_codes, _ = pd.factorize(frame["object"].to_numpy(dtype=object))
+    key = o_codes.astype(np.int64) * (int(a_codes.max()) + 1 if len(a_codes) else 1) + a_codes
+    dup = pd.Series(key).duplicated(keep=False).to_numpy()
     if not dup.any():
         return frame
     has_order = ("round_rank" in frame and frame["round_rank"].notna().any()) or \
@@ -281,7 +287,7 @@ def _duplicates_step(frame: pd.DataFrame, problems: list, reports: list, label: 
     order = _order_key(frame) if has_order else None
     drop = np.zeros(len(frame), dtype=bool)
     why = np.empty(len(frame), dtype=object)
-    for _, members in pd.Series(np.flatnonzero(dup)).groupby(key[dup].to_numpy()):
+    for _, members in pd.Series(np.flatnonzero(dup)).groupby(key[dup]):
         idx = members.to_numpy()
         if order is not None and np.isfinite(order[idx]).all() and len(set(order[idx])) == len(idx):
             latest = idx[np.argmax(order[idx])]
@@ -355,8 +361,10 @@ def assemble(records: pd.DataFrame, options: Options, reader_reports: list | Non
     report = pd.concat([r for r in reports if len(r)], ignore_index=True) if any(len(r) for r in reports) else \
         pd.DataFrame(columns=REPORT_COLUMNS)
     if len(report):
-        counts = report["reason"].map(lambda r: r.split(":")[0] if r.startswith("status") else r.split(" (row")[0])
-        summary = counts.value_counts()
+        reason_codes, reasons = pd.factorize(report["reason"].to_numpy(dtype=object))
+        short = np.asarray([r.split(":")[0] if r.startswith("status") else r.split(" (row")[0] for r in reasons],
+                           dtype=object)
+        summary = pd.Series(short[reason_codes]).value_counts()
         notes.append(f"{len(report):,} row(s) or cell(s) not imported, listed in the import report: "
                      + "; ".join(f"{n:,} {reason}" for reason, n in summary.head(6).items())
                      + ("; ..." if len(summary) > 6 else ""))

@@ -143,9 +143,9 @@ def read_grid(sheets: list[Sheet], mapping: ColumnMapping, round_name: str | Non
         filled = ~blank_cells(values) | (~blank_cells(conf) if conf is not None else False)
         blank_total += int((~filled).sum())
         part = {"object": objects[filled], "assessor": sheet.header[j], "score": values[filled],
-                "score_cell": sheet.cells(j)[filled], "sheet": sheet.name, "row": sheet.rows[filled]}
+                "score_cell": sheet.cells(j, filled), "sheet": sheet.name, "row": sheet.rows[filled]}
         if conf is not None:
-            part["confidence"], part["confidence_cell"] = conf[filled], sheet.cells(conf_j)[filled]
+            part["confidence"], part["confidence_cell"] = conf[filled], sheet.cells(conf_j, filled)
         frames.append(pd.DataFrame(part))
     records = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["object", "assessor", "score", "score_cell", "sheet", "row"])

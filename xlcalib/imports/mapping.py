@@ -24,7 +24,7 @@ from ..errors import InputError
 from .values import ConfidenceLevels, Scale, scale_argument
 
 __all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "norm", "find_header", "score_columns",
-           "confidence_column", "nearest_preset"]
+           "nearest_preset", "mapping_argument"]
 
 #: The systems an export can come from (``--from``).
 SOURCES = ("hotcrp", "cmt", "easychair", "openreview", "grid")
@@ -264,13 +264,6 @@ def score_columns(header: Sequence[Any], pattern: str, confidence_pattern: str) 
              if norm(h) and re.search(pattern, norm(h)) and not re.search(confidence_pattern, norm(h))]
     primary = [(j, h) for j, h in found if re.search(_PRIMARY, h)]
     return [j for j, _ in sorted(primary or found, key=lambda jt: (_round_rank(jt[1]), jt[0]))]
-
-
-def confidence_column(header: Sequence[Any], pattern: str) -> int | None:
-    for j, h in enumerate(header):
-        if norm(h) and re.search(pattern, norm(h)):
-            return j
-    return None
 
 
 def nearest_preset(header: Sequence[Any]) -> tuple[str, list[str], list[str]]:

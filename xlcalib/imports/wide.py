@@ -8,6 +8,7 @@ a named round picks the field whose name holds it.  Every score cell not used is
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS
-from .mapping import ColumnMapping, Preset, confidence_column, find_header, norm, score_columns
+from .mapping import ColumnMapping, Preset, find_header, norm, score_columns
 from .sheets import Sheet
 
 __all__ = ["Columns", "resolve_columns", "records_from_sheet", "blank_cells"]
@@ -76,8 +77,9 @@ def resolve_columns(sheet: Sheet, mapping: ColumnMapping, preset: Preset, exclud
     if mapping.confidence:
         confidence = _named(sheet, [mapping.confidence], "confidence", True)[0]
     else:
-        confidence = confidence_column([h if j not in exclude and holds_scores(sheet.columns[mapping_twin(sheet, j)])
-                                        else "" for j, h in enumerate(sheet.header)], preset.confidence_pattern)
+        confidence = next((j for j, h in enumerate(sheet.header) if j not in exclude and norm(h)
+                           and re.search(preset.confidence_pattern, norm(h))
+                           and holds_scores(sheet.columns[mapping_twin(sheet, j)])), None)
     missing = [role for role, value in (("object", obj), ("assessor", assessor or None), ("score", score or None))
                if value is None]
     if missing:
@@ -157,11 +159,11 @@ def _choose_scores(sheet: Sheet, cols: Columns, round_name: str | None, reports:
         unused = filled[:, i] & (chosen != i)
         if not unused.any():
             continue
-        later = np.asarray([sheet.header[cols.score[c]] for c in range(k)], dtype=object)[chosen[unused]]
-        why = reason if reason else np.asarray([f"superseded by the later field '{' '.join(str(f).split())}'"
-                                                for f in later], dtype=object)
+        by_field = np.asarray([f"superseded by the later field '{' '.join(str(sheet.header[c]).split())}'"
+                               for c in cols.score], dtype=object)
+        why = reason if reason else by_field[chosen[unused]]
         rows = sheet.row_of(j)[unused]
-        reports.append(pd.DataFrame({"sheet": sheet.name, "row": rows, "cell": sheet.cells(cols.twins.get(j, j))[unused],
+        reports.append(pd.DataFrame({"sheet": sheet.name, "row": rows, "cell": sheet.cells(cols.twins.get(j, j), unused),
                                      "assessor": assessors[unused], "object": objects[unused], "reason": why},
                                     columns=REPORT_COLUMNS))
     return chosen
@@ -188,7 +190,7 @@ def records_from_sheet(sheet: Sheet, cols: Columns, *, round_name: str | None = 
             label[take] = sheet.columns[j][take]
             empty_value = take & blank_cells(sheet.columns[source]) & ~blank_cells(sheet.columns[j])
             score[empty_value] = sheet.columns[j][empty_value]  # no value twin: read the label itself
-        cells[take] = sheet.cells(source)[take]
+        cells[take] = sheet.cells(source, take)
         rows[take] = sheet.row_of(source)[take]
         fields[take] = " ".join(str(sheet.header[j]).split())
     frame = {"object": objects, "assessor": assessors, "score": score, "score_cell": cells, "sheet": sheet.name,
