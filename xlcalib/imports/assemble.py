@@ -160,6 +160,7 @@ def _cells_step(frame: pd.DataFrame, reports: list) -> pd.DataFrame:
 
 
 def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[pd.DataFrame, bool]:
+    """Apply the identity map; assessors are linked unless their ids are per paper and some stay unmapped."""
     linked = not options.anonymous
     if options.identity:
         ids = frame["assessor"].to_numpy(dtype=object)
@@ -170,10 +171,6 @@ def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[
         notes.append(f"identity map: {int(found.sum()):,} of {len(ids):,} reviews matched to a person"
                      + (f"; {len(missing)} id(s) not in the map (e.g. {', '.join(missing[:3])})" if missing else ""))
         linked = linked or not missing
-        if options.anonymous and missing:
-            linked = False
-        elif options.anonymous:
-            linked = True
     if not linked:
         notes.append("reviewer ids are per paper: assessors cannot be linked across objects, so stringency "
                      "cannot be estimated; plain averages and reliability are still given (pass an identity map "

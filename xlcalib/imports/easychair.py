@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .mapping import PRESETS, ColumnMapping, find_header, norm
-from .sheets import Sheet, read_csv_bytes
+from .sheets import Sheet, check_size, read_csv_bytes
 from .wide import records_from_sheet, resolve_columns, write_back
 
 __all__ = ["read_easychair", "easychair_zip", "is_review_score"]
@@ -78,6 +78,9 @@ def easychair_zip(data: bytes, name: str) -> tuple[Sheet, set[str]]:
         names = {n.rsplit("/", 1)[-1]: n for n in zf.namelist()}
         if "review.csv" not in names:
             raise InputError(f"{name} is a zip without review.csv; EasyChair's data download holds it")
+        for part in ("review.csv", "submission.csv"):
+            if part in names:  # the declared size first: a zip bomb is refused before it is expanded
+                check_size(zf.getinfo(names[part]).file_size, f"{name}: {part}")
         review = read_csv_bytes(zf.read(names["review.csv"]), "review.csv")
         deleted: set[str] = set()
         if "submission.csv" in names:
