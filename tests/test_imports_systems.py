@@ -410,3 +410,13 @@ def test_hotcrp_scores_download_abbreviated_headers():
     result = read_export(text.encode())
     assert result.mapping.score == ["OveMer"] and result.mapping.confidence == "RevExp"
     assert result.evaluations["score"].tolist() == [3.0, 4.0, 1.0]  # A..D turned: A=4
+
+
+def test_cells_in_hand_grid_range_to_long_rows():
+    from xlcalib.imports import long_rows, read_cells
+
+    rng = [["Proposal", "Dr Lee", "Dr Moss"], ["P-01", "A", "B"], ["P-02", None, "COI"], ["P-03", "C", "A"]]
+    result = read_cells(rng, scale="A, B, C")
+    assert long_rows(result)[:3] == [["Assessor", "Object", "Score", "Confidence"], ["Dr Lee", "P-01", 3.0, 1.0],
+                                     ["Dr Lee", "P-03", 1.0, 1.0]]
+    assert result.report[["cell", "reason"]].values.tolist() == [["C3", "conflict of interest (COI)"]]

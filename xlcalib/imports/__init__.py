@@ -31,10 +31,10 @@ import pandas as pd
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS, Options, assemble
 from .mapping import PRESETS, SOURCES, ColumnMapping, mapping_argument, nearest_preset
-from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, source_bytes
+from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sheet_from_cells, source_bytes
 from .values import ConfidenceLevels, Scale, scale_argument
 
-__all__ = ["read_export", "ImportResult", "ColumnMapping", "PRESETS", "SOURCES", "Scale", "ConfidenceLevels",
+__all__ = ["read_export", "read_cells", "ImportResult", "ColumnMapping", "PRESETS", "SOURCES", "Scale", "ConfidenceLevels",
            "detect_source", "long_rows", "write_long_table", "identity_argument"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -194,6 +194,16 @@ def detect_source(sheets: list[Sheet]) -> str:
         f"({', '.join(SOURCES)}) or map the columns")
 
 
+def read_cells(rows, source: str = "grid", mapping=None, scale=None, round: str | None = None,
+               identity_map=None, confidence_levels=None, name: str = "Range") -> ImportResult:
+    """:func:`read_export` for cells already in hand -- a spreadsheet range or a list of rows (header first):
+    the path a spreadsheet function takes to turn a grid range (or a pasted export) into long rows."""
+    if source not in SOURCES or source == "openreview":
+        raise InputError(f"cells can be read as {', '.join(s for s in SOURCES if s != 'openreview')}; not {source!r}")
+    sheets = [sheet_from_cells(rows, name)]
+    return _finish(source, "cells", None, sheets, name, mapping, scale, round, identity_map, confidence_levels)
+
+
 def read_export(export, source: str | None = None, mapping=None, scale=None, round: str | None = None,
                 identity_map=None, confidence_levels=None) -> ImportResult:
     """Read a review export into the long evaluations table, with its import report, mapping and notes.
@@ -225,6 +235,21 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
     """
     if source is not None and source not in SOURCES:
         raise InputError(f"unknown source {source!r}; choose one of {', '.join(SOURCES)}")
+    if not isinstance(export, (bytes, bytearray, memoryview, str)) and not hasattr(export, "__fspath__"):
+        return _finish(source or "openreview", "objects", export, None, "the OpenReview notes", mapping, scale, round,
+                       identity_map, confidence_levels)  # notes as Python objects
+    data, _, name = source_bytes(export)
+    kind, sheets = _sheets_of(data, name)
+    if kind == "zip-easychair":
+        source = source or "easychair"
+    if kind == "json":
+        source = source or "openreview"
+    return _finish(source or detect_source(sheets), kind, data, sheets, name, mapping, scale, round, identity_map,
+                   confidence_levels)
+
+
+def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_map, confidence_levels) -> ImportResult:
+    """Read the records of a detected export and apply the import rules."""
     mapping = mapping_argument(mapping) or ColumnMapping()
     mapping = ColumnMapping.from_dict(mapping.to_dict())  # a copy: the caller's mapping is never changed
     declared_scale = scale_argument(scale) or (mapping.scale if mapping.scale and mapping.scale.source == "declared"
@@ -233,18 +258,6 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         mapping.confidence_levels if mapping.confidence_levels and mapping.confidence_levels.source != "default"
         else None)
     identity = identity_argument(identity_map)
-    if not isinstance(export, (bytes, bytearray, memoryview, str)) and not hasattr(export, "__fspath__"):
-        data, name, kind, sheets = export, "the OpenReview notes", "objects", None  # notes as Python objects
-        source = source or "openreview"
-    else:
-        data, _, name = source_bytes(export)
-        kind, sheets = _sheets_of(data, name)
-    if kind == "zip-easychair":
-        source = source or "easychair"
-    if kind == "json" or kind == "objects":
-        source = source or "openreview"
-    if source is None:
-        source = detect_source(sheets)
     mapping.source = source
     records, reports, notes, anonymous = _read(source, kind, data, sheets, name, mapping, round)
     if source == "openreview" and identity:

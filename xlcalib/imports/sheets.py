@@ -25,7 +25,7 @@ import numpy as np
 from ..cells import column_letter, is_blank
 from ..errors import InputError
 
-__all__ = ["Sheet", "read_csv_bytes", "read_workbook", "read_spreadsheetml", "check_size", "header_index"]
+__all__ = ["Sheet", "sheet_from_cells", "read_csv_bytes", "read_workbook", "read_spreadsheetml", "check_size", "header_index"]
 
 
 @dataclass
@@ -147,6 +147,15 @@ def _sheet_from_rows(rows: list[list[Any]], name: str, row_numbers: list[int], c
                   row_numbers[h] if row_numbers else 1, above, label)
     sheet.above_rows = [list(r) + [None] * (width - len(r)) for r in rows[:h]]
     return sheet
+
+
+def sheet_from_cells(rows: list[list[Any]], name: str = "Range") -> Sheet:
+    """Cells already in hand (a spreadsheet range, a list of rows) as a :class:`Sheet`, rows numbered from 1."""
+    from ..cells import as_rows
+
+    rows = as_rows(rows)
+    width = max((len(r) for r in rows), default=0)
+    return _sheet_from_rows(rows, name, list(range(1, len(rows) + 1)), list(range(1, width + 1)), name)
 
 
 def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
