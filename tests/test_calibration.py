@@ -1,6 +1,8 @@
 """Calibration core against independent truth: WLS oracle, exact worst cases, spectra, invariances."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,10 @@ from hypothesis import strategies as st
 import xlcalib
 from xlcalib.calibration import graph
 from xlcalib.errors import InputError
+
+#: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;
+#: the default model has its own tests (test_models.py).
+calibrate_fixed = functools.partial(xlcalib.calibrate, model="fixed")
 
 
 def random_design(seed: int, n_assessors=8, n_objects=20, reads=3, sd_choices=(0.5, 1.0, 2.0)):
@@ -44,7 +50,7 @@ def linear_map(frame: pd.DataFrame, gauge: str, kind: str = "sd"):
         unit = base.copy()
         unit["score"] = 0.0
         unit.loc[j, "score"] = 1.0
-        r = xlcalib.calibrate(unit, gauge=gauge)
+        r = calibrate_fixed(unit, gauge=gauge)
         cols.append(np.concatenate([r.values["value"].to_numpy(), r.biases["bias"].to_numpy()]))
     return np.column_stack(cols)
 
@@ -54,7 +60,7 @@ def linear_map(frame: pd.DataFrame, gauge: str, kind: str = "sd"):
 def test_matches_statsmodels_wls_with_dummies(seed):
     sm = pytest.importorskip("statsmodels.api")
     frame, *_ = random_design(seed, n_assessors=7, n_objects=25)
-    result = xlcalib.calibrate(frame)
+    result = calibrate_fixed(frame)
     objects = result.values.index.to_list()
     assessors = result.biases.index.to_list()
     X_obj = (frame["object"].to_numpy()[:, None] == np.array(objects)[None, :]).astype(float)
@@ -73,7 +79,7 @@ def test_matches_statsmodels_wls_with_dummies(seed):
 def test_doc_example_hand_computed():
     ev = pd.DataFrame({"assessor": ["A", "A", "B", "B"], "object": ["x", "y", "x", "y"],
                        "score": [5.0, 7.0, 6.0, 8.0], "sd": [1.0] * 4})
-    r = xlcalib.calibrate(ev)
+    r = calibrate_fixed(ev)
     assert r.values["value"].tolist() == pytest.approx([5.5, 7.5])
     assert r.biases["bias"].tolist() == pytest.approx([-0.5, 0.5])
     # two assessors sharing two objects equally: W = [[1,1],[1,1]], C' = 2 -> mu2 = 1
@@ -88,7 +94,7 @@ def test_noise_free_recovery_exact():
     ai = frame["assessor"].str[1:].astype(int).to_numpy()
     oi = frame["object"].str[1:].astype(int).to_numpy()
     frame["score"] = v_true[oi] + b_true[ai]
-    r = xlcalib.calibrate(frame, gauge="simple")
+    r = calibrate_fixed(frame, gauge="simple")
     b_est = r.biases["bias"].reindex([f"A{a}" for a in range(9)]).to_numpy()
     v_est = r.values["value"].reindex([f"O{o}" for o in range(30)]).to_numpy()
     np.testing.assert_allclose(b_est, b_true - b_true.mean(), atol=1e-10)
@@ -98,7 +104,7 @@ def test_noise_free_recovery_exact():
 
 # --------------------------------------------------------------------------- spectrum
 def _dense_mu2(frame):
-    r = xlcalib.calibrate(frame)
+    r = calibrate_fixed(frame)
     A, O = len(r.biases), len(r.values)
     a = pd.Index(r.biases.index).get_indexer(frame["assessor"])
     o = pd.Index(r.values.index).get_indexer(frame["object"])
@@ -132,13 +138,13 @@ def test_sum_inverse_full_spectrum_identity_and_hutchinson(monkeypatch):
     frame, *_ = random_design(5, n_assessors=12, n_objects=30)
     conf = frame.rename(columns={"sd": "confidence"}).assign(confidence=lambda d: 1 / d["confidence"] ** 2)
     r, _, mu_full = _dense_mu2(frame)
-    rc = xlcalib.calibrate(conf)
+    rc = calibrate_fixed(conf)
     w, C = rc.stats["posterior_variance"], rc.biases["total_confidence"].sum()
     assert rc.stats["rms_bound"] == pytest.approx(np.sqrt(w / (2 * C) * np.sum(1 / mu_full)), rel=1e-10)
     assert "inverse of the reduced system" in rc.stats["trace_method"]  # the SEs' inverse gives the trace exactly
     monkeypatch.setattr(graph, "EXACT_TRACE_LIMIT", 1)  # force the stochastic estimator (sparse path: no inverse)
     monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
-    rh = xlcalib.calibrate(conf)
+    rh = calibrate_fixed(conf)
     assert "Hutchinson" in rh.stats["trace_method"]
     assert rh.stats["rms_bound"] == pytest.approx(rc.stats["rms_bound"], rel=0.05)
 
@@ -147,7 +153,7 @@ def test_rms_bound_matches_expected_error_for_confidence_input():
     """The full-Laplacian formula reproduces the actual expected weighted RMS error (issue: ~1%)."""
     frame, *_ = random_design(8, n_assessors=15, n_objects=60)
     conf = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
-    r = xlcalib.calibrate(conf)
+    r = calibrate_fixed(conf)
     G = linear_map(frame, "weighted")
     c = 1 / frame["sd"].to_numpy() ** 2
     D = np.concatenate([r.values["total_confidence"], r.biases["total_confidence"]])
@@ -164,7 +170,7 @@ def test_rms_bound_matches_expected_error_for_confidence_input():
 def test_every_bound_holds_against_exact_worst_case(seed, gauge, kind):
     frame, *_ = random_design(100 + seed, n_assessors=int(3 + seed), n_objects=12, reads=2 if seed % 2 else 3)
     data = frame if kind == "sd" else frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
-    r = xlcalib.calibrate(data, gauge=gauge)
+    r = calibrate_fixed(data, gauge=gauge)
     G = linear_map(frame, gauge)
     c = 1 / frame["sd"].to_numpy() ** 2
     N, w = len(frame), r.stats["posterior_variance"]
@@ -185,7 +191,7 @@ def test_seed_simple_gauge_rule_is_not_always_valid_but_ours_is():
     exceeded = False
     for seed in range(12):
         frame, *_ = random_design(200 + seed, n_assessors=6, n_objects=10, reads=2)
-        rw = xlcalib.calibrate(frame, gauge="weighted")
+        rw = calibrate_fixed(frame, gauge="weighted")
         G = linear_map(frame, "simple")
         c = 1 / frame["sd"].to_numpy() ** 2
         worst = np.sqrt(len(frame)) * np.linalg.norm(G / np.sqrt(c)[None, :], axis=1)
@@ -199,8 +205,8 @@ def test_seed_simple_gauge_rule_is_not_always_valid_but_ours_is():
 @given(seed=st.integers(0, 10_000), k=st.floats(-50, 50, allow_nan=False))
 def test_shifting_all_scores_shifts_values_only(seed, k):
     frame, *_ = random_design(seed, n_assessors=5, n_objects=12)
-    r0 = xlcalib.calibrate(frame)
-    r1 = xlcalib.calibrate(frame.assign(score=frame["score"] + k))
+    r0 = calibrate_fixed(frame)
+    r1 = calibrate_fixed(frame.assign(score=frame["score"] + k))
     np.testing.assert_allclose(r1.values["value"], r0.values["value"] + k, atol=1e-8)
     np.testing.assert_allclose(r1.biases["bias"], r0.biases["bias"], atol=1e-8)
 
@@ -210,9 +216,9 @@ def test_shifting_all_scores_shifts_values_only(seed, k):
 def test_shifting_one_assessor_moves_only_its_bias_contrast(seed, k, which):
     frame, *_ = random_design(seed, n_assessors=5, n_objects=12)
     name = f"A{which}"
-    r0 = xlcalib.calibrate(frame, gauge="simple")
+    r0 = calibrate_fixed(frame, gauge="simple")
     shifted = frame.assign(score=np.where(frame["assessor"] == name, frame["score"] + k, frame["score"]))
-    r1 = xlcalib.calibrate(shifted, gauge="simple")
+    r1 = calibrate_fixed(shifted, gauge="simple")
     db = r1.biases["bias"] - r0.biases["bias"]
     # in the simple gauge the shift k is split: that assessor +k(1-1/A), others -k/A, values +k/A
     A = len(db)
@@ -227,8 +233,8 @@ def test_shifting_one_assessor_moves_only_its_bias_contrast(seed, k, which):
 def test_scaling_confidences_changes_nothing(seed, factor):
     frame, *_ = random_design(seed, n_assessors=5, n_objects=12)
     conf = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
-    r0 = xlcalib.calibrate(conf)
-    r1 = xlcalib.calibrate(conf.assign(confidence=conf["confidence"] * factor))
+    r0 = calibrate_fixed(conf)
+    r1 = calibrate_fixed(conf.assign(confidence=conf["confidence"] * factor))
     np.testing.assert_allclose(r1.values["value"], r0.values["value"], atol=1e-8)
     np.testing.assert_allclose(r1.biases["bias"], r0.biases["bias"], atol=1e-8)
     np.testing.assert_allclose(r1.values["robustness_bound"], r0.values["robustness_bound"], rtol=1e-7)  # w absorbs the scale
@@ -239,11 +245,11 @@ def test_scaling_confidences_changes_nothing(seed, factor):
 @given(seed=st.integers(0, 10_000), perm_seed=st.integers(0, 10_000))
 def test_row_order_and_labels_do_not_matter(seed, perm_seed):
     frame, *_ = random_design(seed, n_assessors=5, n_objects=12)
-    r0 = xlcalib.calibrate(frame)
+    r0 = calibrate_fixed(frame)
     perm = np.random.default_rng(perm_seed).permutation(len(frame))
     shuffled = frame.iloc[perm].reset_index(drop=True)
     relabel = shuffled.assign(assessor="rev-" + shuffled["assessor"], object="item " + shuffled["object"])
-    r1 = xlcalib.calibrate(relabel)
+    r1 = calibrate_fixed(relabel)
     v1 = r1.values.rename(index=lambda s: s.removeprefix("item ")).loc[r0.values.index]
     b1 = r1.biases.rename(index=lambda s: s.removeprefix("rev-")).loc[r0.biases.index]
     np.testing.assert_allclose(v1.to_numpy(float), r0.values.to_numpy(float), rtol=1e-9, atol=1e-9)
@@ -253,24 +259,24 @@ def test_row_order_and_labels_do_not_matter(seed, perm_seed):
 # --------------------------------------------------------------------------- inputs and outputs
 def test_levels_defaults_override_and_case():
     frame, *_ = random_design(1, n_assessors=4, n_objects=8, sd_choices=(0.5, 1.0, 2.0))
-    by_sd = xlcalib.calibrate(frame)
+    by_sd = calibrate_fixed(frame)
     names = {0.5: "high", 1.0: " Medium ", 2.0: "LOW"}
     lev = frame.assign(level=frame["sd"].map(names)).drop(columns="sd")
-    by_level = xlcalib.calibrate(lev, levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # SDs: same fit as by_sd
+    by_level = calibrate_fixed(lev, levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # SDs: same fit as by_sd
     np.testing.assert_allclose(by_level.values["value"], by_sd.values["value"])
     np.testing.assert_allclose(by_level.values["se"], by_sd.values["se"])
-    relative = xlcalib.calibrate(lev, level_ratio=2.0)  # default levels are relative: 4, 1, 1/4 -> same weights
+    relative = calibrate_fixed(lev, level_ratio=2.0)  # default levels are relative: 4, 1, 1/4 -> same weights
     np.testing.assert_allclose(relative.values["value"], by_sd.values["value"])
-    custom = xlcalib.calibrate(lev, levels={"High": 1, "Medium": 1, "Low": 1})
-    equal = xlcalib.calibrate(frame.assign(sd=1.0))
+    custom = calibrate_fixed(lev, levels={"High": 1, "Medium": 1, "Low": 1})
+    equal = calibrate_fixed(frame.assign(sd=1.0))
     np.testing.assert_allclose(custom.values["value"], equal.values["value"])
     assert by_level.stats["uncertainty_kind"] == "level"
 
 
 def test_parallel_sequences_equal_table():
     frame, *_ = random_design(2)
-    r0 = xlcalib.calibrate(frame)
-    r1 = xlcalib.calibrate(assessors=frame["assessor"].tolist(), objects=frame["object"].tolist(),
+    r0 = calibrate_fixed(frame)
+    r1 = calibrate_fixed(assessors=frame["assessor"].tolist(), objects=frame["object"].tolist(),
                            scores=frame["score"].tolist(), sd=frame["sd"].tolist())
     pd.testing.assert_frame_equal(r0.values, r1.values)
 
@@ -278,7 +284,7 @@ def test_parallel_sequences_equal_table():
 def test_outputs_shapes_flags_and_frames():
     frame, *_ = random_design(6)
     frame.loc[3, "score"] += 25  # a wild evaluation
-    r = xlcalib.calibrate(frame)
+    r = calibrate_fixed(frame)
     assert list(r.values.columns) == ["value", "se", "lower", "upper", "robustness_bound", "total_confidence", "n",
                                       "raw_mean"]
     assert list(r.biases.columns) == ["bias", "se", "lower", "upper", "robustness_bound", "total_confidence", "n"]
@@ -311,9 +317,9 @@ def test_per_component_fits_each_with_its_own_gauge():
     b = b.assign(assessor="X" + b["assessor"], object="Y" + b["object"])
     both = pd.concat([a, b], ignore_index=True)
     with pytest.raises(InputError, match="not connected.*component 1.*component 2"):
-        xlcalib.calibrate(both)
-    r = xlcalib.calibrate(both, per_component=True)
-    ra = xlcalib.calibrate(a)
+        calibrate_fixed(both)
+    r = calibrate_fixed(both, per_component=True)
+    ra = calibrate_fixed(a)
     assert r.stats["n_components"] == 2
     np.testing.assert_allclose(r.values.loc[ra.values.index, "value"], ra.values["value"], atol=1e-10)
     np.testing.assert_allclose(r.values.loc[ra.values.index, "robustness_bound"], ra.values["robustness_bound"], rtol=1e-10)
@@ -324,11 +330,11 @@ def test_per_component_fits_each_with_its_own_gauge():
 def test_design_check_suggestions_raise_mu2():
     frame, *_ = random_design(9, n_assessors=8, n_objects=16, reads=2)
     d = xlcalib.design_check(frame["assessor"], frame["object"], k=3)
-    r = xlcalib.calibrate(frame.assign(sd=1.0))
+    r = calibrate_fixed(frame.assign(sd=1.0))
     assert d.n_components == 1 and d.mu2 == pytest.approx(r.stats["mu2"])
     assert len(d.suggestions) == 3
     assert (d.suggestions["mu2_after"] >= d.mu2).all()
-    after = xlcalib.calibrate(pd.concat([frame.assign(sd=1.0), pd.DataFrame(
+    after = calibrate_fixed(pd.concat([frame.assign(sd=1.0), pd.DataFrame(
         {"assessor": [d.suggestions.assessor[0]], "object": [d.suggestions.object[0]], "score": [5.0], "sd": [1.0]})],
         ignore_index=True))
     assert after.stats["mu2"] == pytest.approx(d.suggestions["mu2_after"][0])
@@ -360,49 +366,49 @@ def test_bad_cell_messages_name_the_row(column, value, pattern):
     frame = _base().astype(object)
     frame.loc[2, column] = value
     with pytest.raises(InputError, match=pattern) as info:
-        xlcalib.calibrate(frame)
+        calibrate_fixed(frame)
     assert info.value.where["row"] == 2
 
 
 def test_unknown_level():
     frame = _base().drop(columns="sd").assign(level=["High", "High", "Meh", "Low"])
     with pytest.raises(InputError, match=r"row 3 .* unknown confidence level 'Meh'; known levels: High, Medium, Low"):
-        xlcalib.calibrate(frame)
+        calibrate_fixed(frame)
 
 
 def test_duplicate_pair_names_both_rows():
     frame = pd.concat([_base(), _base().iloc[[1]]], ignore_index=True)
     with pytest.raises(InputError, match=r"assessor A evaluated object y more than once \(rows 2, 5"):
-        xlcalib.calibrate(frame)
+        calibrate_fixed(frame)
 
 
 def test_one_assessor_one_object_disconnected_lengths_and_columns():
     with pytest.raises(InputError, match="only one assessor"):
-        xlcalib.calibrate(_base().assign(assessor="A", object=["x", "y", "z", "t"]))
+        calibrate_fixed(_base().assign(assessor="A", object=["x", "y", "z", "t"]))
     with pytest.raises(InputError, match="only one object"):
-        xlcalib.calibrate(_base().assign(object="x", assessor=["A", "B", "C", "D"]))
+        calibrate_fixed(_base().assign(object="x", assessor=["A", "B", "C", "D"]))
     with pytest.raises(InputError, match="not connected"):
-        xlcalib.calibrate(_base().assign(object=["x", "y", "z", "t"]))
+        calibrate_fixed(_base().assign(object=["x", "y", "z", "t"]))
     with pytest.raises(InputError, match="differ in length"):
-        xlcalib.calibrate(assessors=["A", "B"], objects=["x"], scores=[1, 2], sd=[1, 1])
+        calibrate_fixed(assessors=["A", "B"], objects=["x"], scores=[1, 2], sd=[1, 1])
     with pytest.raises(InputError, match="exactly one uncertainty column"):
-        xlcalib.calibrate(_base().assign(confidence=1.0))
+        calibrate_fixed(_base().assign(confidence=1.0))
     with pytest.raises(InputError, match="lacks column"):
-        xlcalib.calibrate(_base().drop(columns="score"))
+        calibrate_fixed(_base().drop(columns="score"))
     with pytest.raises(InputError, match="gauge"):
-        xlcalib.calibrate(_base(), gauge="mean")
+        calibrate_fixed(_base(), gauge="mean")
 
 
 def test_confidence_input_needs_degrees_of_freedom():
     conf = _base().drop(columns="sd").assign(confidence=1.0).iloc[:3]
     with pytest.raises(InputError, match="N - A - O \\+ components = 3 - 2 - 2 \\+ 1 = 0"):
-        xlcalib.calibrate(conf)
+        calibrate_fixed(conf)
 
 
 def test_input_is_not_modified():
     frame, *_ = random_design(12)
     before = frame.copy(deep=True)
-    xlcalib.calibrate(frame, gauge="simple")
+    calibrate_fixed(frame, gauge="simple")
     pd.testing.assert_frame_equal(frame, before)
 
 
@@ -410,10 +416,10 @@ def test_sparse_iterative_path_equals_dense(monkeypatch):
     """Panels above DENSE_ASSESSOR_LIMIT use CG, eigsh on an operator and Hutchinson traces; same answers."""
     frame, *_ = random_design(21, n_assessors=30, n_objects=90, reads=3)
     conf = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
-    dense = xlcalib.calibrate(conf)
+    dense = calibrate_fixed(conf)
     monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
     monkeypatch.setattr(graph, "EXACT_TRACE_LIMIT", 5)
-    sparse = xlcalib.calibrate(conf)
+    sparse = calibrate_fixed(conf)
     np.testing.assert_allclose(sparse.values["value"], dense.values["value"], atol=1e-9)
     np.testing.assert_allclose(sparse.biases["bias"], dense.biases["bias"], atol=1e-9)
     assert sparse.stats["mu2"] == pytest.approx(dense.stats["mu2"], rel=1e-7)

@@ -168,7 +168,7 @@ def test_atomic_write_keeps_previous_file_on_crash(tmp_path, monkeypatch):
 
 def test_internal_error_exit_1(tmp_path, monkeypatch, capsys):
     src = _book(tmp_path / "p.xlsx", GOOD)
-    monkeypatch.setattr(xlcalib.calibration.models.fixed, "fit_component", lambda *a: 1 / 0)
+    monkeypatch.setattr(xlcalib.calibration.models.random_assessors, "fit_component", lambda *a: 1 / 0)
     assert main(["calibrate", str(src)]) == 1
     assert "internal error" in capsys.readouterr().err
 
@@ -177,9 +177,13 @@ def test_disconnected_panel_and_per_component(tmp_path, capsys):
     rows = [["Assessor", "Object", "Score", "SD"], ["A", "x", 5, 1], ["A", "y", 6, 1], ["B", "x", 4, 1], ["B", "y", 7, 1],
             ["C", "u", 5, 1], ["C", "v", 3, 1], ["D", "u", 6, 1], ["D", "v", 2, 1]]
     src = _book(tmp_path / "two.xlsx", rows)
-    assert main(["calibrate", str(src)]) == 2
+    assert main(["calibrate", str(src), "--model", "fixed"]) == 2
     err = capsys.readouterr().err
     assert "not connected" in err and "--per-component" in err and "component 2: C, D" in err
+    assert "random-assessors" in err  # the refusal names the model that compares the groups
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(tmp_path / "d.json")]) == 0  # the default links
+    out = capsys.readouterr().out
+    assert "2 groups that share no objects" in out and "as strict as the panel" in out
     assert main(["calibrate", str(src), "--per-component", "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
     payload = json.loads((tmp_path / "r.json").read_text())
     assert {r["component"] for r in payload["Values"]} == {1, 2}

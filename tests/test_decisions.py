@@ -1,6 +1,8 @@
 """Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.calibration.decisions)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,10 +14,14 @@ from xlcalib.errors import InputError
 
 from .test_uncertainty import random_panel
 
+#: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;
+#: the default model has its own tests (test_models.py).
+calibrate_fixed = functools.partial(xlcalib.calibrate, model="fixed")
+
 
 @pytest.fixture(scope="module")
 def result():
-    return xlcalib.calibrate(random_panel(21, A=8, O=40, reads=(2, 4)))
+    return calibrate_fixed(random_panel(21, A=8, O=40, reads=(2, 4)))
 
 
 def test_reproducible_bit_for_bit_and_seed_matters(result):
@@ -47,7 +53,7 @@ def test_threshold_probability_is_exact(result):
     np.testing.assert_allclose(table["p_above"], norm.cdf(z), rtol=1e-12)
     assert (table["p_above_mc_se"] == 0).all()
     assert (table["raw_decision"] == np.where(table["raw_mean"] >= 5.5, "above", "below")).all()
-    estimated = xlcalib.calibrate(random_panel(21, A=8, O=40, reads=(2, 4), kind="confidence"))
+    estimated = calibrate_fixed(random_panel(21, A=8, O=40, reads=(2, 4), kind="confidence"))
     tt = estimated.ranking(threshold=5.5, draws=100)
     df = estimated.stats["df"]
     np.testing.assert_allclose(tt["p_above"], t.cdf((tt["value"] - 5.5) / tt["se"], df), rtol=1e-12)
@@ -94,7 +100,7 @@ def test_disconnected_panel_cannot_be_ranked():
     ev = pd.DataFrame({"assessor": ["A", "A", "B", "B", "C", "C", "D", "D"],
                        "object": ["x", "y", "x", "y", "u", "w", "u", "w"],
                        "score": [5, 6, 5.5, 6.5, 3, 4, 3.5, 4.2], "sd": [1.0] * 8})
-    r = xlcalib.calibrate(ev, per_component=True)
+    r = calibrate_fixed(ev, per_component=True)
     with pytest.raises(InputError, match="unconnected groups"):
         r.ranking(top_k=1)
     with pytest.raises(InputError, match="unconnected groups"):
@@ -106,7 +112,7 @@ def _simulate(model, line, reps, seed0):
     P, T, D = [], [], []
     for rep in range(reps):
         ev, v, b = random_panel(seed0 + rep, A=10, O=50, reads=(2, 5), truth=True)
-        r = xlcalib.calibrate(ev, model=model)
+        r = calibrate_fixed(ev, model=model)
         if line == "top":
             table = r.ranking(top_k=10, draws=2000, seed=rep)
             truth = v.rank(ascending=False, method="first") <= 10
@@ -225,9 +231,9 @@ def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
 
     ev = random_panel(4, A=12, O=60, reads=(2, 4))
     monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
-    sparse = xlcalib.calibrate(ev)
+    sparse = calibrate_fixed(ev)
     monkeypatch.setattr(decisions, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
     table = sparse.ranking(top_k=10, draws=2000)
     assert table.attrs["draws"] == 150 and "iterative solve" in table.attrs["note"]
-    exact_p = xlcalib.calibrate(ev).ranking(top_k=10, draws=2000)["p_above"]
+    exact_p = calibrate_fixed(ev).ranking(top_k=10, draws=2000)["p_above"]
     assert np.abs(table["p_above"] - exact_p.loc[table.index]).max() < 0.25  # the same law, fewer draws

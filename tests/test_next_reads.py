@@ -1,6 +1,7 @@
 """Next reads: rank-one covariance updates against recalibration, the Owen's T identity, constraints, CLI, UDF."""
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -14,6 +15,10 @@ from scipy.stats import multivariate_normal
 import xlcalib
 from xlcalib.calibration.next_reads import _expected_errors, _expected_mass, _State
 from xlcalib.errors import InputError
+
+#: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;
+#: the default model has its own tests (test_models.py).
+calibrate_fixed = functools.partial(xlcalib.calibrate, model="fixed")
 
 
 def _panel(seed=1, A=8, O=30, reads=3, sds=(0.5, 1.0, 2.0)):
@@ -46,7 +51,7 @@ def _first_pick(result, pick):
 def test_rank_one_prediction_equals_recalibration(seed):
     """Simple gauge, SDs (w = 1): the predicted SEs after one read equal a refit with the read to 1e-9."""
     frame = _panel(seed)
-    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    result = calibrate_fixed(frame, sd="sd", gauge="simple")
     post, _, _ = result.components[0]
     state = _State(post, post.k)
     np.testing.assert_allclose(np.sqrt(state.var), result.values["se"].to_numpy(), rtol=0, atol=1e-12)
@@ -61,7 +66,7 @@ def test_rank_one_prediction_equals_recalibration(seed):
     var_x, own = state.pieces(np.array([ai]), np.array([oi]))
     cov = state.covariances(np.arange(O), np.array([ai]), np.array([oi]))[:, 0]
     predicted = np.sqrt(state.var - c * cov**2 / (1 + c * var_x[0]))
-    refit = xlcalib.calibrate(_add(frame, [(result.biases.index[ai], result.values.index[oi])], sd), sd="sd",
+    refit = calibrate_fixed(_add(frame, [(result.biases.index[ai], result.values.index[oi])], sd), sd="sd",
                               gauge="simple")
     np.testing.assert_allclose(predicted, refit.values["se"].reindex(result.values.index).to_numpy(), rtol=0,
                                atol=1e-9)
@@ -74,10 +79,10 @@ def test_rank_one_prediction_equals_recalibration(seed):
 def test_weighted_gauge_differences_equal_recalibration():
     """Weighted gauge: gauge-free differences predicted by the rank-one update equal a refit to 1e-9."""
     frame = _panel(4)
-    result = xlcalib.calibrate(frame, sd="sd")
+    result = calibrate_fixed(frame, sd="sd")
     pick = result.next_reads(1, confidence=1.0)
     a, o, oi, names, state, var_x, cov = _first_pick(result, pick)
-    refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd")
+    refit = calibrate_fixed(_add(frame, [(a, o)], 1.0), sd="sd")
     for i, j in [(0, 5), (3, 17), (oi, (oi + 1) % len(names))]:
         before = result.difference(names[i], names[j]).se ** 2
         predicted = before - (cov[i] - cov[j]) ** 2 / (1.0 + var_x[0])
@@ -87,11 +92,11 @@ def test_weighted_gauge_differences_equal_recalibration():
 
 def test_greedy_se_after_equals_refit_with_all_earlier_reads():
     frame = _panel(5)
-    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    result = calibrate_fixed(frame, sd="sd", gauge="simple")
     picks = result.next_reads(4, confidence=1.0)
     for i in range(len(picks)):
         pairs = list(zip(picks.assessor[: i + 1], picks.object[: i + 1]))
-        refit = xlcalib.calibrate(_add(frame, pairs, 1.0), sd="sd", gauge="simple")
+        refit = calibrate_fixed(_add(frame, pairs, 1.0), sd="sd", gauge="simple")
         assert picks.se_after[i] == pytest.approx(refit.values.at[picks.object[i], "se"], abs=1e-9)
         assert picks.se_before[i] == pytest.approx(result.values.at[picks.object[i], "se"], abs=1e-12)
 
@@ -99,7 +104,7 @@ def test_greedy_se_after_equals_refit_with_all_earlier_reads():
 def test_first_pick_is_the_brute_force_best_for_a_threshold():
     """Small panel: every candidate scored by refitting; the gain is the exact expected drop (Owen's T)."""
     frame = _panel(6, A=5, O=10, reads=2)
-    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    result = calibrate_fixed(frame, sd="sd", gauge="simple")
     X = float(result.values["value"].median())
     se0 = result.values["se"].to_numpy()
     z = (result.values["value"].to_numpy() - X) / se0
@@ -111,7 +116,7 @@ def test_first_pick_is_the_brute_force_best_for_a_threshold():
         for o in result.values.index:
             if (a, o) in read:
                 continue
-            refit = xlcalib.calibrate(_add(frame, [(a, o)], float(conf[a]) ** -0.5), sd="sd", gauge="simple")
+            refit = calibrate_fixed(_add(frame, [(a, o)], float(conf[a]) ** -0.5), sd="sd", gauge="simple")
             se1 = refit.values["se"].reindex(result.values.index).to_numpy()
             rho = 1 - se1**2 / se0**2
             gains[(a, o)] = before - float(np.sum(2 * owens_t(z, np.sqrt((1 - rho) / (1 + rho)))))
@@ -160,7 +165,7 @@ def test_owens_t_expected_wrong_sides_identity(h, rho):
 
 def test_errors_objective_first_pick_is_brute_force_best():
     frame = _panel(6, A=5, O=10, reads=2)
-    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    result = calibrate_fixed(frame, sd="sd", gauge="simple")
     X = float(result.values["value"].median())
     se0 = result.values["se"].to_numpy()
     z = (result.values["value"].to_numpy() - X) / se0
@@ -169,7 +174,7 @@ def test_errors_objective_first_pick_is_brute_force_best():
     for a in result.biases.index:
         for o in result.values.index:
             if (a, o) not in read:
-                refit = xlcalib.calibrate(_add(frame, [(a, o)], 1.0), sd="sd", gauge="simple")
+                refit = calibrate_fixed(_add(frame, [(a, o)], 1.0), sd="sd", gauge="simple")
                 rho = 1 - (refit.values["se"].reindex(result.values.index).to_numpy() / se0) ** 2
                 gains[(a, o)] = float(np.sum(ndtr(-np.abs(z)) - _expected_errors(z, rho)))
     best = max(gains, key=gains.get)
@@ -189,7 +194,7 @@ def test_owens_t_at_one_is_the_plain_borderline_mass():
 def test_monte_carlo_pre_posterior_matches():
     """Simulate the read's score: the average P'(1-P') after refits matches the predicted borderline mass."""
     frame = _panel(7, A=6, O=20)
-    result = xlcalib.calibrate(frame, sd="sd", gauge="simple")
+    result = calibrate_fixed(frame, sd="sd", gauge="simple")
     X = float(result.values["value"].median())
     pick = result.next_reads(1, threshold=X, confidence=1.0)
     a, o, oi, names, state, var_x, cov = _first_pick(result, pick)
@@ -199,7 +204,7 @@ def test_monte_carlo_pre_posterior_matches():
     masses = []
     for s in fitted + np.sqrt(var_x[0] + 1.0) * rng.standard_normal(400):
         extra = pd.DataFrame([(a, o, s, 1.0)], columns=frame.columns)
-        refit = xlcalib.calibrate(pd.concat([frame, extra], ignore_index=True), sd="sd", gauge="simple")
+        refit = calibrate_fixed(pd.concat([frame, extra], ignore_index=True), sd="sd", gauge="simple")
         zz = (refit.values["value"] - X) / refit.values["se"]
         masses.append(float(np.sum(ndtr(zz) * (1 - ndtr(zz)))))
     z = (result.values["value"].to_numpy() - X) / result.values["se"].to_numpy()
@@ -213,7 +218,7 @@ def test_monte_carlo_pre_posterior_matches():
        use_candidates=st.booleans(), line=st.sampled_from(["none", "top", "threshold"]))
 def test_constraints_respected(seed, k, cap, n_conf, use_candidates, line):
     frame = _panel(seed % 50, A=8, O=30)
-    result = xlcalib.calibrate(frame, sd="sd")
+    result = calibrate_fixed(frame, sd="sd")
     rng = np.random.default_rng(seed)
     A_names, O_names = list(result.biases.index), list(result.values.index)
     conflicts = [(A_names[rng.integers(8)], O_names[rng.integers(30)]) for _ in range(n_conf)]
@@ -239,9 +244,9 @@ def test_constraints_respected(seed, k, cap, n_conf, use_candidates, line):
 
 def test_reproducible_and_ordered():
     frame = _panel(8)
-    result = xlcalib.calibrate(frame, sd="sd")
+    result = calibrate_fixed(frame, sd="sd")
     first = result.next_reads(6, top_k=8)
-    second = xlcalib.calibrate(frame, sd="sd").next_reads(6, top_k=8)
+    second = calibrate_fixed(frame, sd="sd").next_reads(6, top_k=8)
     pd.testing.assert_frame_equal(first, second)
     assert first.gain.iloc[0] > 0
     assert first.attrs["line"].startswith("top 8")
@@ -250,9 +255,9 @@ def test_reproducible_and_ordered():
 
 def test_without_line_reduces_the_largest_standard_errors():
     frame = _panel(9)
-    result = xlcalib.calibrate(frame, sd="sd")
+    result = calibrate_fixed(frame, sd="sd")
     picks = result.next_reads(1)
-    refit = xlcalib.calibrate(_add(frame, [(picks.assessor[0], picks.object[0])],
+    refit = calibrate_fixed(_add(frame, [(picks.assessor[0], picks.object[0])],
                                    float(picks.confidence[0]) ** -0.5), sd="sd")
     drop = float((result.values.se**2).sum() - (refit.values.se.reindex(result.values.index) ** 2).sum())
     assert picks.gain[0] == pytest.approx(drop, rel=0.05)  # the gauge moves a little with the new read
@@ -261,16 +266,16 @@ def test_without_line_reduces_the_largest_standard_errors():
 
 def test_relative_levels_and_shrinkage_run():
     frame = _panel(10).assign(level=lambda f: np.where(f.sd < 1, "High", np.where(f.sd > 1, "Low", "Medium")))
-    result = xlcalib.calibrate(frame.drop(columns="sd"), level="level")
+    result = calibrate_fixed(frame.drop(columns="sd"), level="level")
     picks = result.next_reads(3, top_k=10)
     assert len(picks) == 3 and (picks.se_after < picks.se_before).all()
-    shrink = xlcalib.calibrate(frame.drop(columns="sd"), level="level", model="shrinkage")
+    shrink = calibrate_fixed(frame.drop(columns="sd"), level="level", model="shrinkage")
     assert len(shrink.next_reads(2, threshold=0.0)) == 2
 
 
 def test_too_few_possible_reads_noted():
     frame = _panel(11, A=3, O=4, reads=2)
-    result = xlcalib.calibrate(frame, sd="sd")
+    result = calibrate_fixed(frame, sd="sd")
     picks = result.next_reads(10)
     assert len(picks) == 4 and "only 4 of the 10" in picks.attrs["note"]
 
@@ -291,7 +296,7 @@ def test_too_few_possible_reads_noted():
     ({"k": 2, "top_k": 3, "objective": "speed"}, "objective"),
 ])
 def test_bad_arguments_named(kwargs, words):
-    result = xlcalib.calibrate(_panel(12), sd="sd")
+    result = calibrate_fixed(_panel(12), sd="sd")
     with pytest.raises(InputError, match=re.escape(words)):
         result.next_reads(**kwargs)
 
@@ -299,7 +304,7 @@ def test_bad_arguments_named(kwargs, words):
 def test_disconnected_panel_refused():
     frame = pd.DataFrame({"assessor": ["a", "b", "c", "d"], "object": ["x", "x", "y", "y"],
                           "score": [1.0, 2.0, 3.0, 4.0], "sd": 1.0})
-    result = xlcalib.calibrate(frame, sd="sd", per_component=True)
+    result = calibrate_fixed(frame, sd="sd", per_component=True)
     with pytest.raises(InputError, match="unconnected groups"):
         result.next_reads(1)
 
@@ -331,7 +336,7 @@ def test_udf_matches_core():
     frame = _panel(13)
     col = lambda values: [[v] for v in values]  # noqa: E731
     cells = calib_next_reads(col(frame.assessor), col(frame.object), col(frame.score), col(frame.sd), 2, 5)
-    core = xlcalib.calibrate(frame, sd="sd").next_reads(2, top_k=5)
+    core = xlcalib.calibrate(frame, sd="sd").next_reads(2, top_k=5)  # the spreadsheet function fits the default model
     rows = list(cells)
     assert rows[0][:3] == ["order", "assessor", "object"]
     assert [r[1] for r in rows[1:]] == list(core.assessor) and [r[2] for r in rows[1:]] == list(core.object)

@@ -45,7 +45,7 @@ def test_calibration_template_structure():
     assert {"AssessorNames", "ObjectNames"} <= set(lists)
     # Settings: funding line, interval level, model, lottery rows next to the scale, threshold and gauge
     settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
-    assert settings["Interval level"] == 0.95 and settings["Model"] == "fixed"
+    assert settings["Interval level"] == 0.95 and settings["Model"] == "random-assessors"
     assert "Funding line (top k)" in settings and "Funding line (score)" in settings and settings["Lottery"] == "no"
     # instructions: every wrapped line has a row height that holds it
     ins = wb["Instructions"]

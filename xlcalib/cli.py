@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .calibration import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS
 from .cells import EXCEL_MAX_COLUMNS
 from .errors import InputError, InputProblems, os_error_message
 from .exercises import (
@@ -76,8 +77,9 @@ def _add_calibrate(sub) -> None:
     line.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
     cal.add_argument("--lottery", action="store_true",
                      help="with --fund: fill the places left after the sure ones by a recorded draw among the borderline")
-    cal.add_argument("--model", choices=["fixed", "shrinkage"], default=None,
-                     help="fixed effects (default) or shrinkage (objects as random effects)")
+    cal.add_argument("--model", choices=MODEL_CHOICES, default=None,
+                     help="; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())
+                     + f" (default {DEFAULT_MODEL})")
     cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")

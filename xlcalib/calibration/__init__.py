@@ -27,13 +27,14 @@ from .levels import (
                      default_levels,
                      levels_table,
 )
-from .models import MODELS
+from .models import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS, MODELS, model_name
 from .next_reads import NEXT_READS_COLUMNS, suggest_next_reads
 from .result import CalibrationResult, Difference
 
 __all__ = [
     "DEFAULT_LEVELS", "DEFAULT_LEVEL_RATIO", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "MODELS",
+    "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS",
     "NEXT_READS_COLUMNS", "Levels", "default_levels", "levels_table", "CalibrationResult", "Difference", "DesignCheck",
     "DesignReport", "Assignment", "calibrate", "grid_to_long", "design_check", "design_report", "assign",
-    "overlap_verdict", "rank_objects", "decision_summary", "suggest_next_reads",
+    "overlap_verdict", "rank_objects", "decision_summary", "suggest_next_reads", "model_name",
 ]

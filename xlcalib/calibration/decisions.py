@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..cells import real_argument, seed_argument, whole_argument
 from ..errors import InputError
+from .verdict import assessors_differ
 
 __all__ = ["rank_objects", "decision_summary", "CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_DRAWS",
            "MAX_SPARSE_DRAW_WORK"]
@@ -165,17 +166,6 @@ class _Line:
         return f"calibrated score {self.threshold:g}" if self.threshold is not None else ""
 
 
-def _single_posterior(result):
-    """The posterior of a connected result (rankings compare values, which only one component makes comparable)."""
-    parts = result.components
-    if not parts:
-        raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
-    if len(parts) > 1:
-        raise InputError("the panel has several unconnected groups: values of different groups cannot be ranked "
-                         "against each other (rank each group's result separately)")
-    return parts[0].posterior, parts[0].object_index
-
-
 def _line_argument(top_k, threshold, n_objects: int, lottery: bool) -> _Line:
     if top_k is not None and threshold is not None:
         raise InputError("give one funding line: top_k (places) or threshold (a calibrated score), not both")
@@ -268,19 +258,20 @@ def _simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, leve
     return rank_sum, (above_count if top_k is not None else None), rank_lower, rank_upper, keep
 
 
-def _p_above(frame: pd.DataFrame, line: _Line, above_count, draws: int, t_df):
+def _p_above(frame: pd.DataFrame, line: _Line, above_count, draws: int, basis, v_hat, se):
     """(P(above), its Monte Carlo SE, calibrated above, plain-average above) for the line."""
+    t_df = basis.t_df
     if line.top_k is not None:
         p = above_count / draws
         return (p, np.sqrt(p * (1.0 - p) / draws), frame["rank"].to_numpy() <= line.top_k,
                 frame["raw_rank"].to_numpy() <= line.top_k)
     from scipy.special import ndtr, stdtr
 
-    v_hat, se = frame["value"].to_numpy(dtype=float), frame["se"].to_numpy(dtype=float)
     z = (v_hat - line.threshold) / np.where(se > 0, se, np.inf)
     p = stdtr(t_df, z) if t_df else ndtr(z)
     p = np.where(se > 0, p, (v_hat >= line.threshold).astype(float))
-    return p, np.zeros(v_hat.size), v_hat >= line.threshold, frame["raw_mean"].to_numpy() >= line.threshold
+    calibrated_above = frame["value"].to_numpy() >= line.threshold
+    return p, np.zeros(v_hat.size), calibrated_above, frame["raw_mean"].to_numpy() >= line.threshold
 
 
 def _draw_lottery(frame: pd.DataFrame, decision: np.ndarray, top_k: int, seed: int, lottery_seed) -> dict[str, Any]:
@@ -350,7 +341,8 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     >>> table.columns[:4].tolist(), sorted(set(table["decision"]))
     (['rank', 'value', 'se', 'lower'], ['above', 'below', 'borderline'])
     """
-    post, o_idx = _single_posterior(result)
+    basis = result.decision_basis()
+    post, o_idx = basis.posterior, basis.object_index
     values = result.values
     O = len(values)
     if O < 2:
@@ -363,12 +355,15 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
     draws, note = _capped_draws(draws, O, post)
 
-    v_hat = values["value"].to_numpy(dtype=float)
+    # draws, ranks and P(above) from the decision basis (see CalibrationResult.decision_basis), in table order
+    v_hat, se_hat = np.empty(O), np.empty(O)
+    v_hat[o_idx], se_hat[o_idx] = basis.values, basis.se
     rank_sum, above_count, rank_lower, rank_upper, keep = _simulate_ranks(
-        post, o_idx, v_hat, result.t_df, draws, seed, line.top_k, level)
+        post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level)
     frame = pd.DataFrame({
         "rank": values["value"].rank(ascending=False, method="min").astype(int),
-        "value": v_hat, "se": values["se"].to_numpy(dtype=float), "lower": values["lower"],
+        "value": values["value"].to_numpy(dtype=float), "se": values["se"].to_numpy(dtype=float),
+        "lower": values["lower"],
         "upper": values["upper"], "raw_mean": values["raw_mean"],
         "raw_rank": values["raw_mean"].rank(ascending=False, method="min").astype(int),
         "expected_rank": rank_sum / draws,
@@ -377,7 +372,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     }, index=values.index)
     lottery_record: dict[str, Any] = {}
     if line.text:
-        p, mc, calibrated_above, raw_above = _p_above(frame, line, above_count, draws, result.t_df)
+        p, mc, calibrated_above, raw_above = _p_above(frame, line, above_count, draws, basis, v_hat, se_hat)
         decision = np.where(p >= 1.0 - epsilon, "above", np.where(p <= epsilon, "below", "borderline"))
         frame["p_above"] = p
         frame["p_above_mc_se"] = mc
@@ -389,7 +384,8 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     frame = frame.sort_values(["rank", "expected_rank"], kind="stable")
     frame.attrs.update({"line": line.text, "level": level, "draws": draws, "seed": seed, "epsilon": epsilon,
                         "rank_interval_draws": keep, "note": note, "lottery": lottery_record,
-                        "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed")})
+                        "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed"),
+                        "decision_model": basis.model, "assessors_differ": assessors_differ(result.stats)})
     return frame
 
 
@@ -401,9 +397,15 @@ def decision_summary(ranking: pd.DataFrame) -> str:
     counts = ranking["decision"].value_counts()
     above, border, below = (int(counts.get(k, 0)) for k in ("above", "borderline", "below"))
     eps = attrs.get("epsilon", 0.05)
+    moved = int(ranking["changed"].sum())
+    if attrs.get("assessors_differ") is False:  # a difference the data do not support is no finding
+        moved_text = (f"the assessors do not measurably differ in stringency, so the {moved} object(s) on the other "
+                      "side of the line from plain averages are there by the confidence weights and chance, not by "
+                      "a correction")
+    else:
+        moved_text = f"calibration moved {moved} object(s) across the line compared with plain averages"
     text = (f"Funding line {attrs['line']}: {above} above (P >= {1 - eps:.0%}), {border} borderline, {below} below "
-            f"(P <= {eps:.0%}); calibration moved {int(ranking['changed'].sum())} object(s) across the line compared "
-            f"with plain averages ({attrs['draws']:,} draws, seed {attrs['seed']}).")
+            f"(P <= {eps:.0%}); {moved_text} ({attrs['draws']:,} draws, seed {attrs['seed']}).")
     lottery = attrs.get("lottery") or {}
     if lottery.get("drawn"):
         text += (f" Lottery (seed {lottery['seed']}): {len(lottery['drawn'])} of {len(lottery['pool'])} borderline "

@@ -36,7 +36,7 @@ from .levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .result import CalibrationResult
+from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
 
 __all__ = ["calibrate"]
@@ -166,11 +166,14 @@ def _tables(data, parts, pieces, v, b, fitted, w, t_df, interval_level, anomaly_
         {"assessor": data.assessor_labels, "object": data.object_labels, "score": data.scores, "fitted": fitted,
          "residual": resid, "std_residual": std_res, "anomalous": np.abs(std_res) > anomaly_threshold}
     )
+    comp_of_a, comp_of_o = comps
     if per_component:
-        comp_of_a, comp_of_o = comps
         values["component"] = comp_of_o + 1
         biases["component"] = comp_of_a + 1
         residuals["component"] = comp_of_a[data.ai] + 1
+    elif comp_of_a.max(initial=0) > 0:  # unconnected groups fitted together: say which group each row is in
+        values["group"] = comp_of_o + 1
+        biases["group"] = comp_of_a + 1
     return values, biases, residuals
 
 
@@ -208,6 +211,24 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
     if not face:
         stats["trace_method"] = one([p["trace_method"] for p in pieces])
     return stats
+
+
+def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool) -> DecisionBasis | None:
+    """The posterior decisions are drawn from, when the model names another one for them (see
+    :class:`~xlcalib.calibration.result.DecisionBasis`); ``None``: the values' own posterior."""
+    name = getattr(spec, "DECISIONS_BY", None)
+    if name is None or per_component:
+        return None
+    other = MODELS[name]
+    A, O = data.n_assessors, data.n_objects
+    if other.MAX_ASSESSORS is not None and A > other.MAX_ASSESSORS:
+        return None
+    design = Design(data.ai, data.oi, data.confidences, A, O)
+    fit = other.fit_component(design, data.scores, gauge, data.face_value)
+    weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
+    post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
+    value_var, _ = post.variances()
+    return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, np.sqrt(value_var), t_df, other.NAME)
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
@@ -309,5 +330,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
+    basis = _decision_basis(data, spec, gauge, per_component)
+    if basis is not None:
+        stats["decision_model"] = basis.model
     return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
-                             components=posteriors, t_df=t_df)
+                             components=posteriors, t_df=t_df, decision_basis_fit=basis)

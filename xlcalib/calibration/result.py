@@ -19,11 +19,12 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from .decisions import rank_objects
-from .graph import overlap_verdict
+from .models import MODEL_WORDS
 from .next_reads import suggest_next_reads
 from .posterior import ComponentPosterior, Posterior, quantile
+from .verdict import trust_sentences
 
-__all__ = ["CalibrationResult", "Difference", "STAT_MEANINGS"]
+__all__ = ["CalibrationResult", "DecisionBasis", "Difference", "STAT_MEANINGS"]
 
 STAT_MEANINGS = {
     "n_evaluations": "N, number of (assessor, object) evaluations",
@@ -70,6 +71,27 @@ class Difference:
                 f"({self.level:.0%} interval {self.lower:.3g} to {self.upper:.3g})")
 
 
+@dataclass(frozen=True)
+class DecisionBasis:
+    """The posterior rankings and P(above the line) are drawn from, for one comparable set of objects.
+
+    ``values``/``se``: posterior means and SDs of the objects (in the result's
+    gauge, in ``object_index`` order); ``model``: the model they come from.
+    For the random-assessors model this is the random-both fit of the same
+    panel: a statement about where an object stands *among the others* needs
+    the objects' own spread as a prior, without which the top objects look
+    more certainly on top than they are (the winner's curse).
+    """
+
+    posterior: Posterior
+    assessor_index: np.ndarray
+    object_index: np.ndarray
+    values: np.ndarray
+    se: np.ndarray
+    t_df: int | None
+    model: str
+
+
 @dataclass
 class CalibrationResult:
     """Calibrated values, assessor biases, residuals and diagnostics.
@@ -99,6 +121,9 @@ class CalibrationResult:
         differences and next reads are computed from).
     t_df:
         Degrees of freedom of the Student-t intervals, or ``None`` (normal).
+    decision_basis_fit:
+        The posterior decisions are drawn from when it differs from the values'
+        (see :class:`DecisionBasis`), else ``None``.
     decisions:
         The ranking table a run decided on (set by the run that asked for a
         funding line; see :meth:`ranking`), else ``None``.
@@ -112,34 +137,45 @@ class CalibrationResult:
     stats: dict[str, Any] = field(default_factory=dict)
     components: tuple[ComponentPosterior, ...] = ()
     t_df: int | None = None
+    decision_basis_fit: DecisionBasis | None = None
     decisions: pd.DataFrame | None = None
     input_checks: str = ""
 
     def summary(self) -> str:
-        """A few plain lines: what was fitted, how precise the values are, what to look at."""
+        """A few plain lines: which model, how far to trust it, how precise the values are, what to look at."""
         s = self.stats
-        mu2 = s["mu2"]
-        mu2_text = ", ".join(f"{m:.4g}" for m in mu2) if isinstance(mu2, list) else f"{mu2:.4g}"
         level = s.get("interval_level", 0.95)
-        model = "fixed effects" if s.get("model", "fixed") == "fixed" else "shrinkage (objects as random effects)"
         lines = [
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
-            f"({s['n_components']} connected component{'s' if s['n_components'] != 1 else ''}; {model}).",
+            f"(model {s.get('model', 'fixed')}: {MODEL_WORDS.get(s.get('model', 'fixed'), '')}).",
+            *trust_sentences(self),
             f"Values are on the scale of the {'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average "
-            f"assessor (gauge {s['gauge']}); uncertainty given as {s['uncertainty_kind']}; "
-            f"noise scale {s.get('noise_scale', '')}"
+            f"assessor; the noise of a read is {s.get('noise_scale', '')}"
             + ("." if "w = " in str(s.get("noise_scale", "")) else f" (w = {s['posterior_variance']:.4g})."),
             f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score units "
             f"({level:.0%} intervals, {s.get('interval_kind', 'normal')}); assessor biases median "
             f"{self.biases['se'].median():.2g}.",
-            f"mu2 (assessor overlap, 0..1, larger is better) = {mu2_text}: "
-            f"{overlap_verdict(min(mu2) if isinstance(mu2, list) else mu2)}.",
             f"{int(self.residuals['anomalous'].sum())} evaluation(s) flagged anomalous "
             f"(|standardised residual| > {s['anomaly_threshold']:g}).",
         ]
         if s.get("noise_check"):
             lines.append(f"Declared SDs: {s['noise_check']}.")
         return "\n".join(lines)
+
+    def decision_basis(self) -> DecisionBasis:
+        """What rankings, P(above the line) and next reads are computed from (one connected, comparable panel)."""
+        if self.decision_basis_fit is not None:
+            return self.decision_basis_fit
+        if not self.components:
+            raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
+        if len(self.components) > 1:
+            raise InputError("the panel has several unconnected groups: values of different groups cannot be ranked "
+                             "against each other (rank each group's result separately)")
+        part = self.components[0]
+        rows = self.values.iloc[part.object_index]
+        return DecisionBasis(part.posterior, part.assessor_index, part.object_index,
+                             rows["value"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float), self.t_df,
+                             self.stats.get("model", "fixed"))
 
     def locate(self, name) -> tuple[Posterior, int, int]:
         """(posterior, component number, position within the component) of an object name."""

@@ -17,14 +17,18 @@ import numpy as np
 import pandas as pd
 
 from ..calibration import (
+    DEFAULT_MODEL,
     LEVEL_RELATIVE_HEADERS,
     LEVEL_SD_HEADERS,
+    MODEL_CHOICES,
     CalibrationResult,
     Levels,
     calibrate,
     default_levels,
     levels_table,
+    model_name,
 )
+from ..calibration.verdict import linkage_sentence
 from ..cells import is_blank, parse_choice, parse_flag, parse_number, parse_whole
 from ..errors import InputError
 from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
@@ -53,7 +57,7 @@ class CalibrationSettings:
     levels: Levels | None = None
     sheet: str = "Evaluations"
     interval_level: float = 0.95
-    model: str = "fixed"
+    model: str = DEFAULT_MODEL
     fund_top_k: int | None = None
     fund_threshold: float | None = None
     lottery: bool = False
@@ -113,7 +117,7 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
                     raise InputError(f"{cell} (interval level) must be at least 50% and below 100%, not {level:g}")
                 settings.interval_level = level
         elif key.startswith("model"):
-            settings.model = parse_choice(row[1], f"model ({cell})", ("fixed", "shrinkage"), settings.model)
+            settings.model = model_name(parse_choice(row[1], f"model ({cell})", MODEL_CHOICES, settings.model))
         elif key.startswith("funding line (top k)") or key.startswith("places funded"):
             places = parse_whole(row[1], f"funding line, top k ({cell})", None, low=1)
             if places is not None:
@@ -236,8 +240,7 @@ def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evalua
                    "included: hiding a row does not exclude it; delete the row to leave an evaluation out.")
     s = result.stats
     if s["n_components"] > 1:
-        out.append(f"The panel splits into {s['n_components']} groups that share no objects: values of different groups "
-                   "are not comparable.")
+        out.append(linkage_sentence(result))
     C_o = result.values["total_confidence"]
     low = C_o < 0.25 * C_o.median()
     if low.any():

@@ -2,7 +2,7 @@
 Table with drop-downs and range checks), and optionally the Assignment sheet that ``xlcalib assign`` reads."""
 from __future__ import annotations
 
-from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS
+from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS, DEFAULT_MODEL, MODEL_WORDS, MODELS
 from .common import column_letter, input_cell, instructions_sheet, list_validation, protect, styles
 
 
@@ -71,8 +71,7 @@ def _settings_sheet(wb, scale) -> None:
                                            "P(above the line) and the decision per object"),
             ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
             ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
-            ("Model", "fixed", "fixed: assessor biases estimated freely; shrinkage: small panels' biases pulled "
-                               "towards 0"),
+            ("Model", DEFAULT_MODEL, "; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())),
             ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
@@ -80,7 +79,7 @@ def _settings_sheet(wb, scale) -> None:
         settings.cell(row=r, column=3, value=meaning).alignment = st["wrap"]
         settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
-    list_validation(settings, '"fixed,shrinkage"', "B9", "Choose fixed or shrinkage")
+    list_validation(settings, '"' + ",".join(MODELS) + '"', "B9", "Choose " + ", ".join(MODELS))
     list_validation(settings, '"no,yes"', "B10", "Choose no or yes")
     whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,
                            showErrorMessage=True, errorTitle="Funding line", error="A whole number of objects, 1 or more")

@@ -17,16 +17,21 @@ standard errors, rankings and next reads follow the model without knowing it.
 from __future__ import annotations
 
 from ...errors import InputError
-from . import fixed, random_assessors, random_objects
+from . import fixed, random_assessors, random_both, random_objects
 from .base import ComponentFit
 
-__all__ = ["MODELS", "DEFAULT_MODEL", "ComponentFit", "model_module", "model_name"]
+__all__ = ["MODELS", "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS", "ComponentFit", "model_module", "model_name"]
 
 #: Model name -> module (the order is the order users see them in).
-MODELS = {random_assessors.NAME: random_assessors, fixed.NAME: fixed, random_objects.NAME: random_objects}
+MODELS = {random_assessors.NAME: random_assessors, random_both.NAME: random_both, fixed.NAME: fixed,
+          random_objects.NAME: random_objects}
 #: The model calibrate() fits unless told otherwise: safe on weakly linked and expertise-grouped panels.
-DEFAULT_MODEL = fixed.NAME  # switched to random-assessors once every adapter and test says so
+DEFAULT_MODEL = random_assessors.NAME
 _ALIASES = {alias: module.NAME for module in MODELS.values() for alias in module.ALIASES}
+#: Every name a user may type for a model (the current names, then the older ones).
+MODEL_CHOICES = (*MODELS, *_ALIASES)
+#: Model name -> its words (the Settings sheet, the CLI help, the README and the Diagnostics use these).
+MODEL_WORDS = {name: module.DESCRIPTION for name, module in MODELS.items()}
 
 
 def model_name(name) -> str:

@@ -21,7 +21,8 @@ ALIASES = ()
 LINKS_GROUPS = False
 #: No limit: above graph.DENSE_ASSESSOR_LIMIT assessors the reduced system is solved iteratively.
 MAX_ASSESSORS = None
-DESCRIPTION = "fixed effects: the weighted least-squares fit of MacKay et al. (2017)"
+DESCRIPTION = ("fixed effects (MacKay et al. 2017): every bias estimated freely from shared objects -- needs a "
+               "well-linked panel")
 
 
 def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:

@@ -55,12 +55,15 @@ from .base import ComponentFit
 
 NAME = "random-assessors"
 ALIASES = ()
-DESCRIPTION = ("random assessors: biases as random effects N(0, sigma_b^2), shrunk towards zero as far as the "
-               "data leave them uncertain; sigma_b^2 and w by REML")
+DESCRIPTION = ("recommended: assessors' biases are random effects, shrunk towards 0 as far as the data leave "
+               "them uncertain -- safe on weakly linked and expertise-grouped panels")
 #: A dense factor of the reduced system is needed for the restricted likelihood.
 MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
 #: The model ties groups that share no object (through the biases' common prior): fit the panel as one piece.
 LINKS_GROUPS = True
+#: Rankings and P(above the line) come from the random-both fit of the same panel: statements about where an
+#: object stands among the others need the objects' spread as a prior (see result.DecisionBasis).
+DECISIONS_BY = "random-both"
 #: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).
 EIGEN_ASSESSOR_LIMIT = 1500
 #: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.

@@ -28,7 +28,8 @@ ALIASES = ("shrinkage",)
 LINKS_GROUPS = False
 #: The restricted likelihood needs log|M_lam| from a dense factor.
 MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
-DESCRIPTION = "random objects (shrinkage): object values as random effects N(mu, tau^2), tau^2 and w by REML"
+DESCRIPTION = ("objects' values random effects, shrunk towards the panel mean; biases estimated freely "
+               "(formerly 'shrinkage')")
 
 
 def _solve(design: Design, s: np.ndarray, V: np.ndarray, B: np.ndarray, lam: float):

@@ -1,0 +1,240 @@
+"""Objects and assessors both as random effects: values shrunk towards the panel mean, biases towards zero.
+
+``s_ao = mu + u_o + b_a + e_ao`` with ``u ~ N(0, tau^2)``, ``b ~ N(0,
+sigma_b^2)``, ``e ~ N(0, w / c_ao)`` and one fixed effect, the panel mean
+``mu``.  With ``lam = w / tau^2`` (objects) and ``kappa = w / sigma_b^2``
+(assessors), Henderson's equations with the objects eliminated are, for
+``theta = mu 1 + b`` (``mu`` integrated out under a flat prior),
+
+    (M_lam + kappa P) theta = r_lam,   P = I - 1 1'/A,
+    M_lam = diag(C') - Cm diag(1/(C_o + lam)) Cm',   r_lam = B - Cm V/(C_o + lam)
+
+and ``u_o = (V_o - sum_a c_ao theta_a) / (C_o + lam)``.  The restricted
+likelihood (REML: ``mu`` the only fixed effect) is
+
+    -2 l = (N - 1) log w + sum_o log(1 + C_o/lam) + log|M_lam + kappa P| - (A - 1) log kappa + R / w,
+    R = S0_lam - r_lam' (M_lam + kappa P)^-1 r_lam,   S0_lam = sum c s^2 - sum_o V_o^2 / (C_o + lam).
+
+For a given ``lam`` one eigendecomposition ``M_lam = U diag(m) U'`` gives every
+``kappa`` in O(A): ``M_lam + kappa P = K - (kappa/A) 1 1'`` with ``K`` diagonal in
+that basis (Sherman-Morrison, and ``|K - a 1 1'| = |K| (1 - a 1'K^-1 1)``).
+``lam`` and ``kappa`` are found jointly (REML); then, as in the
+random-assessors model, the assessors' variance is integrated over its
+posterior on a grid (uniform prior on its share of a read's variance) with
+``lam`` at its estimate -- the objects' spread is well determined by the
+many objects, the assessors' much less.
+
+Why objects random too: rank intervals and P(above the line) are statements
+about where objects stand among the others, and they are calibrated when the
+spread of the objects is part of the model (the flat prior of fixed objects
+makes the top objects look more certainly on top than they are).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InputError
+from ..graph import Design
+from ..posterior import MatrixCovariance
+from .base import ComponentFit
+
+NAME = "random-both"
+ALIASES = ()
+DESCRIPTION = ("objects' values and assessors' biases both random effects: values shrunk towards the panel "
+               "mean, biases towards 0")
+#: Every variance is found from eigendecompositions of the A x A reduced system.
+MAX_ASSESSORS = 3000
+LINKS_GROUPS = True
+#: Grid points over the assessors' variance share in (0, 1) (midpoints).
+RHO_GRID = 48
+MIN_WEIGHT = 1e-8
+_MIXTURE_METHOD = ("exact given the variances; sigma_b integrated over its posterior (moment-matched mixture), "
+                   "tau at its REML estimate")
+
+
+@dataclass
+class _Basis:
+    """Everything the likelihood needs at one objects' shrinkage lam, in the eigenbasis of M_lam."""
+
+    lam: float
+    m: np.ndarray  # eigenvalues of M_lam
+    U: np.ndarray
+    rt: np.ndarray  # U' r_lam
+    ot: np.ndarray  # U' 1
+    S0: float
+    objects_term: float  # sum_o log(1 + C_o / lam)
+    n_assessors: int
+
+    def pieces(self, kappa):
+        """(R0 = r'(M + kappa P)^-1 r, log|M + kappa P| - (A - 1) log kappa) at each kappa (inf allowed)."""
+        kappa = np.atleast_1d(np.asarray(kappa, dtype=float))
+        A = self.n_assessors
+        finite = np.isfinite(kappa)
+        kap = np.where(finite, kappa, 1.0)[:, None]
+        inv = 1.0 / (self.m[None, :] + kap)  # K^-1 in the eigenbasis
+        g_r = (self.ot[None, :] * inv * self.rt[None, :]).sum(axis=1)  # 1'K^-1 r
+        one_minus = (self.ot[None, :] ** 2 * self.m[None, :] * inv).sum(axis=1) / A  # 1 - (kappa/A) 1'K^-1 1
+        quad = (self.rt[None, :] ** 2 * inv).sum(axis=1) + (kap[:, 0] / A) * g_r**2 / one_minus
+        logdet = np.log1p(self.m[None, :] / kap).sum(axis=1) + np.log(kap[:, 0] * one_minus) - np.log(A)
+        # kappa = inf (sigma_b = 0): theta = mu 1 with mu the GLS mean -- r'(...)^-1 r = (1'r)^2 / 1'M 1
+        oMo = float((self.ot**2 * self.m).sum())
+        quad = np.where(finite, quad, float(self.ot @ self.rt) ** 2 / oMo)
+        logdet = np.where(finite, logdet, np.log(oMo) - np.log(A))
+        return quad, logdet
+
+    def minus_two_loglik(self, kappa, n_free: int, face_value: bool):
+        quad, logdet = self.pieces(kappa)
+        R = np.maximum(self.S0 - quad, 1e-300)
+        fit = R if face_value else n_free * np.log(R)
+        return fit + logdet + self.objects_term
+
+    def noise(self, kappa, n_free: int, face_value: bool):
+        quad, _ = self.pieces(kappa)
+        return np.ones(quad.size) if face_value else np.maximum(self.S0 - quad, 1e-300) / n_free
+
+    def theta(self, kappa: float) -> np.ndarray:
+        """Posterior mean of theta in the eigenbasis at one finite kappa."""
+        A = self.n_assessors
+        inv = 1.0 / (self.m + kappa)
+        one_minus = float((self.ot**2 * self.m * inv).sum()) / A
+        g = self.ot * inv
+        return self.rt * inv + (kappa / A) * g * float(g @ self.rt) / one_minus
+
+    def covariance_terms(self, kappa: float):
+        """(diagonal part, rank-one vector, its coefficient) of (M + kappa P)^-1 in the eigenbasis."""
+        A = self.n_assessors
+        inv = 1.0 / (self.m + kappa)
+        one_minus = float((self.ot**2 * self.m * inv).sum()) / A
+        return inv, self.ot * inv, (kappa / A) / one_minus
+
+
+def _basis(design: Design, s: np.ndarray, lam: float) -> _Basis:
+    c = design.c
+    Cd = design.C_o + lam
+    V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
+    B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
+    r = B - design.Cm @ (V / Cd)
+    m, U = np.linalg.eigh(design.reduced_laplacian(dense=True, lam=lam))
+    S0 = float(c @ s**2 - V @ (V / Cd))
+    return _Basis(lam, np.clip(m, 0.0, None), U, U.T @ r, U.T @ np.ones(design.n_assessors), max(S0, 0.0),
+                  float(np.log1p(design.C_o / lam).sum()), design.n_assessors)
+
+
+def _best_kappa(basis: _Basis, n_free, face_value, scale) -> tuple[float, float]:
+    from scipy.optimize import minimize_scalar
+
+    f = lambda x: float(basis.minus_two_loglik(np.exp(x), n_free, face_value)[0])  # noqa: E731
+    best = minimize_scalar(f, bounds=(np.log(scale * 1e-8), np.log(scale * 1e8)), method="bounded",
+                           options={"xatol": 1e-6})
+    at_zero = float(basis.minus_two_loglik(np.inf, n_free, face_value)[0])
+    return (np.inf, at_zero) if at_zero <= best.fun else (float(np.exp(best.x)), float(best.fun))
+
+
+def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool):
+    """(basis at the REML lam, REML kappa, its -2 l)."""
+    from scipy.optimize import minimize_scalar
+
+    scale = float(np.median(design.c))
+    cache = {}
+
+    def profile(log_lam):
+        basis = _basis(design, s, float(np.exp(log_lam)))
+        kappa, value = _best_kappa(basis, n_free, face_value, scale)
+        cache[log_lam] = (basis, kappa, value)
+        return value
+
+    typical = float(np.median(design.C_o))
+    best = minimize_scalar(profile, bounds=(np.log(typical * 1e-4), np.log(typical * 1e4)), method="bounded",
+                           options={"xatol": 1e-4})
+    return cache[best.x] if best.x in cache else (lambda v: (cache[best.x]))(profile(best.x))
+
+
+def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
+    """(theta mean, H_eff, w_ref, grid, spread vectors) over the assessors' variance grid at lam fixed."""
+    rho = (np.arange(RHO_GRID) + 0.5) / RHO_GRID
+    kappa = scale * (1.0 - rho) / rho
+    m2l = basis.minus_two_loglik(kappa, n_free, face_value)
+    weight = np.exp(-0.5 * (m2l - m2l.min()))
+    keep = weight / weight.sum() >= MIN_WEIGHT
+    kappa, weight = kappa[keep], weight[keep] / weight[keep].sum()
+    w = basis.noise(kappa, n_free, face_value)
+    thetas = np.array([basis.theta(k) for k in kappa])  # J x A, eigenbasis
+    mean = weight @ thetas
+    diag = np.zeros(basis.m.size)
+    low_rank = []
+    for k, p, wj in zip(kappa, weight, w):
+        inv, g, coef = basis.covariance_terms(k)
+        diag += p * wj * inv
+        low_rank.append(np.sqrt(p * wj * coef) * g)
+    low_rank.extend(np.sqrt(weight)[:, None] * (thetas - mean[None, :]))
+    L = basis.U @ np.array(low_rank).T  # A x 2J
+    w_ref = float(weight @ w)
+    H = ((basis.U * diag[None, :]) @ basis.U.T + L @ L.T) / w_ref
+    return basis.U @ mean, H, w_ref, (kappa, weight, w), L
+
+
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+    """Posterior means of the values and biases, reported in the gauge asked for."""
+    N, A, O = design.c.size, design.n_assessors, design.n_objects
+    n_free = N - 1
+    if not face_value and N - O <= 0:
+        raise InputError("every object was read once, so the reads cannot be compared: neither the assessors' "
+                         "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
+                         "units (taken at face value), or add second reads")
+    basis, kappa_hat, best = _reml(design, s, n_free, face_value)
+    scale = float(np.median(design.c))
+    theta, H, w_ref, (kappa, weight, w), L = _mixture(basis, n_free, face_value, scale)
+    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
+    mu = float(kvec @ theta)
+    V = np.bincount(design.oi, weights=design.c * s, minlength=O)
+    u = (V - design.Cm.T @ theta) / (design.C_o + basis.lam)
+    sigma = np.sqrt(w / kappa)
+    order = np.argsort(sigma)
+    cum = np.cumsum(weight[order])
+    low, high = (float(sigma[order][min(np.searchsorted(cum, q), sigma.size - 1)]) for q in (0.025, 0.975))
+    w_hat = float(basis.noise(kappa_hat, n_free, face_value)[0])
+    from scipy.special import chdtrc
+
+    stat = max(float(basis.minus_two_loglik(np.inf, n_free, face_value)[0]) - best, 0.0)
+    extras = {"sigma_b": float(np.sqrt(w_hat / kappa_hat)) if np.isfinite(kappa_hat) else 0.0,
+              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": float(0.5 * chdtrc(1, stat)) if stat > 0 else 1.0,
+              "sigma_b_method": f"REML; interval and values integrate over sigma_b ({kappa.size} grid points)",
+              "tau2": w_hat / basis.lam, "shrinkage_lambda": basis.lam}
+    cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(basis.lam, kappa, weight, w, w_ref, L))
+    return ComponentFit(mu + u, theta - mu, cov, lam=basis.lam, w=w_ref, extras=extras)
+
+
+def _rebuild(lam, kappa, weight, w, w_ref, spread):
+    """H of the same mixture for another design (next reads): weights, lam and the spread of the grid's
+    means are kept (they depend on scores not yet given); the conditional covariances are recomputed."""
+
+    def rebuild(design: Design) -> MatrixCovariance:
+        A = design.n_assessors
+        m, U = np.linalg.eigh(design.reduced_laplacian(dense=True, lam=lam))
+        m = np.clip(m, 0.0, None)
+        ot = U.T @ np.ones(A)
+        diag = np.zeros(A)
+        cols = []
+        for k, p, wj in zip(kappa, weight, w):
+            inv = 1.0 / (m + k)
+            one_minus = float((ot**2 * m * inv).sum()) / A
+            diag += p * wj * inv
+            cols.append(np.sqrt(p * wj * (k / A) / one_minus) * ot * inv)
+        L = U @ np.array(cols).T
+        H = ((U * diag[None, :]) @ U.T + L @ L.T + spread[:, len(cols):] @ spread[:, len(cols):].T) / w_ref
+        return MatrixCovariance(H, _MIXTURE_METHOD, rebuild)
+
+    return rebuild
+
+
+def extra_stats(fits, one) -> dict:
+    keys = ("sigma_b", "sigma_b_low", "sigma_b_high", "sigma_b_p", "sigma_b_method", "tau2", "shrinkage_lambda")
+    return {key: one([f.extras[key] for f in fits]) for key in keys}
+
+
+def noise_scales(fits, residual: float, counts, face_value: bool, kind: str):
+    """The REML noise scale; t intervals on N - 1 degrees of freedom when estimated."""
+    N = counts[0]
+    return [f.w for f in fits], (None if face_value else N - 1)

@@ -1,0 +1,80 @@
+"""How far to trust a calibration, in plain words: the one place that says it.
+
+A secretary needs to know, before reading any value, whether calibrating
+changed anything that matters on this panel: do the assessors measurably
+differ in stringency, are they linked well enough for the differences to be
+estimated, and what the values of groups that share no object rest on.  The
+Summary sheet, the command line and the Diagnostics all print these
+sentences, so they say the same thing everywhere.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import overlap_verdict
+
+__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "trust_sentences"]
+
+#: Below this p-value the test of "no difference in stringency" counts as evidence that assessors differ.
+DIFFERENCE_P = 0.05
+
+
+def assessors_differ(stats: dict) -> bool | None:
+    """True/False when the model tested whether assessors differ in stringency (sigma_b = 0), else None."""
+    p = stats.get("sigma_b_p")
+    if p is None or isinstance(p, list) or not np.isfinite(p):
+        return None
+    return bool(p < DIFFERENCE_P)
+
+
+def stringency_sentence(stats: dict) -> str:
+    """Whether and by how much the assessors differ in stringency (models that estimate sigma_b)."""
+    sigma = stats.get("sigma_b")
+    if sigma is None or isinstance(sigma, list):
+        return ""
+    low, high, p = stats.get("sigma_b_low"), stats.get("sigma_b_high"), stats.get("sigma_b_p")
+    interval = (f"; 95% between {low:.2g} and {high:.2g}" if low is not None and np.isfinite(low) else "")
+    if assessors_differ(stats):
+        return (f"Assessors differ in stringency by about ±{sigma:.2g} score points (SD of the biases{interval}): "
+                "calibration corrects each value for its readers' stringency, as far as the shared reads allow.")
+    if assessors_differ(stats) is False:
+        return (f"The panel's assessors do not measurably differ in stringency (SD of the biases {sigma:.2g}{interval}; "
+                f"test of no difference p = {p:.2g}): the values are close to confidence-weighted plain averages.")
+    return f"Assessors differ in stringency by about ±{sigma:.2g} score points (SD of the biases)."
+
+
+def _group_listing(result, shown: int = 5) -> str:
+    groups = result.biases["group"] if "group" in result.biases else None
+    if groups is None:
+        return ""
+    parts = []
+    for g in sorted(groups.unique())[:shown]:
+        names = list(groups.index[groups == g][:6])
+        more = " ..." if (groups == g).sum() > 6 else ""
+        parts.append(f"group {g}: {', '.join(map(str, names))}{more}")
+    extra = f"; and {groups.nunique() - shown} more" if groups.nunique() > shown else ""
+    return " (" + "; ".join(parts) + extra + ")"
+
+
+def linkage_sentence(result) -> str:
+    """How well the shared reads tie the assessors together, and what unconnected groups rest on."""
+    s = result.stats
+    n = s["n_components"]
+    if n > 1 and "group" in result.biases:
+        return (f"The panel splits into {n} groups that share no objects{_group_listing(result)}. Within a group the "
+                "values are calibrated from the shared reads; between groups they rest on the model's assumption "
+                f"that each group is on average as strict as the panel. {n - 1} read(s) across groups would link "
+                "them: next-reads proposes them.")
+    if n > 1:
+        return (f"The panel splits into {n} groups that share no objects, each fitted on its own scale: values of "
+                "different groups are not comparable.")
+    mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
+    text = f"Assessor overlap mu2 = {mu2:.3g} (0..1, larger is better): {overlap_verdict(mu2)}."
+    if np.isfinite(mu2) and mu2 < 0.1 and s.get("sigma_b") is not None:
+        text += " The model keeps poorly linked assessors' biases close to 0, so their values stay close to plain averages."
+    return text
+
+
+def trust_sentences(result) -> list[str]:
+    """The sentences that say how far to trust this calibration (stringency, linkage, groups)."""
+    return [t for t in (stringency_sentence(result.stats), linkage_sentence(result)) if t]
