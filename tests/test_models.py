@@ -1,0 +1,173 @@
+"""The calibration models beyond the fixed fit: random assessors (the default), random objects, random both.
+
+Checked against independent computations: the dense mixed-model equations, a brute-force restricted likelihood,
+the limits the models must reach (plain averages, the fixed fit), and coverage in simulation with known truth.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+
+import xlcalib
+from xlcalib.calibration import MODEL_WORDS, MODELS, model_name
+from xlcalib.calibration.graph import Design
+from xlcalib.calibration.models import random_assessors
+from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.errors import InputError
+
+
+def _panel(seed=0, A=8, O=30, reads=3, bias_sd=0.6, noise=0.5):
+    rng = np.random.default_rng(seed)
+    v, b = rng.normal(0, 1, O), rng.normal(0, bias_sd, A)
+    rows = [(f"a{a}", f"o{o}", v[o] + b[a] + noise * rng.standard_normal(), 1.0)
+            for o in range(O) for a in rng.choice(A, reads, replace=False)]
+    return pd.DataFrame(rows, columns=["assessor", "object", "score", "sd"]), v, b
+
+
+def test_default_model_and_names():
+    assert xlcalib.calibrate(_panel()[0]).stats["model"] == "random-assessors"
+    assert model_name("shrinkage") == "random-objects" and model_name(" Fixed ") == "fixed"
+    with pytest.raises(InputError, match="model must be one of random-assessors, random-both, fixed, random-objects"):
+        model_name("bayes")
+    assert set(MODEL_WORDS) == set(MODELS) and all(MODEL_WORDS.values())
+
+
+def test_an_assessor_linked_to_nobody_changes_nothing_else_and_keeps_the_prior():
+    """No linkage: an assessor who shares no object adds nothing to the likelihood; its bias keeps the prior."""
+    ev, *_ = _panel(1)
+    lone = pd.DataFrame([("loner", "z", 4.2, 1.0)], columns=ev.columns)
+    base, r = xlcalib.calibrate(ev), xlcalib.calibrate(pd.concat([ev, lone], ignore_index=True))
+    assert r.stats["sigma_b"] == pytest.approx(base.stats["sigma_b"], rel=1e-6)  # up to the optimiser's tolerance
+    diff = lambda res: res.values["value"].drop(index="z", errors="ignore") - res.values["value"].iloc[0]  # noqa: E731
+    np.testing.assert_allclose(diff(r), diff(base), atol=1e-9)  # the others' comparisons are untouched
+    # the loner's bias is as uncertain as the prior says: more than any linked assessor's
+    assert r.biases.at["loner", "se"] > r.biases.drop(index="loner")["se"].max()
+    assert r.stats["n_components"] == 2 and "group" in r.values
+
+
+def test_strong_linkage_approaches_the_fixed_fit():
+    """Every assessor reads every object with little noise: the biases are determined, the prior hardly matters."""
+    rng = np.random.default_rng(3)
+    A, O = 6, 120
+    v, b = rng.normal(0, 1, O), rng.normal(0, 1, A)
+    ev = pd.DataFrame([(f"a{a}", f"o{o}", v[o] + b[a] + 0.05 * rng.standard_normal(), 1.0)
+                       for o in range(O) for a in range(A)], columns=["assessor", "object", "score", "confidence"])
+    ra, fx = xlcalib.calibrate(ev), xlcalib.calibrate(ev, model="fixed")
+    np.testing.assert_allclose(ra.values["value"], fx.values["value"], atol=2e-3)
+    np.testing.assert_allclose(ra.biases["bias"], fx.biases["bias"], atol=2e-3)
+
+
+def test_no_difference_in_stringency_gives_weighted_plain_averages():
+    """sigma_b estimated at 0: the values are the confidence-weighted averages (in the weighted gauge)."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for o in range(40):
+        for a in rng.choice(10, 3, replace=False):
+            rows.append((f"a{a}", f"o{o}", float(o % 7), 1.0))  # every reader gives the same score: no bias at all
+    ev = pd.DataFrame(rows, columns=["assessor", "object", "score", "sd"])
+    r = xlcalib.calibrate(ev)
+    assert r.stats["sigma_b"] == pytest.approx(0.0, abs=1e-6)
+    raw = ev.groupby("object")["score"].mean()
+    np.testing.assert_allclose(r.values["value"], raw.reindex(r.values.index), atol=1e-3)
+
+
+def _reml_brute_force(ev: pd.DataFrame):
+    """sigma_b and w maximising the restricted likelihood computed from the dense marginal covariance."""
+    a = pd.factorize(ev["assessor"])[0]
+    o = pd.factorize(ev["object"])[0]
+    y = ev["score"].to_numpy()
+    c = ev["confidence"].to_numpy()
+    N, A, O = y.size, a.max() + 1, o.max() + 1
+    X = np.zeros((N, O))
+    X[np.arange(N), o] = 1
+    Z = np.zeros((N, A))
+    Z[np.arange(N), a] = 1
+
+    def m2l(params):
+        log_w, log_s2 = params
+        V = np.exp(log_w) * np.diag(1 / c) + np.exp(log_s2) * Z @ Z.T
+        Vi = np.linalg.inv(V)
+        XtViX = X.T @ Vi @ X
+        beta = np.linalg.solve(XtViX, X.T @ Vi @ y)
+        r = y - X @ beta
+        return np.linalg.slogdet(V)[1] + np.linalg.slogdet(XtViX)[1] + r @ Vi @ r
+
+    best = minimize(m2l, x0=[0.0, -1.0], method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000})
+    return float(np.sqrt(np.exp(best.x[1]))), float(np.exp(best.x[0]))
+
+
+def test_reml_matches_the_dense_restricted_likelihood():
+    ev, *_ = _panel(7, A=6, O=15, reads=3, bias_sd=0.8, noise=0.6)
+    ev = ev.rename(columns={"sd": "confidence"}).assign(confidence=lambda d: np.where(np.arange(len(d)) % 3, 1.0, 3.0))
+    sigma_b, w = _reml_brute_force(ev)
+    r = xlcalib.calibrate(ev)
+    assert r.stats["sigma_b"] == pytest.approx(sigma_b, rel=1e-3)
+    assert r.stats["sigma_b_low"] < sigma_b < r.stats["sigma_b_high"]
+
+
+def test_covariance_at_one_variance_is_the_inverse_of_the_mixed_model_equations():
+    """At a single grid point the moment-matched covariance is w times the inverse MME coefficient matrix."""
+    ev, *_ = _panel(11, A=5, O=12, reads=2)
+    a = pd.factorize(ev["assessor"])[0].astype(np.intp)
+    o = pd.factorize(ev["object"])[0].astype(np.intp)
+    c = np.linspace(0.5, 2.0, len(ev))
+    design = Design(a, o, c, a.max() + 1, o.max() + 1)
+    V, r, S0 = random_assessors._pieces(design, ev["score"].to_numpy())
+    mu, U = np.linalg.eigh(design.reduced_laplacian(dense=True))
+    spec = random_assessors._Spectrum(np.clip(mu, 0, None), U, U.T @ r, S0, len(ev) - design.n_objects, False)
+    lam = np.array([0.7])
+    theta, H, w_ref, _ = random_assessors._mixture_covariance(spec, lam, spec.noise(lam), np.array([1.0]))
+    A_, O_ = design.n_assessors, design.n_objects
+    Cm = design.Cm.toarray()
+    C = np.block([[np.diag(design.C_o), Cm.T], [Cm, np.diag(design.C_a) + lam[0] * np.eye(A_)]])
+    Cinv = np.linalg.inv(C)
+    np.testing.assert_allclose(H, Cinv[O_:, O_:], atol=1e-10)
+    B = np.bincount(a, weights=c * ev["score"].to_numpy(), minlength=A_)
+    sol = np.linalg.solve(C, np.concatenate([V, B]))
+    np.testing.assert_allclose(theta, sol[O_:], atol=1e-10)
+
+
+def test_unconnected_groups_are_calibrated_and_said_so():
+    ev, *_ = _panel(2, A=4, O=10, reads=2)
+    other = ev.assign(assessor=ev["assessor"] + "x", object=ev["object"] + "x", score=ev["score"] + 1)
+    both = pd.concat([ev, other], ignore_index=True)
+    r = xlcalib.calibrate(both)
+    assert r.stats["n_components"] == 2 and set(r.biases["group"]) == {1, 2}
+    text = r.summary()
+    assert "2 groups that share no objects" in text and "as strict as the panel" in text and "1 read(s)" in text
+    assert len(r.ranking(top_k=5, draws=500)) == 20  # one ranking across the groups
+    with pytest.raises(InputError, match="not connected"):
+        xlcalib.calibrate(both, model="fixed")
+
+
+def test_every_object_read_once_needs_declared_sds():
+    ev = pd.DataFrame({"assessor": ["a", "b", "c"], "object": ["x", "y", "z"], "score": [1.0, 2.0, 3.0],
+                       "level": ["High", "Medium", "Low"]})
+    with pytest.raises(InputError, match="every object was read once"):
+        xlcalib.calibrate(ev)
+
+
+@pytest.mark.parametrize("model", ["random-assessors", "random-both"])
+def test_interval_coverage_in_simulation(model):
+    """Known truth, Gaussian noise, expertise-grouped design: 95% intervals cover about 95% (seeded)."""
+    covered, total = 0, 0
+    for seed in range(40):
+        p = simulate_panel(12, 60, 3, n_subjects=3, whole_points=False, scale=(-1e9, 1e9), n_conflicts=0, seed=seed)
+        r = xlcalib.calibrate(p.evaluations.drop(columns="sd"), model=model)
+        C = r.biases["total_confidence"]
+        target = p.values.reindex(r.values.index) + float((C / C.sum() * p.biases.reindex(C.index)).sum())
+        covered += int(((r.values["lower"] <= target) & (target <= r.values["upper"])).sum())
+        total += len(target)
+    assert 0.93 <= covered / total <= 0.97
+
+
+def test_rankings_are_drawn_with_the_objects_spread():
+    p = simulate_panel(12, 60, 3, n_subjects=3, seed=4)
+    r = xlcalib.calibrate(p.evaluations.drop(columns="sd"))
+    table = r.ranking(top_k=8, draws=1000)
+    assert table.attrs["decision_model"] == "random-both" and r.stats["decision_model"] == "random-both"
+    assert table["rank"].is_monotonic_increasing
+    fixed = xlcalib.calibrate(p.evaluations.drop(columns="sd"), model="fixed").ranking(top_k=8, draws=1000)
+    assert fixed.attrs["decision_model"] == "fixed"
