@@ -401,8 +401,9 @@ def test_one_assessor_one_object_disconnected_lengths_and_columns():
 
 def test_confidence_input_needs_degrees_of_freedom():
     conf = _base().drop(columns="sd").assign(confidence=1.0).iloc[:3]
-    with pytest.raises(InputError, match="N - A - O \\+ components = 3 - 2 - 2 \\+ 1 = 0"):
-        calibrate_fixed(conf)
+    for model in ("fixed", "random-assessors", "random-both", "random-objects"):  # no model reports a zero noise
+        with pytest.raises(InputError, match="N - A - O \\+ groups = 3 - 2 - 2 \\+ 1 = 0"):
+            xlcalib.calibrate(conf, model=model)
 
 
 def test_input_is_not_modified():

@@ -145,7 +145,7 @@ def test_unconnected_groups_are_calibrated_and_said_so():
 def test_every_object_read_once_needs_declared_sds():
     ev = pd.DataFrame({"assessor": ["a", "b", "c"], "object": ["x", "y", "z"], "score": [1.0, 2.0, 3.0],
                        "level": ["High", "Medium", "Low"]})
-    with pytest.raises(InputError, match="every object was read once"):
+    with pytest.raises(InputError, match="need spare evaluations to estimate the noise of a read"):
         xlcalib.calibrate(ev)
 
 

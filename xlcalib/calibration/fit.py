@@ -79,6 +79,18 @@ def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> 
     )
 
 
+def _refuse_no_spare_reads(data: PanelData, n_comp: int) -> None:
+    """Relative confidences on a panel the fixed effects fit exactly: the noise of a read and the assessors'
+    stringency cannot be told apart, and any model would report a noise of (nearly) zero."""
+    N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
+    what = "confidence levels (relative)" if data.kind == "level" else "confidences (relative weights)"
+    raise InputError(
+        f"{what} need spare evaluations to estimate the noise of a read: N - A - O + groups = {N} - {A} - {O} + "
+        f"{n_comp} = {N - A - O + n_comp}, so the scores can be fitted exactly and the noise cannot be told apart from "
+        "the assessors' stringency. Give SDs in score units (taken at face value) or add evaluations"
+    )
+
+
 def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge: str,
                per_component: bool) -> list[_Part]:
     """Each component's design (local indices) and its model fit; the whole panel as one part for a model
@@ -121,7 +133,8 @@ def _uncertainty(parts, weights, N_of, gauge, estimated):
         # mu2 and the robustness bounds are properties of the graph: always from the fixed-effects system
         # (an unconnected graph has mu2 = 0: no bound holds)
         fixed_solver = (fit.covariance.solver if isinstance(fit.covariance, ReducedCovariance) and fit.covariance.shift
-                        else ReducedSolver(design) if design.n_assessors > 1 and part.connected else None)
+                        else design.shared.get("fixed_solver") or (ReducedSolver(design) if design.n_assessors > 1
+                                                                     and part.connected else None))
         m = (0.0 if not part.connected else float("nan") if fixed_solver is None else mu2(fixed_solver))
         n = N_of(part)
         value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
@@ -213,7 +226,7 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
     return stats
 
 
-def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool) -> DecisionBasis | None:
+def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts) -> DecisionBasis | None:
     """The posterior decisions are drawn from, when the model names another one for them (see
     :class:`~xlcalib.calibration.result.DecisionBasis`); ``None``: the values' own posterior."""
     name = getattr(spec, "DECISIONS_BY", None)
@@ -223,7 +236,7 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool) -> D
     A, O = data.n_assessors, data.n_objects
     if other.MAX_ASSESSORS is not None and A > other.MAX_ASSESSORS:
         return None
-    design = Design(data.ai, data.oi, data.confidences, A, O)
+    design = parts[0].design if len(parts) == 1 else Design(data.ai, data.oi, data.confidences, A, O)
     fit = other.fit_component(design, data.scores, gauge, data.face_value)
     weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
     post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
@@ -310,6 +323,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     if spec.MAX_ASSESSORS is not None and A > spec.MAX_ASSESSORS:
         raise InputError(f"the {model} model is available up to {spec.MAX_ASSESSORS} assessors (this panel has {A})")
 
+    if not data.face_value and N - A - O + n_comp <= 0:
+        _refuse_no_spare_reads(data, n_comp)
     parts = _fit_parts(data, comp_of_a, comp_of_o, n_comp, spec, gauge, per_component)
     v, b = _gather(parts, data)
     R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
@@ -330,7 +345,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
-    basis = _decision_basis(data, spec, gauge, per_component)
+    basis = _decision_basis(data, spec, gauge, per_component, parts)
     if basis is not None:
         stats["decision_model"] = basis.model
     return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,

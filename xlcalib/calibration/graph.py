@@ -94,6 +94,8 @@ class Design:
     n_objects: int
 
     def __post_init__(self):
+        #: derived results several models of the same panel share (the variance moments), computed once
+        self.shared: dict = {}
         self.C_o = np.bincount(self.oi, weights=self.c, minlength=self.n_objects)
         self.C_a = np.bincount(self.ai, weights=self.c, minlength=self.n_assessors)
         self.C = float(self.C_a.sum())
@@ -155,10 +157,13 @@ class ReducedSolver:
     :data:`DOUBLE_INVERSE_LIMIT`), preconditioned conjugate gradients above.
     """
 
-    def __init__(self, design: Design, lam: float = 0.0, ridge: float = 0.0):
+    def __init__(self, design: Design, lam: float = 0.0, ridge: float = 0.0, centred: bool = False):
         self.design = design
         self.lam = float(lam)
         self.ridge = float(ridge)
+        # centred: the ridge acts on deviations from the assessors' mean, ridge (I - 1 1'/A) -- assessors as random
+        # effects around a common mean that is itself a fixed effect (objects and assessors both random)
+        self.centre = self.ridge / design.n_assessors if centred else 0.0
         A = design.n_assessors
         self.dense = A <= DENSE_ASSESSOR_LIMIT
         self.C = design.C
@@ -175,6 +180,8 @@ class ReducedSolver:
             M = design.reduced_laplacian(dense=True, lam=self.lam)
             if self.ridge:
                 M[np.diag_indices_from(M)] += self.ridge
+            if self.centre:
+                M -= self.centre
             for start in range(0, A, 512) if self.rank_one else ():  # rank-one term in row chunks: no A x A temporary
                 M[start:start + 512] += np.outer(Ca[start:start + 512] * self.rank_one, Ca)
             if self.single:
@@ -184,10 +191,10 @@ class ReducedSolver:
             self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
 
     def _iterative_operators(self) -> None:
-        Ca, A, rank_one, ridge = self.design.C_a, self.design.n_assessors, self.rank_one, self.ridge
+        Ca, A, rank_one, ridge, centre = self.design.C_a, self.design.n_assessors, self.rank_one, self.ridge, self.centre
         M = self.design.reduced_laplacian(dense=False, lam=self.lam)
-        self.op = spla.LinearOperator((A, A), matvec=lambda x: M @ x + ridge * x + Ca * (Ca @ x) * rank_one,
-                                      dtype=float)
+        self.op = spla.LinearOperator(
+            (A, A), matvec=lambda x: M @ x + ridge * x - centre * x.sum() + Ca * (Ca @ x) * rank_one, dtype=float)
         self.precond = spla.LinearOperator((A, A), matvec=lambda x: x / (Ca + ridge + Ca**2 * rank_one), dtype=float)
 
     def matvec(self, x: np.ndarray) -> np.ndarray:
@@ -195,9 +202,9 @@ class ReducedSolver:
         d = self.design
         Cd = d.C_o + self.lam
         if x.ndim == 1:
-            out = (d.C_a + self.ridge) * x - d.Cm @ ((d.Cm.T @ x) / Cd)
+            out = (d.C_a + self.ridge) * x - d.Cm @ ((d.Cm.T @ x) / Cd) - self.centre * x.sum()
             return out + d.C_a * (d.C_a @ x) * self.rank_one if self.rank_one else out
-        out = (d.C_a + self.ridge)[:, None] * x - d.Cm @ ((d.Cm.T @ x) / Cd[:, None])
+        out = (d.C_a + self.ridge)[:, None] * x - d.Cm @ ((d.Cm.T @ x) / Cd[:, None]) - self.centre * x.sum(axis=0)
         return out + np.outer(d.C_a, d.C_a @ x) * self.rank_one if self.rank_one else out
 
     def _solve_factor(self, rhs: np.ndarray) -> np.ndarray:

@@ -107,7 +107,7 @@ class ReducedCovariance:
 
     def with_design(self, design: Design) -> "ReducedCovariance":
         """The same model's H for another design (extra reads added)."""
-        return ReducedCovariance(ReducedSolver(design, self.solver.lam, self.solver.ridge))
+        return ReducedCovariance(ReducedSolver(design, self.solver.lam, self.solver.ridge, bool(self.solver.centre)))
 
 
 class MatrixCovariance:

@@ -65,7 +65,7 @@ LINKS_GROUPS = True
 #: object stands among the others need the objects' spread as a prior (see result.DecisionBasis).
 DECISIONS_BY = "random-both"
 #: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).
-EIGEN_ASSESSOR_LIMIT = 1500
+EIGEN_ASSESSOR_LIMIT = 800
 #: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.
 RHO_GRID = 48
 #: Grid weights below this share are dropped (they change no reported digit).
@@ -210,28 +210,24 @@ def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
 
 
 def _fit_plug_in(design: Design, s: np.ndarray, face_value: bool, n_free: int):
-    """Large panels: the REML estimate of lam by a bounded search, each step one Cholesky factor."""
-    from scipy.optimize import minimize_scalar
+    """Large panels: sigma_b^2 and w from moments of the fixed fit (see :mod:`..moments`), plugged in.
 
-    V, r, S0 = _pieces(design, s)
-    c_typical = float(np.median(design.c))
+    With thousands of assessors the variances are well determined and a likelihood search would cost many
+    factorisations; one factor of ``M + lam I`` then gives the values, biases and their covariance.
+    """
+    from ..moments import bias_moments
 
-    def m2l(log_lam):
-        solver = ReducedSolver(design, ridge=float(np.exp(log_lam)))
-        R = max(S0 - float(r @ solver.solve(r)), 1e-300)
-        logdet = solver.log_determinant() - design.n_assessors * log_lam
-        return (R if face_value else n_free * np.log(R)) + logdet
-
-    best = minimize_scalar(m2l, bounds=(np.log(c_typical * 1e-8), np.log(c_typical * 1e8)), method="bounded",
-                           options={"xatol": 1e-5})
-    lam = float(np.exp(best.x))
+    _V, r, S0 = _pieces(design, s)
+    sigma2, w_moment = bias_moments(design, s, face_value)
+    lam = w_moment / sigma2 if sigma2 > 0 else 1e12 * float(np.max(design.C_a))
     solver = ReducedSolver(design, ridge=lam)
     theta = solver.solve(r)
     w = 1.0 if face_value else max(S0 - float(r @ theta), 1e-300) / n_free
-    extras = {"sigma_b": float(np.sqrt(w / lam)), "sigma_b_low": float("nan"), "sigma_b_high": float("nan"),
+    extras = {"sigma_b": float(np.sqrt(sigma2)), "sigma_b_low": float("nan"), "sigma_b_high": float("nan"),
               "sigma_b_p": float("nan"),
-              "sigma_b_method": f"REML, plugged in (with {design.n_assessors} assessors its uncertainty is small)"}
-    return V, theta, ReducedCovariance(solver), w, extras
+              "sigma_b_method": (f"moments of the fixed fit, plugged in (with {design.n_assessors} assessors its "
+                                 "uncertainty is small)")}
+    return _V, theta, ReducedCovariance(solver), w, extras
 
 
 def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:

@@ -37,7 +37,8 @@ import numpy as np
 
 from ...errors import InputError
 from ..graph import Design
-from ..posterior import MatrixCovariance
+from ..graph import ReducedSolver
+from ..posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
 
 NAME = "random-both"
@@ -45,7 +46,12 @@ ALIASES = ()
 DESCRIPTION = ("objects' values and assessors' biases both random effects: values shrunk towards the panel "
                "mean, biases towards 0")
 #: Every variance is found from eigendecompositions of the A x A reduced system.
-MAX_ASSESSORS = 3000
+MAX_ASSESSORS = None
+#: Up to this many assessors both variances are found jointly by REML (an eigendecomposition per trial lam).
+NESTED_ASSESSOR_LIMIT = 250
+#: Up to this many assessors sigma_b is integrated over its posterior (one eigendecomposition); above it the
+#: variances come from moments and are plugged in (see :mod:`..moments`).
+EIGEN_ASSESSOR_LIMIT = 800
 LINKS_GROUPS = True
 #: Grid points over the assessors' variance share in (0, 1) (midpoints).
 RHO_GRID = 48
@@ -175,6 +181,60 @@ def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
     return basis.U @ mean, H, w_ref, (kappa, weight, w), L
 
 
+def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_value: bool, start: float) -> float:
+    """REML lam at a fixed kappa by a bounded search around the moment estimate, one Cholesky factor per trial."""
+    from scipy.optimize import minimize_scalar
+
+    c = design.c
+    V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
+    B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
+
+    def m2l(log_lam):
+        lam = float(np.exp(log_lam))
+        Cd = design.C_o + lam
+        r = B - design.Cm @ (V / Cd)
+        solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
+        R = max(float(c @ s**2 - V @ (V / Cd)) - float(r @ solver.solve(r)), 1e-300)
+        fit = R if face_value else n_free * np.log(R)
+        return fit + float(np.log1p(design.C_o / lam).sum()) + solver.log_determinant()
+
+    best = minimize_scalar(m2l, bounds=(np.log(start / 50), np.log(start * 50)), method="bounded",
+                           options={"xatol": 1e-3})
+    return float(np.exp(best.x))
+
+
+def _moment_start(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float, float]:
+    """(lam, kappa, w) from moments: the starting point, and the answer on large panels."""
+    from ..moments import bias_moments, object_variance
+
+    sigma2, w = bias_moments(design, s, face_value)
+    tau2 = object_variance(design, s, sigma2, w)
+    scale = float(np.median(design.c))
+    kappa = w / sigma2 if sigma2 > 0 else 1e6 * scale
+    return w / tau2, kappa, w
+
+
+def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+    """Large panels: both variances from moments, plugged in; one factor gives values, biases and covariance."""
+    N, A, O = design.c.size, design.n_assessors, design.n_objects
+    lam, kappa, _w = _moment_start(design, s, face_value)
+    c = design.c
+    Cd = design.C_o + lam
+    V = np.bincount(design.oi, weights=c * s, minlength=O)
+    B = np.bincount(design.ai, weights=c * s, minlength=A)
+    r = B - design.Cm @ (V / Cd)
+    solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
+    theta = solver.solve(r)
+    w = 1.0 if face_value else max(float(c @ s**2 - V @ (V / Cd)) - float(r @ theta), 1e-300) / (N - 1)
+    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
+    mu = float(kvec @ theta)
+    u = (V - design.Cm.T @ theta) / Cd
+    extras = {"sigma_b": float(np.sqrt(w / kappa)), "sigma_b_low": float("nan"), "sigma_b_high": float("nan"),
+              "sigma_b_p": float("nan"), "tau2": w / lam, "shrinkage_lambda": lam,
+              "sigma_b_method": f"moments of the fixed fit, plugged in (with {A} assessors their uncertainty is small)"}
+    return ComponentFit(mu + u, theta - mu, ReducedCovariance(solver), lam=lam, w=w, extras=extras)
+
+
 def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
     """Posterior means of the values and biases, reported in the gauge asked for."""
     N, A, O = design.c.size, design.n_assessors, design.n_objects
@@ -183,8 +243,15 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
         raise InputError("every object was read once, so the reads cannot be compared: neither the assessors' "
                          "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
                          "units (taken at face value), or add second reads")
-    basis, kappa_hat, best = _reml(design, s, n_free, face_value)
+    if A > EIGEN_ASSESSOR_LIMIT:
+        return _fit_plug_in(design, s, gauge, face_value)
     scale = float(np.median(design.c))
+    if A <= NESTED_ASSESSOR_LIMIT:
+        basis, kappa_hat, best = _reml(design, s, n_free, face_value)
+    else:
+        lam0, kappa0, _w = _moment_start(design, s, face_value)
+        basis = _basis(design, s, _lam_search(design, s, kappa0, n_free, face_value, lam0))
+        kappa_hat, best = _best_kappa(basis, n_free, face_value, scale)
     theta, H, w_ref, (kappa, weight, w), L = _mixture(basis, n_free, face_value, scale)
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
     mu = float(kvec @ theta)

@@ -1,0 +1,82 @@
+"""Variance components from moments: sigma_b^2, w and tau^2 without a search over the likelihood.
+
+Why: on national-scale panels (thousands of assessors) the variances are
+determined to a few per cent by the sheer number of reads, while a restricted
+likelihood needs an A x A factorisation per trial value -- many times the
+cost of the fit itself.  The fixed-effects fit gives them from moments
+instead (in the spirit of Henderson 1953, Biometrics 9:226, "Estimation of
+variance and covariance components"):
+
+* ``w = R / (N - A - O + components)`` (unbiased under either model);
+* its biases, centred within each component, have ``E[sum (b_a - bbar)^2] =
+  sigma_b^2 (A - components) + w tr(P H)`` with ``H`` the fixed fit's
+  covariance of the biases (from the inverse its standard errors need anyway);
+* the objects' weighted means spread as ``Var(ybar_o) = tau^2 + sigma_b^2
+  sum c^2 / C_o^2 + w / C_o``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import Design, components
+from .models.fixed import fit_component as fixed_fit
+from .posterior import Posterior
+
+__all__ = ["bias_moments", "object_variance"]
+
+
+def _sub_design(design: Design, mask_e, a_idx, o_idx) -> Design:
+    a_local = np.full(design.n_assessors, -1, dtype=np.intp)
+    a_local[a_idx] = np.arange(a_idx.size)
+    o_local = np.full(design.n_objects, -1, dtype=np.intp)
+    o_local[o_idx] = np.arange(o_idx.size)
+    return Design(a_local[design.ai[mask_e]], o_local[design.oi[mask_e]], design.c[mask_e], a_idx.size, o_idx.size)
+
+
+def bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float]:
+    """(sigma_b^2, w) from the fixed-effects fit of each connected component (w = 1 at face value).
+
+    Kept on the design (``design.shared``): the values' model and the decisions' model of one panel share it.
+    """
+    key = ("bias_moments", face_value)
+    if key not in design.shared:
+        design.shared[key] = _bias_moments(design, s, face_value)
+    return design.shared[key]
+
+
+def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float]:
+    n, comp_a, comp_o = components(design.ai, design.oi, design.n_assessors, design.n_objects)
+    spread, trace, resid, dof = 0.0, 0.0, 0.0, 0
+    for k in range(n):
+        mask = comp_a[design.ai] == k
+        a_idx, o_idx = np.flatnonzero(comp_a == k), np.flatnonzero(comp_o == k)
+        if a_idx.size < 2:
+            continue
+        sub = design if n == 1 else _sub_design(design, mask, a_idx, o_idx)
+        fit = fixed_fit(sub, s[mask], "simple", face_value)
+        if n == 1:  # the graph's own solver: mu2 and the robustness bounds need it too
+            design.shared["fixed_solver"] = fit.covariance.solver
+        b = fit.biases - fit.biases.mean()
+        spread += float(b @ b)
+        var_b = Posterior(sub, fit.covariance, 1.0, 0.0, "simple").variances()[1]  # diag of P H P, units of w
+        trace += float(var_b.sum())
+        resid += float(sub.c @ (s[mask] - fit.values[sub.oi] - fit.biases[sub.ai]) ** 2)
+        dof += sub.c.size - sub.n_assessors - sub.n_objects + 1
+    if face_value:
+        w = 1.0
+    else:
+        w = resid / dof if dof > 0 else 1.0
+    df_b = design.n_assessors - n
+    sigma2 = (spread - w * trace) / df_b if df_b > 0 else 0.0
+    return max(sigma2, 0.0), w
+
+
+def object_variance(design: Design, s: np.ndarray, sigma_b2: float, w: float) -> float:
+    """tau^2: the spread of the objects' weighted means less the part their readers' biases and noise explain."""
+    c = design.c
+    C_o = design.C_o
+    ybar = np.bincount(design.oi, weights=c * s, minlength=design.n_objects) / C_o
+    c2 = np.bincount(design.oi, weights=c * c, minlength=design.n_objects)
+    noise = sigma_b2 * c2 / C_o**2 + w / C_o
+    floor = 1e-6 * max(float(np.var(ybar)), 1e-300)
+    return max(float(np.var(ybar, ddof=1) - noise.mean()), floor)
