@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .calibration import MODEL_WORDS
+from .calibration.verdict import assessors_differ, trust_sentences
 from .workbook.base import ChartSpec, Column, RefLine, SheetSpec
 
 SCORE, PROB, COUNT, RELIAB = "0.00", "0%", "0", "0.000"
@@ -305,15 +307,17 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     rows.append(("What was calibrated",
                  f"{s['n_objects']} objects scored by {s['n_assessors']} assessors in {s['n_evaluations']} reads "
                  f"({per_object.min()}{'' if per_object.min() == per_object.max() else f'-{per_object.max()}'} "
-                 "reads per object). Each assessor's stringency was estimated "
-                 "from the objects they share with others and taken out; surer reads count more."))
+                 f"reads per object). Model {s.get('model', 'fixed')}: {MODEL_WORDS.get(s.get('model', 'fixed'), '')}. "
+                 "Each assessor's stringency is estimated from the objects they share with others and taken out; "
+                 "surer reads count more."))
+    rows.append(("How far to trust calibration", " ".join(trust_sentences(result))))
     pending = int(checks["problem"].astype(str).str.contains("pending", regex=False).sum()) if checks is not None else 0
     if pending:
         rows.append(("Still to come", f"{pending} allocated read(s) have no score yet (pending): left out of this run "
                                       "and listed on Checks. Re-run when they are in."))
-    if s.get("n_components", 1) > 1:
-        rows.append(("Warning", f"The panel falls into {s['n_components']} groups that share no objects: values from "
-                                "different groups are not comparable."))
+    outside = _outside_scores(result, evaluations)
+    if outside:
+        rows.append(("Values beyond the scores given", outside))
     a = assessors.frame
     if len(a):
         rows.append(("Harshest assessor", f"{a['assessor'].iloc[0]}: {a['in plain words'].iloc[0]}."))
@@ -325,10 +329,14 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     r = ranking.frame
     if "changed by calibration" in r.columns:
         changed = r.loc[r["changed by calibration"], "object"].tolist()
-        rows.append(("Decisions calibration changed",
-                     f"{len(changed)} decision(s) at the funding line differ from plain averages"
-                     + (": " + ", ".join(changed[:12]) + (" ..." if len(changed) > 12 else "") if changed else "")
-                     + " (amber rows on Ranking)."))
+        listing = (": " + ", ".join(changed[:12]) + (" ..." if len(changed) > 12 else "")) if changed else ""
+        if assessors_differ(s) is False:
+            text = (f"{len(changed)} decision(s) at the funding line differ from plain averages{listing}; the assessors "
+                    "do not measurably differ in stringency, so this is the confidence weights and chance, not a "
+                    "correction to act on (amber rows on Ranking).")
+        else:
+            text = f"{len(changed)} decision(s) at the funding line differ from plain averages{listing} (amber rows on Ranking)."
+        rows.append(("Decisions calibration changed", text))
         if "lottery" in r.columns:
             drawn = r.loc[r["lottery"] == "funded by lottery", "object"].tolist()
             pool = int(r["lottery"].isin(["funded by lottery", "not drawn"]).sum())
@@ -369,6 +377,19 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     cols = {"topic": Column("topic", None, ""),
             "in plain words": Column("in plain words", None, "", wrap=True, max_width=100)}
     return SheetSpec("Summary", frame, preamble, cols, landscape=False)
+
+
+def _outside_scores(result, evaluations) -> str:
+    """Why some calibrated values lie beyond the lowest or highest score anyone gave (empty when none do)."""
+    lo, hi = float(evaluations["score"].min()), float(evaluations["score"].max())
+    v = result.values["value"]
+    out = v[(v < lo) | (v > hi)]
+    if out.empty:
+        return ""
+    names = ", ".join(f"{o} ({x:.2f})" for o, x in out.head(8).items()) + (" ..." if len(out) > 8 else "")
+    return (f"{len(out)} value(s) lie outside the scores given ({lo:g} to {hi:g}): {names}. A value is what an "
+            "assessor of average stringency would give; an object read only by harsh (or lenient) assessors is "
+            "moved beyond the scores they gave. Check those objects' reads before relying on it.")
 
 
 _PLAIN_STATS = {
