@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from xlcalib.errors import InputError
+from xlcalib.cells import cell_value
 from xlcalib.workbook import (
     ChartSpec,
     OpenpyxlBook,
-    cell_value,
     new_workbook,
     open_book,
     open_workbook,

@@ -34,6 +34,16 @@ Rules (documented once, applied everywhere):
   :func:`as_vector` accepts a single row or a single column.
 * **Formula cells never calculated** (:class:`Uncalculated`, from the
   workbook reader) are reported as such, never as blank.
+* **Scores** — a score cell beyond :data:`MAX_ABS_SCORE` is refused by the
+  statistic that reads it: squares and products of scores stay finite.
+* **And back** — :func:`cell_value` turns a Python or numpy value into what a
+  cell holds (numpy scalars unboxed, NaN/NaT/NA blank, anything else that is
+  not a number, a logical value or a date as text); :func:`column_cells` does
+  the same for a whole column at once.  Both spreadsheet paths (the result
+  workbooks and the spreadsheet functions) write cells through them.
+* **Cell references** — :func:`column_letter` / :func:`column_number` and
+  :func:`cell_position` move between ``"C12"`` and (row 12, column 3);
+  :func:`merged_range_of` finds the merged range a cell lies in.
 """
 from __future__ import annotations
 
@@ -41,7 +51,8 @@ import datetime as _dt
 import math
 import operator
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,6 +63,7 @@ __all__ = [
     "EXCEL_ERRORS",
     "EXCEL_MAX_ROWS",
     "EXCEL_MAX_COLUMNS",
+    "MAX_ABS_SCORE",
     "MAX_WORK_BYTES",
     "Uncalculated",
     "is_blank",
@@ -76,7 +88,12 @@ __all__ = [
     "format_bytes",
     "trim_trailing_blanks",
     "same_length",
+    "cell_value",
+    "column_cells",
     "column_letter",
+    "column_number",
+    "cell_position",
+    "merged_range_of",
 ]
 
 #: Excel's error values as text, and the COM integers xlwings may pass for them.
@@ -356,6 +373,10 @@ EXCEL_MAX_COLUMNS = 16_384
 #: Largest seed accepted (numpy's generators take any non-negative integer;
 #: a cell holds integers exactly only up to 2**53).
 MAX_SEED = 2**53
+#: Largest |score| a statistic accepts in a score cell: squared residuals times confidences (calibration) and
+#: squared differences (agreement, error variances) stay finite, and scores rounded for agreement stay exact
+#: (a float holds whole numbers exactly up to 2**53, about 9e15).
+MAX_ABS_SCORE = 1e15
 
 
 def format_bytes(n: float) -> str:
@@ -502,6 +523,84 @@ def same_length(**columns: Sequence[Any]) -> int:
     return next(iter(lengths.values()), 0)
 
 
+# ----------------------------------------------------------------------------
+# A value back into a cell (result sheets, spreadsheet functions)
+# ----------------------------------------------------------------------------
+
+def _pandas_missing(value: Any) -> bool:
+    """True for pandas' missing-value markers NaT and NA (pandas is not imported for this: without it loaded,
+    no value can be one of them)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and (value is pd.NaT or value is pd.NA)
+
+
+def cell_value(value: Any) -> Any:
+    """A Python or numpy value as a spreadsheet cell holds it: the one conversion every writer uses.
+
+    numpy scalars become Python ones; ``None``, NaN, pandas' ``NaT`` and ``NA``
+    become a blank cell (``None``); numbers, logical values, dates and times
+    pass; text passes as plain ``str``; anything else (a list, a Decimal ...) is
+    shown as its text.  Why one function: a value must look the same on a
+    result sheet and in a spreadsheet function's spilled table.
+
+    >>> import numpy as np
+    >>> [cell_value(v) for v in (np.int64(3), np.float32(0.5), float("nan"), np.bool_(True), None, [1])]
+    [3, 0.5, None, True, None, '[1]']
+    """
+    if value is None:
+        return None
+    if type(value) is str:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if isinstance(value, int):
+        return value
+    if _pandas_missing(value):  # checked before dates: NaT is a datetime
+        return None
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value
+    return str(value)
+
+
+def column_cells(column: Any) -> list:
+    """One column (a pandas Series or Index, a numpy array, a list) as cell values.
+
+    The same values as :func:`cell_value` gives one by one, converted a whole
+    column at a time where the dtype allows it (floats with NaN blank,
+    integers and logical values as Python scalars, text as it is): result
+    sheets and spilled tables have columns of a million numbers.
+
+    >>> column_cells(np.array([1.5, np.nan]))
+    [1.5, None]
+    """
+    pandas_like = hasattr(column, "to_numpy")
+    array = column.to_numpy() if pandas_like else np.asarray(column)
+    if isinstance(getattr(column, "dtype", array.dtype), np.dtype):  # a numpy dtype (not a pandas extension)
+        kind = array.dtype.kind
+        if kind == "f":
+            out = array.astype(object)
+            out[np.isnan(array)] = None
+            return out.tolist()
+        if kind in "iub":
+            return array.tolist()
+    values = (column.to_numpy(dtype=object) if pandas_like else array.astype(object)).tolist()
+    if all(type(v) is str for v in values):  # labels: nothing to convert
+        return values
+    return list(map(cell_value, values))
+
+
+# ----------------------------------------------------------------------------
+# Cell references ("C12" <-> row 12, column 3)
+# ----------------------------------------------------------------------------
+
+_REFERENCE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
+
+
 def column_letter(index: int) -> str:
     """Spreadsheet column letters for a 1-based column index (1 -> A, 28 -> AB)."""
     letters = ""
@@ -509,3 +608,36 @@ def column_letter(index: int) -> str:
         index, remainder = divmod(index - 1, 26)
         letters = chr(65 + remainder) + letters
     return letters
+
+
+def column_number(letters: str | bytes) -> int:
+    """The 1-based column index of spreadsheet column letters (A -> 1, AB -> 28); the inverse of
+    :func:`column_letter`.  Bytes are accepted (the workbook reader scans raw XML)."""
+    if isinstance(letters, bytes):
+        letters = letters.decode("ascii")
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + ord(ch) - 64
+    return number
+
+
+def cell_position(ref: str) -> tuple[int, int]:
+    """(row, column) of an A1-style cell reference: ``"C12"`` -> (12, 3); ``$`` signs are allowed.
+
+    >>> cell_position("$AB$7")
+    (7, 28)
+    """
+    match = _REFERENCE.match(ref.strip())
+    if match is None:
+        raise ValueError(f"not a cell reference: {ref!r}")
+    return int(match.group(2)), column_number(match.group(1))
+
+
+def merged_range_of(cell: str, merged: Iterable[str]) -> str | None:
+    """The first of the merged ranges *merged* (``"A2:A3"``) that holds *cell* (``"A3"``), or None."""
+    row, col = cell_position(cell)
+    for ref in merged:
+        (r1, c1), (r2, c2) = (cell_position(part) for part in ref.split(":"))
+        if c1 <= col <= c2 and r1 <= row <= r2:
+            return ref
+    return None

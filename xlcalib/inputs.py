@@ -22,10 +22,12 @@ import numpy as np
 
 from .cells import (
     EXCEL_ERRORS,
+    MAX_ABS_SCORE,
     Uncalculated,
     column_letter,
     excel_error_code,
     is_blank,
+    merged_range_of,
     parse_label,
     parse_number,
 )
@@ -51,8 +53,6 @@ __all__ = [
 # Numeric ranges of calibration inputs (squares and products stay finite; the solver resolves them)
 # ----------------------------------------------------------------------------
 
-#: |score| above this is refused: squared residuals times confidences must stay finite.
-MAX_ABS_SCORE = 1e15
 #: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
 SD_RANGE = (1e-15, 1e15)
 #: Confidences outside this range are refused.
@@ -817,26 +817,15 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     return PanelInput(frame, kind, sheet_rows, pend, problems, settings, sheet, hidden)
 
 
-def _cell_position(ref: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", ref)
-    col = 0
-    for ch in m.group(1):
-        col = col * 26 + ord(ch) - 64
-    return col, int(m.group(2))
-
-
 def _explain_merged(problem: Problem, merged: Sequence[str]) -> Problem:
     """Add 'inside merged cells A2:A3' to a problem at a cell of a merged range (its non-anchor cells read blank)."""
     if not problem.cell or problem.severity != "error":
         return problem
-    col, row = _cell_position(problem.cell)
-    for ref in merged:
-        (c1, r1), (c2, r2) = (_cell_position(part) for part in ref.split(":"))
-        if c1 <= col <= c2 and r1 <= row <= r2:
-            return Problem(problem.severity, problem.sheet, problem.cell, problem.row, problem.column,
-                           f"{problem.message} (the cell is inside merged cells {ref}: unmerge them and fill in "
-                           "every row)")
-    return problem
+    ref = merged_range_of(problem.cell, merged)
+    if ref is None:
+        return problem
+    return Problem(problem.severity, problem.sheet, problem.cell, problem.row, problem.column,
+                   f"{problem.message} (the cell is inside merged cells {ref}: unmerge them and fill in every row)")
 
 
 def _row_of(where: str) -> int | None:

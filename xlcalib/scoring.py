@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .cells import check_memory, real_argument, whole_argument
+from .cells import MAX_ABS_SCORE, check_memory, real_argument, whole_argument
 from .errors import InputError
 
 __all__ = [
@@ -35,10 +35,6 @@ __all__ = [
     "quadratic_weighted_kappa",
     "cohen_kappa",
 ]
-
-
-#: Scores beyond +-1e15 are refused: agreement is computed on rounded scores, exact only up to 2**53.
-MAX_ABS_SCORE = 1e15
 
 
 def _vector(values, name: str) -> np.ndarray:

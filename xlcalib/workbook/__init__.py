@@ -21,7 +21,6 @@ from .base import (
     RefLine,
     SheetSpec,
     WorkbookBackend,
-    cell_value,
     is_formula_text,
     open_book,
 )
@@ -37,7 +36,7 @@ from .openpyxl_backend import (
 from .xlsxwriter_backend import XlsxWriterBook, new_result_book
 
 __all__ = [
-    "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "cell_value", "is_formula_text", "open_book",
+    "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "is_formula_text", "open_book",
     "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
     "write_bytes_atomically", "write_frames", "XlsxWriterBook", "new_result_book",
 ]

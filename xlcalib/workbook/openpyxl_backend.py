@@ -39,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..cells import cell_position, cell_value
 from ..errors import InputError, os_error_message
 from .base import (
     CHART_COLOURS,
@@ -51,9 +52,7 @@ from .base import (
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
-    _split_ref,
     cell_format,
-    cell_value,
     frame_rows,
     is_formula_text,
     ref_line_cells,
@@ -428,7 +427,7 @@ class OpenpyxlBook(WorkbookBackend):
                 chart.series.append(series)
             for row, column, value in ref_line_cells(spec):  # end points under the chart (see ref_line_cells)
                 write_cell(ws, row, column, value)
-            left, top = _split_ref(spec.anchor)
+            top, left = cell_position(spec.anchor)
             for k, line in enumerate(spec.ref_lines):
                 r = top + 2 * k
                 ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),

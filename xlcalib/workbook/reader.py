@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cells import Uncalculated
+from ..cells import Uncalculated, cell_position, column_letter, column_number
 from ..errors import InputError
 from .base import Block, WorkbookBackend
 
@@ -76,20 +76,6 @@ _MERGE = re.compile(rb"<mergeCell\s[^>]*?\bref=\"([A-Z]{1,3}\d+:[A-Z]{1,3}\d+)\"
 
 class ErrorValue(str):
     """An Excel error value read from a cell (``#N/A``, ``#DIV/0!`` ...); a ``str`` so the input rules see the code."""
-
-
-def column_number(letters: str | bytes) -> int:
-    if isinstance(letters, bytes):
-        letters = letters.decode("ascii")
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def _split(ref: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", ref)
-    return int(m.group(2)), column_number(m.group(1))
 
 
 def _mb(n: float) -> str:
@@ -307,8 +293,6 @@ def scan_ods(path: Path, zf: zipfile.ZipFile) -> int:
 
 
 def _ref(row: int, col: int) -> str:
-    from ..cells import column_letter
-
     return f"{column_letter(col)}{row}"
 
 
@@ -398,7 +382,7 @@ class FastBook(WorkbookBackend):
         if errors or uncalc:
             for marks, kind in ((errors, ErrorValue), (uncalc, Uncalculated)):
                 for ref, text in marks.items():
-                    r, c = _split(ref)
+                    r, c = cell_position(ref)
                     i, j = r - first_row, c - first_col
                     if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
                         rows[i][j] = kind(text)
@@ -424,7 +408,7 @@ class FastBook(WorkbookBackend):
             wb.close()
         for marks, kind in ((scan.errors, ErrorValue), (scan.uncalculated, Uncalculated)):
             for ref, text in marks.items():
-                cells[_split(ref)] = kind(text)
+                cells[cell_position(ref)] = kind(text)
         row_numbers = sorted({r for r, _ in cells})
         col_numbers = sorted({c for _, c in cells})
         rpos = {r: i for i, r in enumerate(row_numbers)}

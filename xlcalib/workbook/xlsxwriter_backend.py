@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..cells import cell_position, cell_value, column_cells
 from ..errors import InputError
 from .base import (
     CHART_COLOURS,
@@ -49,9 +50,7 @@ from .base import (
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
-    _split_ref,
     cell_format,
-    cell_value,
     check_sheet_size,
     frame_rows,
     ref_line_cells,
@@ -80,21 +79,6 @@ def excel_pixels(width: float) -> int:
     """The pixels Excel draws a column of stored *width* (characters) with (ECMA-376 18.3.1.13): XlsxWriter
     stores whole pixels, so the column shows exactly as the openpyxl backend's width shows."""
     return int(((256 * width + int(128 / _PX_PER_CHAR)) / 256) * _PX_PER_CHAR)
-
-
-def _column_values(series: pd.Series) -> list:
-    """A column as cell values (what :func:`cell_value` gives per value), converted per column where the dtype
-    allows: floats with NaN as None, integers and booleans as Python scalars."""
-    if pd.api.types.is_bool_dtype(series) and not series.isna().any():
-        return series.astype(bool).tolist()
-    if pd.api.types.is_integer_dtype(series) and not series.isna().any():
-        return series.astype(np.int64).tolist()
-    if pd.api.types.is_float_dtype(series) and series.dtype.kind == "f":
-        values = series.to_numpy(dtype=float)
-        out = values.astype(object)
-        out[np.isnan(values)] = None
-        return out.tolist()
-    return [cell_value(v) for v in series.to_numpy(dtype=object)]
 
 
 def _row_heights(spec: SheetSpec, wrapped: list[bool], widths: list[float]) -> np.ndarray:
@@ -263,7 +247,7 @@ class _Renderer:
         rows_xml = _RowXml.for_sheet(ws) if n >= FAST_ROWS else None
         for start in range(0, n, CHUNK_ROWS):  # cell values of a block of rows at a time: bounded memory
             stop = min(n, start + CHUNK_ROWS)
-            values = [_column_values(frame[c].iloc[start:stop]) for c in names]
+            values = [column_cells(frame[c].iloc[start:stop]) for c in names]
             if rows_xml is not None and (lines is None or (lines[start:stop] <= 1).all()) and \
                     rows_xml.write(first + start, values, looks[start:stop], None if line is None else line - start,
                                    extra, look_of):
@@ -364,7 +348,7 @@ class _Renderer:
                 if k == 0 and spec.error_column is not None:
                     series["y_error_bars"] = self._error_bars(sheet, spec, first, last)
                 chart.add_series(series)
-            left, top = _split_ref(spec.anchor)
+            top, left = cell_position(spec.anchor)
             for k, line in enumerate(spec.ref_lines):
                 r = top - 1 + 2 * k
                 chart.add_series({"name": line.name, "categories": [sheet, r, left, r + 1, left],
