@@ -4,7 +4,8 @@ The backends implement it: :class:`~xlcalib.workbook.openpyxl_backend.OpenpyxlBo
 (files; used by the CLI and tested fully),
 :class:`~xlcalib.workbook.xlwings_backend.XlwingsBook` (a live Excel workbook
 through xlwings; a few lines per operation), and the file readers and the
-result writer.  :func:`open_book` picks the backend from the object it is given.
+result writer.  This module knows none of them: :func:`xlcalib.workbook.open_book`,
+one floor up in the package's face, picks the backend from the object it is given.
 
 Operations (all sheet names are matched case-insensitively on reading):
 
@@ -390,20 +391,3 @@ def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "") -> tuple[list[
     rows.append([cell_value(c) for c in frame.columns])
     rows += [[cell_value(v) for v in r] for r in frame.to_numpy(dtype=object)]
     return rows, header_row
-
-
-def open_book(book) -> WorkbookBackend:
-    """The backend for *book*: an openpyxl ``Workbook``, an xlwings ``Book``, or a backend already."""
-    if isinstance(book, WorkbookBackend):
-        return book
-    module = type(book).__module__
-    if module.startswith("openpyxl"):
-        from .openpyxl_backend import OpenpyxlBook
-
-        return OpenpyxlBook(book)
-    if module.startswith("xlwings"):
-        from .xlwings_backend import XlwingsBook
-
-        return XlwingsBook(book)
-    raise TypeError(f"unsupported workbook type {type(book).__module__}.{type(book).__name__}: "
-                    "pass an openpyxl Workbook or an xlwings Book")

@@ -43,6 +43,7 @@ from ..inputs import (
     RawTable,
     find_columns,
 )
+from . import reader  # its limits, read at call time (one set of limits for every reader)
 from .base import Block, WorkbookBackend
 
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.
@@ -58,8 +59,6 @@ class CsvBook(WorkbookBackend):
     """One CSV file seen as a workbook with one sheet; writing is not supported (results go to a new file)."""
 
     def __init__(self, path, sheet: str = "Evaluations"):
-        from . import reader
-
         path = Path(path)
         if not path.is_file():
             raise InputError(f"file not found: {path}")
@@ -74,8 +73,6 @@ class CsvBook(WorkbookBackend):
     # ------------------------------------------------------------------ bounds
     def _scan(self) -> None:
         """Line ends, longest line, NUL bytes and the field count, in slices (memory: a few slices)."""
-        from . import reader
-
         data, name = self.data, self.path.name
         buf = np.frombuffer(data, dtype=np.uint8)
         ends = []
@@ -131,16 +128,16 @@ class CsvBook(WorkbookBackend):
             return per_line, np.arange(1, len(per_line) + 1)
         csv.field_size_limit(MAX_LINE_BYTES)
         text = io.StringIO(data.decode("utf-8-sig", "replace"), newline="")
-        reader = csv.reader(text, delimiter=delim)
+        records = csv.reader(text, delimiter=delim)
         counts, lines = [], []
         line = 1
         try:
-            for record in reader:
+            for record in records:
                 counts.append(len(record) if any(f.strip() for f in record) else 0)
                 lines.append(line)
-                line = reader.line_num + 1
+                line = records.line_num + 1
         except csv.Error as exc:
-            raise InputError(f"{self.path.name}, line {reader.line_num}: {exc}") from None
+            raise InputError(f"{self.path.name}, line {records.line_num}: {exc}") from None
         return np.asarray(counts), np.asarray(lines)
 
     # ------------------------------------------------------------------ reading
