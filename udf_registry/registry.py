@@ -62,15 +62,15 @@ class Entry:
 
 
 REGISTRY: dict[str, Entry] = {}
-#: category -> the seed (specification in /work/shared/seeds) its formulas come from
+#: category -> the paper (or documentation) its formulas come from, as docs/FUNCTIONS.md cites it
 CATEGORIES: dict[str, str] = {}
 
 
-def category(name: str, *, seed: str) -> str:
-    """Declare a function category (shown in Excel's Function Wizard) and the seed it implements."""
+def category(name: str, *, reference: str) -> str:
+    """Declare a function category (shown in Excel's Function Wizard) and the reference its formulas follow."""
     if not name.startswith("xlcalib "):
         raise TypeError(f"category {name!r} must start with 'xlcalib '")
-    CATEGORIES[name] = seed
+    CATEGORIES[name] = reference
     return name
 
 

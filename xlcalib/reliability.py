@@ -1,8 +1,9 @@
 """Reliability of ratings and of aggregates: ICC family, k-rater reliability, Spearman-Brown, Krippendorff's alpha.
 
-Specification: ``k_rater_reliability.txt`` (Wong, Paritosh & Aroyo, "k-rater
-reliability") and its references Shrout & Fleiss (1979), McGraw & Wong
-(1996), Krippendorff (2011).
+References: Wong & Paritosh (2022), "k-Rater Reliability: The Correct Unit of
+Reliability for Aggregated Human Annotations", ACL 2022 (cited below as
+"Wong & Paritosh 2022"), and its references Shrout & Fleiss (1979), McGraw &
+Wong (1996), Krippendorff (2011).
 
 Ratings are an *items x raters* table (2-D array or DataFrame); ``NaN`` marks
 a missing rating.  A long table (item, rater, score) is also accepted by
@@ -302,7 +303,7 @@ def icc(ratings, form: str = "ICC1k", **kwargs) -> float:
 
 
 def spearman_brown(icc1: float, k: float) -> float:
-    """Spearman-Brown prophecy: reliability of the mean of k ratings, ``k r / (1 + (k-1) r)`` (seed eq. 1).
+    """Spearman-Brown prophecy: reliability of the mean of k ratings, ``k r / (1 + (k-1) r)`` (Wong & Paritosh 2022, eq. 1).
 
     >>> round(spearman_brown(0.59, 13), 3)
     0.949
@@ -441,7 +442,7 @@ def _pair_reliability(a: np.ndarray, b: np.ndarray, coefficient: str) -> np.ndar
 # ----------------------------------------------------------------------------
 @dataclass
 class KRRBootstrapResult:
-    """Bootstrap k-rater reliability (seed section 5.1).
+    """Bootstrap k-rater reliability (Wong & Paritosh 2022, section 5.1).
 
     ``estimate`` is the mean of the replicate reliabilities; ``ci_low``,
     ``ci_high`` the percentile interval at level ``ci_level``.
@@ -472,18 +473,18 @@ def _padded(x: np.ndarray):
 
 def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int = 0,
                   coefficient: str = "alpha_interval", alpha: float = 0.05) -> KRRBootstrapResult:
-    """Bootstrap k-rater reliability of the item means (seed section 5.1).
+    """Bootstrap k-rater reliability of the item means (Wong & Paritosh 2022, section 5.1).
 
     Each replicate resamples, within every item and independently twice, its
     ratings with replacement at the same size (``k=None``: each item's own
     number of ratings; or ``k`` ratings per item), averages each resample, and
     measures the reliability between the two aggregate vectors
-    (``coefficient``: ``alpha_interval`` (default, as in the seed),
+    (``coefficient``: ``alpha_interval`` (default, as in the paper),
     ``alpha_ordinal``, ``alpha_nominal``, ``alpha_ratio`` or ``pearson``).
     Vectorised over replicates for ``alpha_interval`` and ``pearson``.
 
-    The seed's Table 1 reports 0.953 for WordSim-353 with 13 raters and 100
-    bootstrap samples.
+    Wong & Paritosh (2022), Table 1, report 0.953 for WordSim-353 with 13 raters
+    and 100 bootstrap samples.
     """
     if coefficient not in _COEFFICIENTS:
         raise InputError(f"coefficient must be one of {', '.join(_COEFFICIENTS)}, not {coefficient!r}")
@@ -524,7 +525,7 @@ def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int =
 
 def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
                   coefficient: str = "alpha_interval") -> pd.DataFrame:
-    """Empirical k-rater reliability from two replications (seed section 4.2).
+    """Empirical k-rater reliability from two replications (Wong & Paritosh 2022, section 4.2).
 
     For each k: draw k rating columns at random (without replacement) from each
     replication, average them per item, and measure the reliability between
@@ -565,13 +566,13 @@ def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
 
 def krr_curve(ratings, replication=None, k_max: int | None = None, sb_ratings: int = 2, seed: int = 0,
               n_draws: int = 100) -> pd.DataFrame:
-    """The data behind the seed's Figure 1: reliability of k-rater means for k = 1..k_max.
+    """The data behind Wong & Paritosh (2022), Figure 1: reliability of k-rater means for k = 1..k_max.
 
     Columns: ``k``; ``empirical`` (:func:`krr_empirical` between ``ratings``
     and ``replication``, if given); ``icc_k`` (analytical ICC(k) from the
     one-way variance components of all ratings, Appendix A); ``spearman_brown``
     (Eq. 1 applied to ICC(1) computed from only ``sb_ratings`` randomly drawn
-    ratings per item, as the seed does to test its predictive accuracy).
+    ratings per item, as the paper does to test its predictive accuracy).
     """
     x = _as_matrix(ratings)
     _check_size(x)

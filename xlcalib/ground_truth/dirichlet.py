@@ -1,4 +1,4 @@
-"""Dirichlet plausibilities and annotation certainty (seed section 2.3, Appendix A, B.3).
+"""Dirichlet plausibilities and annotation certainty (Stutz et al. 2023, section 2.3, Appendix A, B.3).
 
 Top-1 label annotations: ``mu = gamma * s + alpha * 1`` with ``s`` the counts
 of annotators choosing each class, reliability ``gamma > 0`` and prior

@@ -1,4 +1,4 @@
-"""Continuous scores against a threshold (seed Appendix A: Wikipedia toxicity, AVA aesthetics).
+"""Continuous scores against a threshold (Stutz et al. 2023, Appendix A: Wikipedia toxicity, AVA aesthetics).
 
 Each item's ratings are modelled as normal with unknown (mu, sigma^2) under a
 normal-inverse-gamma prior: sigma^2 ~ InvGamma(a0, b0), mu | sigma^2 ~
@@ -9,7 +9,7 @@ Plausibilities are lambda = (P(y <= t), P(y > t)) for each posterior sample;
 certainty follows eq. 2-4: the fraction of samples in which the more
 frequent outcome is the likelier one (so it is at least 0.5).
 
-Prior (the seed estimates it from the scores; these are the defaults):
+Prior (the paper estimates it from the scores; these are the defaults):
 m0 = mean of all ratings, k0 = 1 (one pseudo-rating), a0 = 2, and b0 = the
 pooled within-item variance (so the prior mean of sigma^2 equals it).
 """

@@ -1,6 +1,6 @@
 """openpyxl backend: workbook files (CLI, tests), safe reading of hand-edited workbooks, atomic writing.
 
-Safety rules (issue 6):
+Safety rules (a workbook from outside is untrusted input: it may be hostile, huge, encrypted or damaged):
 
 * ``defusedxml`` is a runtime dependency; openpyxl detects it and parses all
   workbook XML through it, so entity-expansion ("billion laughs") and
