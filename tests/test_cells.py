@@ -32,6 +32,7 @@ from xlcalib.cells import (
     probability_argument,
     real_argument,
     same_length,
+    number_table_argument,
     seed_argument,
     whole_argument,
 )
@@ -240,6 +241,20 @@ def test_real_and_probability_arguments_name_their_interval():
     for bad in (0, 1, -0.1):
         with pytest.raises(InputError, match="the alpha argument must be in \\(0, 1\\)"):
             probability_argument(bad, "alpha")
+
+
+def test_number_table_argument_refuses_text_and_logicals():
+    table = number_table_argument([[1, None], [2.5, np.nan]], "counts", "items x classes")
+    assert table.shape == (2, 2) and np.isnan(table[0, 1]) and np.isnan(table[1, 1])
+    assert number_table_argument([1, 2, 3], "counts", "items x classes").shape == (1, 3)  # one row: one item
+    for bad in ([[1, "nan"]], [[1, True]], np.array([["1"]])):
+        with pytest.raises(InputError, match="ratings must be numbers \\(items x raters; blank = not rated\\); "
+                                             "found text or TRUE/FALSE"):
+            number_table_argument(bad, "ratings", "items x raters", "; blank = not rated")
+    with pytest.raises(InputError, match="counts must be numbers \\(items x classes\\)$"):
+        number_table_argument([[1, {}]], "counts", "items x classes")
+    with pytest.raises(InputError, match="counts must be a 2-D items x classes table"):
+        number_table_argument(np.zeros((2, 2, 2)), "counts", "items x classes")
 
 
 def test_memory_is_refused_above_the_limit_with_the_need_named():

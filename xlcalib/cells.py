@@ -84,6 +84,7 @@ __all__ = [
     "seed_argument",
     "real_argument",
     "probability_argument",
+    "number_table_argument",
     "check_memory",
     "format_bytes",
     "trim_trailing_blanks",
@@ -216,17 +217,25 @@ def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
     )
 
 
-def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
-    """One cell as a float; blank -> NaN when allowed.  *where* names the cell in messages."""
+def _is_blank_cell(value: Any, where: str) -> bool:
+    """True for a blank cell.  A never-calculated formula or an Excel error value is refused here, alike for a
+    number and a name: neither is a value, and a formula is never taken for a blank."""
     if type(value) is Uncalculated:
         raise InputError(f"{where} {UNCALCULATED_TEXT}")
     if is_blank(value):
-        if allow_blank:
-            return math.nan
-        raise InputError(f"{where} is blank; a number is required")
+        return True
     error = excel_error_code(value)
     if error is not None:
         raise InputError(f"{where} holds the Excel error {error}")
+    return False
+
+
+def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
+    """One cell as a float; blank -> NaN when allowed.  *where* names the cell in messages."""
+    if _is_blank_cell(value, where):
+        if allow_blank:
+            return math.nan
+        raise InputError(f"{where} is blank; a number is required")
     if isinstance(value, bool):
         raise InputError(f"{where} is a logical value ({'TRUE' if value else 'FALSE'}); a number is required")
     if isinstance(value, (_dt.date, _dt.time, _dt.timedelta)):
@@ -237,36 +246,36 @@ def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
             raise InputError(f"{where} is not a finite number ({number})")
         return number
     if isinstance(value, str):
-        text = value.strip().replace("\u00a0", "")
-        if _PLAIN_NUMBER.match(text):
-            number = float(text)
-            if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
-                raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
-            return number
-        if _THOUSANDS.match(text):
-            raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
-                             "Enter it as a number so it is not misread")
-        if _DECIMAL_COMMA.match(text):
-            raise InputError(
-                f"{where} is the text '{text}' with a decimal comma; enter it as a number "
-                f"(e.g. {text.replace(',', '.')}) so it is not misread"
-            )
-        shown = text if len(text) <= 30 else text[:27] + "..."
-        raise InputError(f"{where} is text ('{shown}'); a number is required")
+        return _number_from_text(value.strip().replace("\u00a0", ""), where)
     raise InputError(f"{where} holds a value of type {type(value).__name__}; a number is required")
+
+
+def _number_from_text(text: str, where: str) -> float:
+    """A number stored as text, in the plain ``1234.5`` form only: a decimal comma or a thousands separator is
+    refused with a hint, since reading "3,5" as 35 or 3.5 would be a guess."""
+    if _PLAIN_NUMBER.match(text):
+        number = float(text)
+        if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
+            raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
+        return number
+    if _THOUSANDS.match(text):
+        raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
+                         "Enter it as a number so it is not misread")
+    if _DECIMAL_COMMA.match(text):
+        raise InputError(
+            f"{where} is the text '{text}' with a decimal comma; enter it as a number "
+            f"(e.g. {text.replace(',', '.')}) so it is not misread"
+        )
+    shown = text if len(text) <= 30 else text[:27] + "..."
+    raise InputError(f"{where} is text ('{shown}'); a number is required")
 
 
 def parse_label(value: Any, where: str, allow_blank: bool = False) -> str | None:
     """One cell as an identifier text; whole numbers lose their '.0'; blank -> None when allowed."""
-    if type(value) is Uncalculated:
-        raise InputError(f"{where} {UNCALCULATED_TEXT}")
-    if is_blank(value):
+    if _is_blank_cell(value, where):
         if allow_blank:
             return None
         raise InputError(f"{where} is blank; a name or id is required")
-    error = excel_error_code(value)
-    if error is not None:
-        raise InputError(f"{where} holds the Excel error {error}")
     if isinstance(value, bool):
         raise InputError(f"{where} is a logical value; a name or id is required")
     if isinstance(value, (float, np.floating)):
@@ -459,6 +468,27 @@ def real_argument(value: Any, name: str, *, low: float = -math.inf, high: float 
 def probability_argument(value: Any, name: str) -> float:
     """A probability strictly between 0 and 1 (alpha, target reliability ...)."""
     return real_argument(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def number_table_argument(value: Any, name: str, layout: str, note: str = "") -> np.ndarray:
+    """A table argument of numbers (*layout* like ``"items x classes"``) as a 2-D float array; one row is one item.
+
+    Text and TRUE/FALSE are refused, never read ("nan", "1e999" or TRUE in a table of counts is a mistake, not
+    a number); NaN and None pass as NaN for the statistic to treat as missing.  *note* adds to the layout in
+    messages (``"; blank = not rated"``).
+    """
+    raw = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
+        raise InputError(f"{name} must be numbers ({layout}{note}); found text or TRUE/FALSE")
+    try:
+        table = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numbers ({layout}{note})") from None
+    if table.ndim == 1:
+        table = table[None, :]
+    if table.ndim != 2:
+        raise InputError(f"{name} must be a 2-D {layout} table")
+    return table
 
 
 def is_number_text(text: str) -> bool:
