@@ -832,8 +832,8 @@ def _check_listed_names(check: _TableCheck, name: str, labels: np.ndarray, liste
     for members in groups.values():
         if len({m for m, _ in members}) > 1:
             text = " and ".join(f"'{m}' ({w})" for m, w in members)
-            check.problems.append(_list_problem(members[0][1], title, f"{word} list: {text} differ only in case or "
-                                                                      f"spaces; they count as different {word.lower()}"))
+            message = f"{word} list: {text} differ only in case or spaces; they count as different {word.lower()}"
+            check.problems.append(_list_problem(members[0][1], title, message))
 
 
 def _list_problem(where: str, title: str, message: str) -> Problem:

@@ -51,10 +51,6 @@ MAX_LINE_BYTES = 1024 * 1024
 _SLICE = 32 * 1024 * 1024
 
 
-def _mb(n: float) -> str:
-    return f"{n / 1e6:,.1f} MB"
-
-
 class _ReadColumns:
     """The columns of a read table by header position; a column the check does not use reads as blank."""
 
@@ -70,12 +66,7 @@ class CsvBook(WorkbookBackend):
 
     def __init__(self, path, sheet: str = "Evaluations"):
         path = Path(path)
-        if not path.is_file():
-            raise InputError(f"file not found: {path}")
-        size = path.stat().st_size
-        if size > reader.MAX_INPUT_BYTES:
-            raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(reader.MAX_INPUT_BYTES)} for an input file "
-                             "(see 'Input limits' in the README)")
+        reader.check_input_size(path)
         self.path, self.sheet, self.book = path, sheet, None
         self.data = path.read_bytes()
         self._scan()
@@ -102,8 +93,9 @@ class CsvBook(WorkbookBackend):
         lengths = ends - starts
         if lengths.size and lengths.max() > MAX_LINE_BYTES:
             line = int(np.argmax(lengths > MAX_LINE_BYTES)) + 1
-            raise InputError(f"{name}, line {line} is {_mb(int(lengths[line - 1]))} long; the limit is "
-                             f"{_mb(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input limits' in the README)")
+            raise InputError(f"{name}, line {line} is {reader.megabytes(int(lengths[line - 1]))} long; the limit is "
+                             f"{reader.megabytes(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input "
+                             "limits' in the README)")
         self.starts, self.ends = starts, ends
         head = data[:int(ends[0])] if ends.size else data
         head = head.decode("utf-8-sig", "replace")

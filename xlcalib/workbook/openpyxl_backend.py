@@ -386,11 +386,12 @@ class OpenpyxlBook(WorkbookBackend):
         """Render a :class:`SheetSpec`: values, fonts, formats, widths, header comments, marks, print setup, charts."""
         from openpyxl.utils import get_column_letter
 
-        rows, header_row = frame_rows(spec.frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        # the rows first: a refused frame leaves the book as it was
+        rows, header_row = frame_rows(spec.frame, spec.preamble, spec.name)
         self.delete_sheet(spec.name)
         ws = self.book.create_sheet(spec.name)
-        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):  # keep both views in step (a later step may read a result sheet)
-            self.values_book.create_sheet(spec.name)
+        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):
+            self.values_book.create_sheet(spec.name)  # keep both views in step (a later step may read a result sheet)
         widths = spec.widths()
         _SheetWriter(ws, spec, header_row, widths).write(rows)
         for j, width in enumerate(widths, start=1):

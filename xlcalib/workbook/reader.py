@@ -78,18 +78,24 @@ class ErrorValue(str):
     """An Excel error value read from a cell (``#N/A``, ``#DIV/0!`` ...); a ``str`` so the input rules see the code."""
 
 
-def _mb(n: float) -> str:
+def megabytes(n: float) -> str:
+    """A file or part size in words for the limit messages of every reader: ``210 MB``, ``1.5 kB``."""
     return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} kB"
 
 
-def check_file(path: Path) -> None:
-    """File-level checks shared by every reader: exists, size limit, not encrypted/old, a zip."""
+def check_input_size(path: Path) -> None:
+    """The checks every input file gets, workbook or CSV: it exists and is within :data:`MAX_INPUT_BYTES`."""
     if not path.is_file():
         raise InputError(f"file not found: {path}")
     size = path.stat().st_size
     if size > MAX_INPUT_BYTES:
-        raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(MAX_INPUT_BYTES)} for an input file "
+        raise InputError(f"{path.name} is {megabytes(size)}; the limit is {megabytes(MAX_INPUT_BYTES)} for an input file "
                          "(see 'Input limits' in the README)")
+
+
+def check_file(path: Path) -> None:
+    """File-level checks shared by every workbook reader: exists, size limit, not encrypted/old, a zip."""
+    check_input_size(path)
     with open(path, "rb") as handle:
         head = handle.read(8)
     if head == _OLE_MAGIC:
@@ -112,17 +118,17 @@ def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
         else:
             continue
         if info.file_size > limit:
-            raise InputError(f"{path.name}: {what} ({info.filename}) expands to {_mb(info.file_size)}; the limit is "
-                             f"{_mb(limit)} (see 'Input limits' in the README)")
+            raise InputError(f"{path.name}: {what} ({info.filename}) expands to {megabytes(info.file_size)}; the limit is "
+                             f"{megabytes(limit)} (see 'Input limits' in the README)")
     if total > MAX_UNCOMPRESSED_BYTES:
-        raise InputError(f"{path.name} expands to {_mb(total)} when unzipped; the limit is {_mb(MAX_UNCOMPRESSED_BYTES)} "
+        raise InputError(f"{path.name} expands to {megabytes(total)} when unzipped; the limit is {megabytes(MAX_UNCOMPRESSED_BYTES)} "
                          "(see 'Input limits' in the README)")
 
 
 def _small_part(zf: zipfile.ZipFile, name: str) -> bytes:
     info = zf.getinfo(name)
     if info.file_size > MAX_SMALL_PART_BYTES:
-        raise InputError(f"workbook part {name} is {_mb(info.file_size)}; the limit is {_mb(MAX_SMALL_PART_BYTES)}")
+        raise InputError(f"workbook part {name} is {megabytes(info.file_size)}; the limit is {megabytes(MAX_SMALL_PART_BYTES)}")
     return zf.read(name)
 
 
@@ -186,7 +192,7 @@ def _refuse_cells(path: Path, sheet: str, count: int, partial: bool) -> InputErr
     mem = count * 40  # ~40 bytes a cell once read (calamine's cell plus the Python object)
     return InputError(
         f"{path.name}, sheet {sheet}: holds {'more than ' if partial else ''}{count:,} cells; the limit is {MAX_CELLS:,} "
-        f"cells a sheet (Excel's 1,048,576 rows x 8 columns); reading them would need about {_mb(mem)} or more of "
+        f"cells a sheet (Excel's 1,048,576 rows x 8 columns); reading them would need about {megabytes(mem)} or more of "
         "memory. Keep only the evaluations table on the sheet (see 'Input limits' in the README)")
 
 
@@ -211,7 +217,7 @@ def scan_xlsx(path: Path, zf: zipfile.ZipFile, part: str, sheet: str) -> SheetSc
                 if cut < 0:
                     if len(data) > 4 * _CHUNK:
                         raise InputError(f"{path.name}, sheet {sheet}: a single row of the sheet's XML is over "
-                                         f"{_mb(4 * _CHUNK)}; a real row is far smaller (see 'Input limits' in the README)")
+                                         f"{megabytes(4 * _CHUNK)}; a real row is far smaller (see 'Input limits' in the README)")
                     carry = data
                     continue
                 data, carry = data[:cut + 6], data[cut + 6:]
@@ -271,7 +277,7 @@ def scan_ods(path: Path, zf: zipfile.ZipFile) -> int:
                 if cut < 0:
                     carry = data
                     if len(data) > 4 * _CHUNK:
-                        raise InputError(f"{path.name}: a single row is over {_mb(4 * _CHUNK)}")
+                        raise InputError(f"{path.name}: a single row is over {megabytes(4 * _CHUNK)}")
                     continue
                 data, carry = data[:cut + 18], data[cut + 18:]
             for row in data.split(b"<table:table-row")[1:]:
