@@ -63,6 +63,7 @@ __all__ = [
     "EXCEL_ERRORS",
     "EXCEL_MAX_ROWS",
     "EXCEL_MAX_COLUMNS",
+    "MAX_TEXT_CHARS",
     "MAX_ABS_SCORE",
     "MAX_WORK_BYTES",
     "Uncalculated",
@@ -379,6 +380,8 @@ MAX_WORK_BYTES = 2 * 1024**3
 #: Excel's own sheet limits (a template or result sheet never exceeds them).
 EXCEL_MAX_ROWS = 1_048_576
 EXCEL_MAX_COLUMNS = 16_384
+#: Longest text an Excel cell holds (a longer name could not be written back to a workbook).
+MAX_TEXT_CHARS = 32_767
 #: Largest seed accepted (numpy's generators take any non-negative integer;
 #: a cell holds integers exactly only up to 2**53).
 MAX_SEED = 2**53

@@ -23,6 +23,7 @@ import numpy as np
 from .cells import (
     EXCEL_ERRORS,
     MAX_ABS_SCORE,
+    MAX_TEXT_CHARS,
     Uncalculated,
     column_letter,
     excel_error_code,
@@ -138,8 +139,6 @@ def find_columns(header: Sequence[Any], wanted: dict[str, tuple[str, ...]], wher
 # The evaluations table, column-wise: every problem at once, pending rows, checks
 # ----------------------------------------------------------------------------
 
-#: Longest text accepted in a name cell: Excel's limit for one cell.
-MAX_TEXT_CHARS = 32_767
 #: Characters a workbook cannot store (XML 1.0 forbids them); a name holding one is refused by cell.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TITLES = {"assessor": "Assessor", "object": "Object", "score": "Score", "sd": "SD",

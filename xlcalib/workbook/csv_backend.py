@@ -16,7 +16,7 @@ pandas sees them, each refusal naming the limit:
   million commas is refused at once, naming its line);
 * the number of fields (:data:`~xlcalib.workbook.reader.MAX_CELLS`);
 * NUL bytes (never part of a text export; named by line);
-* fields longer than an Excel cell (:data:`xlcalib.inputs.MAX_TEXT_CHARS`), in
+* fields longer than an Excel cell (:data:`xlcalib.cells.MAX_TEXT_CHARS`), in
   the columns that are used, named by cell.
 
 Ragged rows are errors naming the row: more fields than the header is the
@@ -33,11 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cells import column_letter
+from ..cells import MAX_TEXT_CHARS, column_letter
 from ..errors import InputError, InputProblems
 from ..inputs import (
     EVALUATION_COLUMNS,
-    MAX_TEXT_CHARS,
     UNCERTAINTY_KINDS,
     Problem,
     RawTable,

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cells import Uncalculated, cell_position, column_letter, column_number
+from ..cells import EXCEL_MAX_ROWS, Uncalculated, cell_position, column_letter, column_number
 from ..errors import InputError
 from .base import Block, WorkbookBackend
 
@@ -54,9 +54,9 @@ MAX_SHARED_STRINGS_BYTES = 128 * 1024 * 1024
 #: Largest uncompressed size of all parts of a workbook together.
 MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
 #: Most cells read from one sheet: Excel's 1,048,576 rows x 8 columns.
-MAX_CELLS = 8 * 1_048_576
+MAX_CELLS = 8 * EXCEL_MAX_ROWS
 #: Most slots of the dense grid between the first and last data cell; beyond it the sheet is read by its data.
-MAX_GRID_CELLS = 8 * 1_048_576
+MAX_GRID_CELLS = 8 * EXCEL_MAX_ROWS
 #: Largest part of a workbook that is parsed whole (workbook.xml, relationships, tables).
 MAX_SMALL_PART_BYTES = 16 * 1024 * 1024
 
