@@ -50,93 +50,112 @@ def _text_output_rows(residuals: pd.DataFrame, repeats: int) -> list[dict]:
     return rows
 
 
+def _xlsx_read_rows(path: Path, n_eval: int, repeats: int) -> list[dict]:
+    """Reading and checking the evaluations sheet of an xlsx file, against pandas.read_excel's two engines."""
+    from xlcalib.inputs import read_panel
+    from xlcalib.workbook.reader import FastBook
+
+    def ours_read():
+        book = FastBook(path)
+        panel = read_panel(book)
+        book.close()
+        assert len(panel.frame) == n_eval and not panel.problems
+
+    t_ours = median_time(ours_read, repeats)
+    t_peer = median_time(lambda: pd.read_excel(path, sheet_name="Evaluations", engine="openpyxl"), repeats)
+    rows = [{"case": f"read + check evaluations sheet ({n_eval} rows)", "ours_s": t_ours,
+             "peer": "pandas.read_excel(openpyxl)", "peer_s": t_peer, "ratio": t_peer / t_ours,
+             "note": "ours: bounded scan + calamine + column-wise checks naming bad cells"}]
+    t_peer = median_time(lambda: pd.read_excel(path, sheet_name="Evaluations", engine="calamine"), repeats)
+    rows.append({"case": f"read + check evaluations sheet ({n_eval} rows)", "ours_s": t_ours,
+                 "peer": "pandas.read_excel(calamine)", "peer_s": t_peer, "ratio": t_peer / t_ours,
+                 "note": "the same Rust reader without bounds or checks"})
+    return rows
+
+
+def _xlsx_write_rows(residuals: pd.DataFrame, tmp: Path, repeats: int) -> list[dict]:
+    """Writing a styled Residuals sheet (XlsxWriter, and the same SheetSpec through openpyxl) against to_excel."""
+    from xlcalib.workbook import new_result_book, new_workbook, open_book, save_atomically
+
+    def ours_write(book):
+        open_book(book).write_frame("Residuals", residuals, preamble=[["xlcalib", "run"]], highlight="anomalous")
+        save_atomically(book, tmp / "w.xlsx")
+
+    shape = f"{len(residuals)} x {residuals.shape[1]}"
+    t_ours = median_time(lambda: ours_write(new_result_book()), repeats)
+    t_openpyxl = median_time(lambda: ours_write(new_workbook()), repeats)
+    rows = []
+    for engine in ("openpyxl", "xlsxwriter"):
+        t_peer = median_time(lambda: residuals.to_excel(tmp / "p.xlsx", sheet_name="Residuals", index=False,
+                                                        engine=engine), repeats)
+        rows.append({"case": f"write styled Residuals sheet ({shape})", "ours_s": t_ours,
+                     "peer": f"DataFrame.to_excel({engine})", "peer_s": t_peer, "ratio": t_peer / t_ours,
+                     "note": "ours (XlsxWriter, streamed): formats, comments, widths, highlights, atomic rename; "
+                             "the peer writes bare values"})
+    rows.append({"case": f"write styled Residuals sheet ({shape})", "ours_s": t_ours,
+                 "peer": "ours through openpyxl (live books, report copy)", "peer_s": t_openpyxl,
+                 "ratio": t_openpyxl / t_ours, "note": "the same SheetSpec rendered cell by cell by openpyxl"})
+    return rows
+
+
+def _csv_read_rows(csv_path: Path, repeats: int, shown: str, expected: int | None = None) -> list[dict]:
+    """Reading and checking an evaluations CSV, against pandas.read_csv (timed in turn, so both see one load);
+    with *expected*, each read is checked to give that many evaluations and no problem."""
+    from xlcalib.inputs import read_panel
+    from xlcalib.workbook.csv_backend import CsvBook
+
+    def ours_csv():
+        panel = read_panel(CsvBook(csv_path))
+        assert expected is None or (len(panel.frame) == expected and not panel.problems)
+
+    t_ours, t_peer = paired_median_times(ours_csv, lambda: pd.read_csv(csv_path), repeats)
+    return [{"case": f"read + check evaluations CSV ({shown} rows)", "ours_s": t_ours, "peer": "pandas.read_csv",
+             "peer_s": t_peer, "ratio": t_peer / t_ours, "note": "goal: within 3x of the peer (ratio >= 0.33)"}]
+
+
+def _big_rows(big: int, tmp: Path) -> list[dict]:
+    """A big-panel CSV: read and checked, then calibrated end to end with CSV output (one run)."""
+    from xlcalib.exercises import calibrate_file
+
+    big_path = tmp / "big.csv"
+    _panel(big, seed=1).to_csv(big_path, index=False)
+    rows = _csv_read_rows(big_path, 3, f"{big:,}")
+    started = time.perf_counter()
+    calibrate_file(big_path, tmp / "big_out", fmt="csv")
+    t_big = time.perf_counter() - started
+    t_peer = median_time(lambda: pd.read_csv(big_path), 1)
+    rows.append({"case": f"xlcalib calibrate {big:,}-row CSV end to end", "ours_s": t_big,
+                 "peer": "pandas.read_csv alone", "peer_s": t_peer, "ratio": t_peer / t_big,
+                 "note": "read + check, fit with bounds, write CSV; goal <= 10 s (one run)"})
+    return rows + _text_output_rows(pd.read_csv(tmp / "big_out" / "big_Residuals.csv"), 1)
+
+
 def run(n_eval: int = 30_000, repeats: int = 3, big: int | None = None) -> list[dict]:
     from xlcalib.exercises import calibrate_file
-    from xlcalib.inputs import read_panel
-    from xlcalib.workbook import new_result_book, new_workbook, open_book, save_atomically
-    from xlcalib.workbook.csv_backend import CsvBook
-    from xlcalib.workbook.reader import FastBook
 
     if big is None:
         big = 0 if os.environ.get("XLCALIB_BENCH_BIG") == "0" else 1_000_000
-    rows = []
     frame = _panel(n_eval)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "panel.xlsx"
+        tmp = Path(tmp)
+        path = tmp / "panel.xlsx"
         frame.to_excel(path, sheet_name="Evaluations", index=False)
-
-        def ours_read():
-            book = FastBook(path)
-            panel = read_panel(book)
-            book.close()
-            assert len(panel.frame) == n_eval and not panel.problems
-
-        t_ours = median_time(ours_read, repeats)
-        t_peer = median_time(lambda: pd.read_excel(path, sheet_name="Evaluations", engine="openpyxl"), repeats)
-        rows.append({"case": f"read + check evaluations sheet ({n_eval} rows)", "ours_s": t_ours,
-                     "peer": "pandas.read_excel(openpyxl)", "peer_s": t_peer, "ratio": t_peer / t_ours,
-                     "note": "ours: bounded scan + calamine + column-wise checks naming bad cells"})
-        t_peer = median_time(lambda: pd.read_excel(path, sheet_name="Evaluations", engine="calamine"), repeats)
-        rows.append({"case": f"read + check evaluations sheet ({n_eval} rows)", "ours_s": t_ours,
-                     "peer": "pandas.read_excel(calamine)", "peer_s": t_peer, "ratio": t_peer / t_ours,
-                     "note": "the same Rust reader without bounds or checks"})
-
+        rows = _xlsx_read_rows(path, n_eval, repeats)
         residuals = pd.DataFrame({"assessor": frame["Assessor"], "object": frame["Object"], "score": frame["Score"],
                                   "fitted": frame["Score"] + 0.1, "residual": 0.1, "std_residual": 0.2,
                                   "anomalous": False})
-
-        def ours_write(book):
-            open_book(book).write_frame("Residuals", residuals, preamble=[["xlcalib", "run"]], highlight="anomalous")
-            save_atomically(book, Path(tmp) / "w.xlsx")
-
-        t_ours = median_time(lambda: ours_write(new_result_book()), repeats)
-        t_openpyxl = median_time(lambda: ours_write(new_workbook()), repeats)
-        for engine in ("openpyxl", "xlsxwriter"):
-            t_peer = median_time(lambda: residuals.to_excel(Path(tmp) / "p.xlsx", sheet_name="Residuals", index=False,
-                                                            engine=engine), repeats)
-            rows.append({"case": f"write styled Residuals sheet ({n_eval} x 7)", "ours_s": t_ours,
-                         "peer": f"DataFrame.to_excel({engine})", "peer_s": t_peer, "ratio": t_peer / t_ours,
-                         "note": "ours (XlsxWriter, streamed): formats, comments, widths, highlights, atomic rename; "
-                                 "the peer writes bare values"})
-        rows.append({"case": f"write styled Residuals sheet ({n_eval} x 7)", "ours_s": t_ours,
-                     "peer": "ours through openpyxl (live books, report copy)", "peer_s": t_openpyxl,
-                     "ratio": t_openpyxl / t_ours, "note": "the same SheetSpec rendered cell by cell by openpyxl"})
-
+        rows += _xlsx_write_rows(residuals, tmp, repeats)
         noise = np.random.default_rng(2).normal(0, 1, (n_eval, 2))  # floats with all their digits, as real output
         rows += _text_output_rows(residuals.assign(residual=noise[:, 0], fitted=residuals["score"] - noise[:, 0],
                                                    std_residual=noise[:, 0] / noise[:, 1]), repeats)
-
-        csv_path = Path(tmp) / "panel.csv"
+        csv_path = tmp / "panel.csv"
         frame.to_csv(csv_path, index=False)
-
-        def ours_csv():
-            panel = read_panel(CsvBook(csv_path))
-            assert len(panel.frame) == n_eval and not panel.problems
-
-        t_ours, t_peer = paired_median_times(ours_csv, lambda: pd.read_csv(csv_path), max(repeats, 21))
-        rows.append({"case": f"read + check evaluations CSV ({n_eval} rows)", "ours_s": t_ours,
-                     "peer": "pandas.read_csv", "peer_s": t_peer, "ratio": t_peer / t_ours,
-                     "note": "goal: within 3x of the peer (ratio >= 0.33)"})
-
-        t_ours = median_time(lambda: calibrate_file(path, Path(tmp) / "out.xlsx"), repeats)
+        rows += _csv_read_rows(csv_path, max(repeats, 21), str(n_eval), expected=n_eval)
+        t_ours = median_time(lambda: calibrate_file(path, tmp / "out.xlsx"), repeats)
         rows.append({"case": f"xlcalib calibrate round trip ({n_eval} evaluations)", "ours_s": t_ours, "peer": "",
                      "peer_s": None, "ratio": None, "note": "read, calibrate with bounds, rank, 7 styled sheets + 4 charts"})
-
         if big:
-            big_path = Path(tmp) / "big.csv"
-            _panel(big, seed=1).to_csv(big_path, index=False)
-            t_read, t_peer = paired_median_times(lambda: read_panel(CsvBook(big_path)), lambda: pd.read_csv(big_path), 3)
-            rows.append({"case": f"read + check evaluations CSV ({big:,} rows)", "ours_s": t_read,
-                         "peer": "pandas.read_csv", "peer_s": t_peer, "ratio": t_peer / t_read,
-                         "note": "goal: within 3x of the peer (ratio >= 0.33)"})
-            started = time.perf_counter()
-            calibrate_file(big_path, Path(tmp) / "big_out", fmt="csv")
-            t_big = time.perf_counter() - started
-            t_peer = median_time(lambda: pd.read_csv(big_path), 1)
-            rows.append({"case": f"xlcalib calibrate {big:,}-row CSV end to end", "ours_s": t_big,
-                         "peer": "pandas.read_csv alone", "peer_s": t_peer, "ratio": t_peer / t_big,
-                         "note": "read + check, fit with bounds, write CSV; goal <= 10 s (one run)"})
-            rows += _text_output_rows(pd.read_csv(Path(tmp) / "big_out" / "big_Residuals.csv"), 1)
+            rows += _big_rows(big, tmp)
     return rows
 
 

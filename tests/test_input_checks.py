@@ -257,7 +257,8 @@ def test_command_line_shows_the_first_warnings_in_full(tmp_path, capsys, monkeyp
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-from xlcalib.inputs import MAX_TEXT_CHARS, RawTable, _plain_names  # noqa: E402
+from xlcalib.cells import MAX_TEXT_CHARS  # noqa: E402
+from xlcalib.inputs import RawTable, _plain_names  # noqa: E402
 
 _NAME_PIECES = st.sampled_from(["a", "B", " ", "#", "|", "\t", "\n", "\xa0", "\x01", "\u2028", "é", "ß", "N/A", "1"])
 

@@ -13,7 +13,6 @@ from xlcalib.errors import InputError
 from xlcalib.workbook import (
     ChartSpec,
     OpenpyxlBook,
-    cell_value,
     new_workbook,
     open_book,
     open_workbook,
@@ -106,12 +105,6 @@ def test_style_cells():
     assert wb.active["A1"].font.b and wb.active["B2"].font.i and wb.active["B2"].font.b
     assert wb.active["A2"].number_format == "0.00" and wb.active["B1"].fill.fgColor.rgb.endswith("FFFF00")
 
-
-def test_cell_value_conversions():
-    import numpy as np
-
-    assert [cell_value(v) for v in (np.int64(3), np.float32(0.5), float("nan"), np.bool_(True), None, pd.NaT, [1])] == \
-        [3, 0.5, None, True, None, None, "[1]"]
 
 
 def test_open_workbook_refuses_bad_files(tmp_path, monkeypatch):

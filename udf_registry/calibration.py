@@ -31,7 +31,9 @@ from xlcalib.inputs import EVALUATION_COLUMNS
 
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
 
-CATEGORY = category("xlcalib Calibration", seed="calibrate_with_confidence.txt")
+CATEGORY = category("xlcalib Calibration", reference='MacKay, Kenna, Low & Parker (2017), "Calibration with confidence: '
+                                                      'a principled method for panel assessment", R. Soc. open sci. '
+                                                      '4:160760')
 CACHE_SIZE = 32
 _cache: "OrderedDict[str, _Solved]" = OrderedDict()
 
@@ -46,7 +48,7 @@ _COMMON = (
     Arg("gauge", 'Optional: "weighted" (default, sum of C\'a*ba = 0) or "simple" (sum of ba = 0)', range=False),
     Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
 )
-_FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (calibrate_with_confidence)"
+_FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (MacKay et al. 2017, eq. 3-5)"
 _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score], Evaluations[Level]"
 
 

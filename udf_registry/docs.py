@@ -24,7 +24,7 @@ def render() -> str:
     for entry in REGISTRY.values():
         categories.setdefault(entry.category, []).append(entry)
     for category, entries in categories.items():
-        lines += [f"## {category}", "", f"Implements the seed (specification) `{CATEGORIES[category]}`.", ""]
+        lines += [f"## {category}", "", f"Formulas from {CATEGORIES[category]}.", ""]
         for e in entries:
             params = ", ".join(f"[{a.name}]" if i >= _n_required(e) else a.name for i, a in enumerate(e.args))
             lines += [

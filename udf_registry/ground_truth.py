@@ -25,7 +25,9 @@ from xlcalib.errors import InputError
 
 from .registry import Arg, category, udf
 
-CATEGORY = category("xlcalib Uncertain ground truth", seed="uncertain_ground_truth.txt")
+CATEGORY = category("xlcalib Uncertain ground truth", reference='Stutz et al. (2023), "Evaluating AI systems under '
+                                                                 'uncertain ground truth: a case study in dermatology", '
+                                                                 'arXiv:2307.02191')
 _ANN = Arg("annotations", "Items x annotators range; each cell like 'Melanoma > Nevus = Hemangioma' (blank = none)")
 _CLASSES = Arg("classes", "Range listing every class name once")
 _REL = Arg("reliability", "Optional reliability gamma > 0 (default 1): trust in the annotators", range=False)
@@ -35,7 +37,7 @@ _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", 
 _SETTING = Arg("setting", 'Optional "xlcalib" (default; IRN weight 1/i divided by the block size, PrIRN '
                'Dirichlet(gamma*IRN)) or "reference" (the paper\'s public code: weight 1/i, Dirichlet(gamma*IRN + 0.01))',
                range=False)
-_REF = "uncertain_ground_truth"
+_REF = "Stutz et al. 2023,"
 
 
 def _classes(classes) -> list[str]:

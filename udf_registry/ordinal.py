@@ -6,14 +6,16 @@ from xlcalib.cells import is_blank_range, label_vector
 
 from .registry import Arg, category, udf
 
-CATEGORY = category("xlcalib Ordinal agreement", seed="svensson_ordinal_rank_method.txt")
+CATEGORY = category("xlcalib Ordinal agreement", reference="Svensson's rank method for paired ordinal data (Svensson "
+                                                            "1993, dissertation; Svensson & Holm 1994, Statistics in "
+                                                            "Medicine 13:2437-2453)")
 _ARGS = (
     Arg("rater1", "Range of rater 1's categories, one per object (blank = not rated)"),
     Arg("rater2", "Range of rater 2's categories for the same objects"),
     Arg("categories", "Optional range listing the categories in order (e.g. K, L, M); default: sorted values"),
 )
 _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)
-_REF = "Svensson's rank-based method (svensson_ordinal_rank_method)"
+_REF = "Svensson's rank method (Svensson & Holm 1994)"
 
 
 def _pairs(rater1, rater2, categories):

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
-from xlcalib.cells import parse_flag
+from xlcalib.cells import cell_value, column_cells, parse_flag
 from xlcalib.errors import InputError
 
 __all__ = ["Arg", "CATEGORIES", "Cells", "Entry", "REGISTRY", "category", "udf", "decorate", "to_cells", "table_cells", "error_text", "ERROR_PREFIX"]
@@ -63,51 +62,21 @@ class Entry:
 
 
 REGISTRY: dict[str, Entry] = {}
-#: category -> the seed (specification in /work/shared/seeds) its formulas come from
+#: category -> the paper (or documentation) its formulas come from, as docs/FUNCTIONS.md cites it
 CATEGORIES: dict[str, str] = {}
 
 
-def category(name: str, *, seed: str) -> str:
-    """Declare a function category (shown in Excel's Function Wizard) and the seed it implements."""
+def category(name: str, *, reference: str) -> str:
+    """Declare a function category (shown in Excel's Function Wizard) and the reference its formulas follow."""
     if not name.startswith("xlcalib "):
         raise TypeError(f"category {name!r} must start with 'xlcalib '")
-    CATEGORIES[name] = seed
+    CATEGORIES[name] = reference
     return name
 
 
 def error_text(message: str) -> str:
     text = ERROR_PREFIX + " ".join(str(message).split())
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
-
-
-def _cell(value: Any) -> Any:
-    """A Python/numpy value as Excel takes it: NaN/None blank, numpy scalars unboxed."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return None if math.isnan(value) else value
-    if isinstance(value, (int, str)):
-        return value
-    return str(value)
-
-
-def _column_cells(column) -> list:
-    """One column (Series, Index or array) as cell values, converted column-wise (fast path for numeric dtypes)."""
-    array = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-    kind = array.dtype.kind
-    if kind == "f":
-        return [None if v != v else v for v in array.tolist()]  # v != v: NaN
-    if kind in "iub":
-        return array.tolist()
-    values = array.astype(object).tolist()
-    if all(type(v) is str for v in values):  # labels: nothing to convert
-        return values
-    return [_cell(v) for v in values]
 
 
 class Cells(list):
@@ -133,12 +102,12 @@ def to_cells(value: Any, header: bool) -> Any:
         return [list(row) for row in value]
     if isinstance(value, pd.DataFrame):
         return table_cells({c: value.iloc[:, j] for j, c in enumerate(value.columns)}, header)
-    return _cell(value)
+    return cell_value(value)
 
 
 def table_cells(columns: dict, header: bool) -> list:
     """Named columns (Series, Index or arrays of equal length) -> list of rows, header first when asked."""
-    cells = [_column_cells(column) for column in columns.values()]
+    cells = [column_cells(column) for column in columns.values()]
     rows = [list(row) for row in zip(*cells)] if cells else []
     if header:
         rows.insert(0, [str(c) for c in columns])

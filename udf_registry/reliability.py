@@ -13,7 +13,10 @@ from xlcalib.cells import (
 
 from .registry import Arg, category, udf
 
-CATEGORY = category("xlcalib Reliability", seed="k_rater_reliability.txt")
+CATEGORY = category("xlcalib Reliability", reference='Wong & Paritosh (2022), "k-Rater Reliability: The Correct Unit of '
+                                                      'Reliability for Aggregated Human Annotations", ACL 2022, and its '
+                                                      'references Shrout & Fleiss (1979), McGraw & Wong (1996), '
+                                                      'Krippendorff (2011)')
 _RATINGS = Arg("ratings", "Items x raters range of ratings; blank = not rated")
 _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)
 _FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -71,7 +74,7 @@ def rel_kalpha(ratings, level=None):
            Arg("n_boot", "Optional number of bootstrap replicates (default 1000)", range=False),
            Arg("seed", "Optional random seed (default 0; same seed, same answer)", range=False), _HEADER),
      core=xlcalib.krr_bootstrap, returns="table", columns=('statistic', 'value'), example="=REL_KRR_BOOTSTRAP(B2:N354)",
-     formula="resample ratings within items twice, mean, interval alpha between the two mean vectors (k-rater reliability seed, 5.1)")
+     formula="resample ratings within items twice, mean, interval alpha between the two mean vectors (Wong & Paritosh 2022, section 5.1)")
 def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
     result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings"), k=parse_whole(k, "k", None),
                                    n_boot=parse_whole(n_boot, "n_boot", 1000), seed=parse_whole(seed, "seed", 0, low=0))
@@ -84,7 +87,7 @@ def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
            Arg("n_draws", "Optional random column draws per k (default 100)", range=False),
            Arg("seed", "Optional random seed (default 0)", range=False), _HEADER),
      core=xlcalib.krr_empirical, returns="table", columns=('k', 'kRR', 'sd', 'n_draws'), example="=REL_KRR_EMPIRICAL(Rep1!B2:N354, Rep2!B2:N354)",
-     formula="k random columns from each replication, item means, interval alpha between them (seed 4.2)")
+     formula="k random columns from each replication, item means, interval alpha between them (Wong & Paritosh 2022, section 4.2)")
 def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, header=True):
     return xlcalib.krr_empirical(number_grid(replication1, "replication 1"), number_grid(replication2, "replication 2"),
                                  n_draws=parse_whole(n_draws, "n_draws", 100), seed=parse_whole(seed, "seed", 0, low=0))
@@ -94,7 +97,7 @@ def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, heade
      args=(_RATINGS, Arg("replication", "Optional second replication (adds the empirical column)"),
            Arg("k_max", "Optional largest k (default: most ratings per item)", range=False), _HEADER),
      core=xlcalib.krr_curve, returns="table", columns=('k', 'empirical', 'icc_k', 'spearman_brown'), example="=REL_KRR_CURVE(Rep1!B2:N354, Rep2!B2:N354)",
-     formula="ICC(k) = var_item / (var_item + var_error / k); SB from ICC(1) of 2 ratings per item (seed Fig. 1)")
+     formula="ICC(k) = var_item / (var_item + var_error / k); SB from ICC(1) of 2 ratings per item (Wong & Paritosh 2022, Fig. 1)")
 def rel_krr_curve(ratings, replication=None, k_max=None, header=True):
     rep = None if is_blank_range(replication) else number_grid(replication, "replication")
     return xlcalib.krr_curve(number_grid(ratings, "ratings"), replication=rep, k_max=parse_whole(k_max, "k_max", None))

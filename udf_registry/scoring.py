@@ -15,12 +15,13 @@ from xlcalib.errors import InputError
 
 from .registry import Arg, category, udf
 
-CATEGORY = category("xlcalib Scoring evaluation", seed="rsmtool_evaluation_metrics.rst")
+CATEGORY = category("xlcalib Scoring evaluation", reference='the RSMTool documentation, "Evaluation Metrics" '
+                                                             '(rsmtool.readthedocs.io)')
 _HUMAN = Arg("human", "Range of human scores, one per response (blank = missing)")
 _SYSTEM = Arg("system", "Range of system (automated or second-rater) scores for the same responses")
 _EXCL = Arg("exclude_zero", "Optional TRUE/FALSE: leave out responses with human score 0 (default TRUE)", range=False)
 _HEADER = Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False)
-_REF = "RSMTool evaluation metrics (rsmtool_evaluation_metrics)"
+_REF = 'RSMTool documentation, "Evaluation Metrics"'
 
 
 def _metrics(human, system, exclude_zero):

@@ -34,6 +34,16 @@ Rules (documented once, applied everywhere):
   :func:`as_vector` accepts a single row or a single column.
 * **Formula cells never calculated** (:class:`Uncalculated`, from the
   workbook reader) are reported as such, never as blank.
+* **Scores** — a score cell beyond :data:`MAX_ABS_SCORE` is refused by the
+  statistic that reads it: squares and products of scores stay finite.
+* **And back** — :func:`cell_value` turns a Python or numpy value into what a
+  cell holds (numpy scalars unboxed, NaN/NaT/NA blank, anything else that is
+  not a number, a logical value or a date as text); :func:`column_cells` does
+  the same for a whole column at once.  Both spreadsheet paths (the result
+  workbooks and the spreadsheet functions) write cells through them.
+* **Cell references** — :func:`column_letter` / :func:`column_number` and
+  :func:`cell_position` move between ``"C12"`` and (row 12, column 3);
+  :func:`merged_range_of` finds the merged range a cell lies in.
 """
 from __future__ import annotations
 
@@ -41,7 +51,8 @@ import datetime as _dt
 import math
 import operator
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,6 +63,8 @@ __all__ = [
     "EXCEL_ERRORS",
     "EXCEL_MAX_ROWS",
     "EXCEL_MAX_COLUMNS",
+    "MAX_TEXT_CHARS",
+    "MAX_ABS_SCORE",
     "MAX_WORK_BYTES",
     "Uncalculated",
     "is_blank",
@@ -72,11 +85,17 @@ __all__ = [
     "seed_argument",
     "real_argument",
     "probability_argument",
+    "number_table_argument",
     "check_memory",
     "format_bytes",
     "trim_trailing_blanks",
     "same_length",
+    "cell_value",
+    "column_cells",
     "column_letter",
+    "column_number",
+    "cell_position",
+    "merged_range_of",
 ]
 
 #: Excel's error values as text, and the COM integers xlwings may pass for them.
@@ -199,17 +218,25 @@ def as_vector(value: Any, name: str) -> tuple[list[Any], str]:
     )
 
 
-def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
-    """One cell as a float; blank -> NaN when allowed.  *where* names the cell in messages."""
+def _is_blank_cell(value: Any, where: str) -> bool:
+    """True for a blank cell.  A never-calculated formula or an Excel error value is refused here, alike for a
+    number and a name: neither is a value, and a formula is never taken for a blank."""
     if type(value) is Uncalculated:
         raise InputError(f"{where} {UNCALCULATED_TEXT}")
     if is_blank(value):
-        if allow_blank:
-            return math.nan
-        raise InputError(f"{where} is blank; a number is required")
+        return True
     error = excel_error_code(value)
     if error is not None:
         raise InputError(f"{where} holds the Excel error {error}")
+    return False
+
+
+def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
+    """One cell as a float; blank -> NaN when allowed.  *where* names the cell in messages."""
+    if _is_blank_cell(value, where):
+        if allow_blank:
+            return math.nan
+        raise InputError(f"{where} is blank; a number is required")
     if isinstance(value, bool):
         raise InputError(f"{where} is a logical value ({'TRUE' if value else 'FALSE'}); a number is required")
     if isinstance(value, (_dt.date, _dt.time, _dt.timedelta)):
@@ -220,36 +247,36 @@ def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
             raise InputError(f"{where} is not a finite number ({number})")
         return number
     if isinstance(value, str):
-        text = value.strip().replace("\u00a0", "")
-        if _PLAIN_NUMBER.match(text):
-            number = float(text)
-            if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
-                raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
-            return number
-        if _THOUSANDS.match(text):
-            raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
-                             "Enter it as a number so it is not misread")
-        if _DECIMAL_COMMA.match(text):
-            raise InputError(
-                f"{where} is the text '{text}' with a decimal comma; enter it as a number "
-                f"(e.g. {text.replace(',', '.')}) so it is not misread"
-            )
-        shown = text if len(text) <= 30 else text[:27] + "..."
-        raise InputError(f"{where} is text ('{shown}'); a number is required")
+        return _number_from_text(value.strip().replace("\u00a0", ""), where)
     raise InputError(f"{where} holds a value of type {type(value).__name__}; a number is required")
+
+
+def _number_from_text(text: str, where: str) -> float:
+    """A number stored as text, in the plain ``1234.5`` form only: a decimal comma or a thousands separator is
+    refused with a hint, since reading "3,5" as 35 or 3.5 would be a guess."""
+    if _PLAIN_NUMBER.match(text):
+        number = float(text)
+        if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
+            raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
+        return number
+    if _THOUSANDS.match(text):
+        raise InputError(f"{where} is the text '{text}': a thousands separator or a decimal comma? "
+                         "Enter it as a number so it is not misread")
+    if _DECIMAL_COMMA.match(text):
+        raise InputError(
+            f"{where} is the text '{text}' with a decimal comma; enter it as a number "
+            f"(e.g. {text.replace(',', '.')}) so it is not misread"
+        )
+    shown = text if len(text) <= 30 else text[:27] + "..."
+    raise InputError(f"{where} is text ('{shown}'); a number is required")
 
 
 def parse_label(value: Any, where: str, allow_blank: bool = False) -> str | None:
     """One cell as an identifier text; whole numbers lose their '.0'; blank -> None when allowed."""
-    if type(value) is Uncalculated:
-        raise InputError(f"{where} {UNCALCULATED_TEXT}")
-    if is_blank(value):
+    if _is_blank_cell(value, where):
         if allow_blank:
             return None
         raise InputError(f"{where} is blank; a name or id is required")
-    error = excel_error_code(value)
-    if error is not None:
-        raise InputError(f"{where} holds the Excel error {error}")
     if isinstance(value, bool):
         raise InputError(f"{where} is a logical value; a name or id is required")
     if isinstance(value, (float, np.floating)):
@@ -353,9 +380,15 @@ MAX_WORK_BYTES = 2 * 1024**3
 #: Excel's own sheet limits (a template or result sheet never exceeds them).
 EXCEL_MAX_ROWS = 1_048_576
 EXCEL_MAX_COLUMNS = 16_384
+#: Longest text an Excel cell holds (a longer name could not be written back to a workbook).
+MAX_TEXT_CHARS = 32_767
 #: Largest seed accepted (numpy's generators take any non-negative integer;
 #: a cell holds integers exactly only up to 2**53).
 MAX_SEED = 2**53
+#: Largest |score| a statistic accepts in a score cell: squared residuals times confidences (calibration) and
+#: squared differences (agreement, error variances) stay finite, and scores rounded for agreement stay exact
+#: (a float holds whole numbers exactly up to 2**53, about 9e15).
+MAX_ABS_SCORE = 1e15
 
 
 def format_bytes(n: float) -> str:
@@ -440,6 +473,27 @@ def probability_argument(value: Any, name: str) -> float:
     return real_argument(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
+def number_table_argument(value: Any, name: str, layout: str, note: str = "") -> np.ndarray:
+    """A table argument of numbers (*layout* like ``"items x classes"``) as a 2-D float array; one row is one item.
+
+    Text and TRUE/FALSE are refused, never read ("nan", "1e999" or TRUE in a table of counts is a mistake, not
+    a number); NaN and None pass as NaN for the statistic to treat as missing.  *note* adds to the layout in
+    messages (``"; blank = not rated"``).
+    """
+    raw = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
+        raise InputError(f"{name} must be numbers ({layout}{note}); found text or TRUE/FALSE")
+    try:
+        table = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numbers ({layout}{note})") from None
+    if table.ndim == 1:
+        table = table[None, :]
+    if table.ndim != 2:
+        raise InputError(f"{name} must be a 2-D {layout} table")
+    return table
+
+
 def is_number_text(text: str) -> bool:
     """True for text that :func:`parse_number` reads as a number (``"4.5"``, ``" -3 "``, ``"1e-3"``)."""
     return bool(_PLAIN_NUMBER.match(text.strip().replace("\u00a0", "")))
@@ -502,6 +556,84 @@ def same_length(**columns: Sequence[Any]) -> int:
     return next(iter(lengths.values()), 0)
 
 
+# ----------------------------------------------------------------------------
+# A value back into a cell (result sheets, spreadsheet functions)
+# ----------------------------------------------------------------------------
+
+def _pandas_missing(value: Any) -> bool:
+    """True for pandas' missing-value markers NaT and NA (pandas is not imported for this: without it loaded,
+    no value can be one of them)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and (value is pd.NaT or value is pd.NA)
+
+
+def cell_value(value: Any) -> Any:
+    """A Python or numpy value as a spreadsheet cell holds it: the one conversion every writer uses.
+
+    numpy scalars become Python ones; ``None``, NaN, pandas' ``NaT`` and ``NA``
+    become a blank cell (``None``); numbers, logical values, dates and times
+    pass; text passes as plain ``str``; anything else (a list, a Decimal ...) is
+    shown as its text.  Why one function: a value must look the same on a
+    result sheet and in a spreadsheet function's spilled table.
+
+    >>> import numpy as np
+    >>> [cell_value(v) for v in (np.int64(3), np.float32(0.5), float("nan"), np.bool_(True), None, [1])]
+    [3, 0.5, None, True, None, '[1]']
+    """
+    if value is None:
+        return None
+    if type(value) is str:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if isinstance(value, int):
+        return value
+    if _pandas_missing(value):  # checked before dates: NaT is a datetime
+        return None
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value
+    return str(value)
+
+
+def column_cells(column: Any) -> list:
+    """One column (a pandas Series or Index, a numpy array, a list) as cell values.
+
+    The same values as :func:`cell_value` gives one by one, converted a whole
+    column at a time where the dtype allows it (floats with NaN blank,
+    integers and logical values as Python scalars, text as it is): result
+    sheets and spilled tables have columns of a million numbers.
+
+    >>> column_cells(np.array([1.5, np.nan]))
+    [1.5, None]
+    """
+    pandas_like = hasattr(column, "to_numpy")
+    array = column.to_numpy() if pandas_like else np.asarray(column)
+    if isinstance(getattr(column, "dtype", array.dtype), np.dtype):  # a numpy dtype (not a pandas extension)
+        kind = array.dtype.kind
+        if kind == "f":
+            out = array.astype(object)
+            out[np.isnan(array)] = None
+            return out.tolist()
+        if kind in "iub":
+            return array.tolist()
+    values = (column.to_numpy(dtype=object) if pandas_like else array.astype(object)).tolist()
+    if all(type(v) is str for v in values):  # labels: nothing to convert
+        return values
+    return list(map(cell_value, values))
+
+
+# ----------------------------------------------------------------------------
+# Cell references ("C12" <-> row 12, column 3)
+# ----------------------------------------------------------------------------
+
+_REFERENCE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
+
+
 def column_letter(index: int) -> str:
     """Spreadsheet column letters for a 1-based column index (1 -> A, 28 -> AB)."""
     letters = ""
@@ -509,3 +641,36 @@ def column_letter(index: int) -> str:
         index, remainder = divmod(index - 1, 26)
         letters = chr(65 + remainder) + letters
     return letters
+
+
+def column_number(letters: str | bytes) -> int:
+    """The 1-based column index of spreadsheet column letters (A -> 1, AB -> 28); the inverse of
+    :func:`column_letter`.  Bytes are accepted (the workbook reader scans raw XML)."""
+    if isinstance(letters, bytes):
+        letters = letters.decode("ascii")
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + ord(ch) - 64
+    return number
+
+
+def cell_position(ref: str) -> tuple[int, int]:
+    """(row, column) of an A1-style cell reference: ``"C12"`` -> (12, 3); ``$`` signs are allowed.
+
+    >>> cell_position("$AB$7")
+    (7, 28)
+    """
+    match = _REFERENCE.match(ref.strip())
+    if match is None:
+        raise ValueError(f"not a cell reference: {ref!r}")
+    return int(match.group(2)), column_number(match.group(1))
+
+
+def merged_range_of(cell: str, merged: Iterable[str]) -> str | None:
+    """The first of the merged ranges *merged* (``"A2:A3"``) that holds *cell* (``"A3"``), or None."""
+    row, col = cell_position(cell)
+    for ref in merged:
+        (r1, c1), (r2, c2) = (cell_position(part) for part in ref.split(":"))
+        if c1 <= col <= c2 and r1 <= row <= r2:
+            return ref
+    return None

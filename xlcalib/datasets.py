@@ -1,4 +1,4 @@
-"""Example datasets shipped inside the package (no network, no ../shared at run time).
+"""Example datasets shipped inside the package (no network, and nothing outside the package is read at run time).
 
 WordSim-353 per-rater ratings
     Finkelstein et al. (2001), "Placing search in context: the concept
@@ -6,8 +6,8 @@ WordSim-353 per-rater ratings
     rated by 16 raters (0-10 similarity).  Copied unchanged (line endings and
     trailing whitespace normalised) from the public repository
     fanglanting/skip-gram-pytorch, ``wordsim353/set1.csv`` and ``set2.csv``
-    (commit 92df893a).  The k-rater reliability seed's Table 1 uses both sets
-    stacked (353 pairs) with the first 13 rater columns.
+    (commit 92df893a).  Wong & Paritosh (2022, "k-Rater Reliability", ACL),
+    Table 1, use both sets stacked (353 pairs) with the first 13 rater columns.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def wordsim353(set: str = "both", raters: int | None = 13) -> pd.DataFrame:
         ``"both"`` (353 pairs stacked).
     raters:
         Keep the first ``raters`` rater columns (13 makes the two sets
-        stackable, as in the seed); ``None`` keeps all (NaN where a set has fewer).
+        stackable, as in Wong & Paritosh 2022); ``None`` keeps all (NaN where a set has fewer).
 
     The published mean rating is in ``.attrs["human_mean"]``.
 

@@ -22,10 +22,12 @@ import numpy as np
 
 from .cells import (
     EXCEL_ERRORS,
+    MAX_TEXT_CHARS,
     Uncalculated,
     column_letter,
     excel_error_code,
     is_blank,
+    merged_range_of,
     parse_label,
     parse_number,
 )
@@ -46,55 +48,6 @@ __all__ = [
     "suggest_name",
     "suggest_names",
 ]
-
-# ----------------------------------------------------------------------------
-# Numeric ranges of calibration inputs (squares and products stay finite; the solver resolves them)
-# ----------------------------------------------------------------------------
-
-#: |score| above this is refused: squared residuals times confidences must stay finite.
-MAX_ABS_SCORE = 1e15
-#: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
-SD_RANGE = (1e-15, 1e15)
-#: Confidences outside this range are refused.
-CONFIDENCE_RANGE = (1e-30, 1e30)
-#: Largest ratio between the largest and the smallest confidence in one panel: beyond it the reduced
-#: system's condition number leaves too few correct digits in the biases.
-MAX_CONFIDENCE_RATIO = 1e16
-
-
-def check_calibration_numbers(values: np.ndarray, name: str, where) -> np.ndarray:
-    """Range check for one calibration input column (``score``, ``sd`` or ``confidence``); returns *values*.
-
-    *where(i)* names the evaluation (row, assessor, object).  Zero and
-    negative SDs/confidences are left for the caller's "must be positive"
-    message.
-    """
-    values = np.asarray(values, dtype=float)
-    if name == "score":
-        bad = np.flatnonzero(np.abs(values) > MAX_ABS_SCORE)
-        limit = f"scores must lie within +-{MAX_ABS_SCORE:g}"
-    else:
-        low, high = SD_RANGE if name == "sd" else CONFIDENCE_RANGE
-        bad = np.flatnonzero((values > 0) & ((values < low) | (values > high)))
-        limit = f"{name} must lie between {low:g} and {high:g} (rescale the column if its unit is extreme)"
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(f"{where(i)}: {name} {values[i]:g} is out of range: {limit}", {"row": i, "column": name})
-    return values
-
-
-def check_confidence_spread(c: np.ndarray, where) -> np.ndarray:
-    """Refuse confidences whose largest/smallest ratio exceeds :data:`MAX_CONFIDENCE_RATIO`; returns *c*."""
-    c = np.asarray(c, dtype=float)
-    if c.size and np.all(c > 0):
-        lo, hi = int(np.argmin(c)), int(np.argmax(c))
-        if c[hi] / c[lo] > MAX_CONFIDENCE_RATIO:
-            raise InputError(f"the confidences span a ratio of {c[hi] / c[lo]:.3g} ({where(hi)} against {where(lo)}); "
-                             f"xlcalib resolves at most {MAX_CONFIDENCE_RATIO:g} (SDs within a factor "
-                             f"{MAX_CONFIDENCE_RATIO ** 0.5:g})", {"row": lo, "column": "confidence"})
-    return c
-
-
 
 # ----------------------------------------------------------------------------
 # Tables with a header row (CLI, macros, and UDFs given whole tables)
@@ -138,8 +91,6 @@ def find_columns(header: Sequence[Any], wanted: dict[str, tuple[str, ...]], wher
 # The evaluations table, column-wise: every problem at once, pending rows, checks
 # ----------------------------------------------------------------------------
 
-#: Longest text accepted in a name cell: Excel's limit for one cell.
-MAX_TEXT_CHARS = 32_767
 #: Characters a workbook cannot store (XML 1.0 forbids them); a name holding one is refused by cell.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TITLES = {"assessor": "Assessor", "object": "Object", "score": "Score", "sd": "SD",
@@ -335,6 +286,21 @@ def _plain_names(distinct: list) -> bool:
     return len(wrapped) <= MAX_TEXT_CHARS or max(map(len, distinct)) <= MAX_TEXT_CHARS
 
 
+#: What the check makes of one distinct cell value: read, blank, or a problem (reported by cell).
+_READ, _BLANK, _BAD = 0, 1, 2
+
+
+def _row_status(codes, status: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the status of its distinct value (a missing code, NaN or None, is a blank cell), and an index
+    into the distinct values that is safe to take for every row."""
+    codes = np.asarray(codes, dtype=np.intp)
+    missing = codes < 0
+    safe = np.where(missing, 0, codes)
+    if not len(status):
+        return np.full(len(codes), _BLANK, dtype=np.int8), safe
+    return np.where(missing, _BLANK, status[safe]), safe
+
+
 def _label_column(values, table: RawTable, j: int, title: str, problems: list):
     """Labels (object array, None for blank), blank mask and problem mask of one column, checked per distinct value."""
     import pandas as pd
@@ -383,53 +349,52 @@ def _label_column_cells(values, table: RawTable, j: int, title: str, problems: l
         factorized = None  # the logical cells are blanked now: factorize again
     codes, uniques = factorized if factorized is not None else \
         pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
-    known_codes = None
-    out = np.empty(len(uniques), dtype=object)
-    status = np.zeros(len(uniques), dtype=np.int8)  # 0 ok, 1 blank, 2 problem
     distinct = uniques.tolist()
     if _plain_names(distinct):  # the common case in bulk: every name as typed
+        out, status = np.empty(len(distinct), dtype=object), np.zeros(len(distinct), dtype=np.int8)
         out[:] = distinct
         known_codes = (np.asarray(codes, dtype=np.intp), distinct)
-        distinct = []
-    for k, value in enumerate(distinct):
-        if type(value) is str:
-            text = value.strip()
-            if text and text[0] != "#" and len(text) <= MAX_TEXT_CHARS and text.isprintable():
-                out[k] = text  # the common case: printable text (no control characters), not an error code
-                continue
-            if not text:
-                status[k] = 1
-                continue
-            if (text[0] == "#" and text.upper() in EXCEL_ERRORS) or _CONTROL.search(text) or len(text) > MAX_TEXT_CHARS:
-                status[k] = 2
-                continue
-            out[k] = text
-            continue
-        if is_blank(value):
-            status[k] = 1
-            continue
-        try:
-            out[k] = parse_label(value, "")
-        except InputError:
-            status[k] = 2
-    codes = np.asarray(codes, dtype=np.intp)
-    missing = codes < 0
-    safe = np.where(missing, 0, codes)
-    if len(uniques):
-        labels[:] = out[safe]
-        blank |= missing | (status[safe] == 1)
-        flagged = ~missing & (status[safe] == 2)
     else:
-        blank[:] = True
-        flagged = np.zeros(n, dtype=bool)
+        out, status = _distinct_labels(distinct)
+        known_codes = None
+    row_status, safe = _row_status(codes, status)
+    if len(distinct):
+        labels[:] = out[safe]
+    blank |= row_status == _BLANK
     labels[blank] = None
-    for i in np.flatnonzero(flagged):
+    for i in np.flatnonzero(row_status == _BAD):
         bad[i] = True
         labels[i] = None
         problems.append(_problem(table, j, title, int(i), _label_check, values[i]))
     labels = labels.view(_Labels)
     labels.codes = known_codes
     return labels, blank, bad
+
+
+def _distinct_labels(distinct: list) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct cell value of a name column as its label, and its status (read, blank or a problem)."""
+    out = np.empty(len(distinct), dtype=object)
+    status = np.zeros(len(distinct), dtype=np.int8)
+    for k, value in enumerate(distinct):
+        if type(value) is str:
+            text = value.strip()
+            if text and text[0] != "#" and len(text) <= MAX_TEXT_CHARS and text.isprintable():
+                out[k] = text  # the common case: printable text (no control characters), not an error code
+            elif not text:
+                status[k] = _BLANK
+            elif (text[0] == "#" and text.upper() in EXCEL_ERRORS) or _CONTROL.search(text) \
+                    or len(text) > MAX_TEXT_CHARS:
+                status[k] = _BAD
+            else:
+                out[k] = text
+        elif is_blank(value):
+            status[k] = _BLANK
+        else:
+            try:
+                out[k] = parse_label(value, "")
+            except InputError:
+                status[k] = _BAD
+    return out, status
 
 
 def _label_check(value, where: str):
@@ -459,8 +424,6 @@ def _problem(table: RawTable, j: int, title: str, i: int, parser, value) -> Prob
 
 def _number_column(values, table: RawTable, j: int, title: str, problems: list):
     """Floats (NaN for blank), blank mask and problem mask of one column; exact messages for the bad cells."""
-    import pandas as pd
-
     n = len(table.row_numbers)
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":  # parsed by the CSV reader
         out = values.astype(float, copy=True)
@@ -480,36 +443,7 @@ def _number_column(values, table: RawTable, j: int, title: str, problems: list):
         out[:] = values
         blank |= np.isnan(out)  # a NaN cell (pandas, xlwings) is an empty cell
     else:
-        arr = np.empty(n, dtype=object)
-        arr[:] = values
-        tarr = np.fromiter(map(type, values), dtype=object, count=n)
-        numeric = (tarr == float) | (tarr == int)
-        if numeric.any():
-            out[numeric] = arr[numeric].astype(float)
-            blank |= numeric & np.isnan(out)
-        rest = ~numeric
-        if rest.any():
-            idx = np.flatnonzero(rest)
-            codes, uniques = pd.factorize(pd.Series(arr[idx], dtype=object), use_na_sentinel=True)
-            parsed = np.full(len(uniques), np.nan)
-            status = np.zeros(len(uniques), dtype=np.int8)
-            for k, value in enumerate(uniques):
-                if type(value) is Uncalculated or isinstance(value, bool):
-                    status[k] = 2
-                elif is_blank(value):
-                    status[k] = 1
-                else:
-                    try:
-                        parsed[k] = parse_number(value, "")
-                    except InputError:
-                        status[k] = 2
-            codes = np.asarray(codes, dtype=np.intp)
-            missing = codes < 0
-            safe = np.where(missing, 0, codes)
-            st = np.where(missing, 1, status[safe] if len(uniques) else 1)
-            out[idx] = np.where(st == 0, parsed[safe] if len(uniques) else np.nan, np.nan)
-            blank[idx[st == 1]] = True
-            bad[idx[st == 2]] = True
+        _mixed_numbers(values, out, blank, bad)
     nonfinite = ~blank & ~bad & ~np.isfinite(out)
     if kinds & {float, int}:
         bad |= nonfinite
@@ -517,6 +451,47 @@ def _number_column(values, table: RawTable, j: int, title: str, problems: list):
         problems.append(_problem(table, j, title, int(i), parse_number, values[i]))
     out[bad] = np.nan
     return out, blank, bad
+
+
+def _mixed_numbers(values: list, out: np.ndarray, blank: np.ndarray, bad: np.ndarray) -> None:
+    """Fill *out*, *blank* and *bad* for a number column holding more than numbers: the numbers at once, every
+    other cell once per distinct value (text numbers, blanks, error codes, logical values, dates)."""
+    import pandas as pd
+
+    n = len(values)
+    arr = np.empty(n, dtype=object)
+    arr[:] = values
+    tarr = np.fromiter(map(type, values), dtype=object, count=n)
+    numeric = (tarr == float) | (tarr == int)
+    if numeric.any():
+        out[numeric] = arr[numeric].astype(float)
+        blank |= numeric & np.isnan(out)
+    idx = np.flatnonzero(~numeric)
+    if not idx.size:
+        return
+    codes, uniques = pd.factorize(pd.Series(arr[idx], dtype=object), use_na_sentinel=True)
+    parsed, status = _distinct_numbers(uniques)
+    row_status, safe = _row_status(codes, status)
+    out[idx] = np.where(row_status == _READ, parsed[safe] if len(uniques) else np.nan, np.nan)
+    blank[idx[row_status == _BLANK]] = True
+    bad[idx[row_status == _BAD]] = True
+
+
+def _distinct_numbers(uniques) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct non-number cell value of a number column as its number (NaN when none), and its status."""
+    parsed = np.full(len(uniques), np.nan)
+    status = np.zeros(len(uniques), dtype=np.int8)
+    for k, value in enumerate(uniques):
+        if type(value) is Uncalculated or isinstance(value, bool):
+            status[k] = _BAD
+        elif is_blank(value):
+            status[k] = _BLANK
+        else:
+            try:
+                parsed[k] = parse_number(value, "")
+            except InputError:
+                status[k] = _BAD
+    return parsed, status
 
 
 def _norm_name(text: str) -> str:
@@ -614,8 +589,33 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     The work is vectorised (numpy/pandas; Python only per distinct value and per
     bad cell), so a clean 10^6-row table is checked in well under a second.
     """
-    import pandas as pd
+    columns, kind = _evaluation_columns(table, uncertainty)
+    check = _TableCheck(table, columns, kind, np.asarray(table.row_numbers, dtype=np.intp), [])
+    cells = _read_evaluation_columns(check)
+    a, o, s, u = cells.assessor, cells.object, cells.score, cells.uncertainty
+    if kind in ("sd", "confidence"):
+        _check_positive(check, u, cells.ok)
+    if scale is not None:
+        _check_scale(check, s, cells.ok, scale, scale_where)
+    if kind == "level" and levels is not None:
+        _check_levels(check, u, cells.ok, levels)
+    for name, labels, listed, word in (("assessor", a, assessors, "Assessors"), ("object", o, objects, "Objects")):
+        if listed is not None and len(listed):
+            _check_listed_names(check, name, labels, listed, word, cells)
+        elif cells.allocated.any():
+            _check_name_spellings(check, name, labels, word, cells.allocated)
+    if cells.allocated.any():
+        _check_repeated_pairs(check, a, o, cells.allocated)
+    _report_pending(check, a, o, cells)
+    settings = {"scale": tuple(scale) if scale is not None else None,
+                "assessors": len(assessors) if assessors else None, "objects": len(objects) if objects else None,
+                "levels": list(levels) if levels is not None else None}
+    return _panel_input(check, cells, settings)
 
+
+def _evaluation_columns(table: RawTable, uncertainty: str | None) -> tuple[dict[str, int], str]:
+    """Positions of the evaluation columns in the header row, and the uncertainty column's kind; InputError when a
+    needed column is missing or the uncertainty column is ambiguous."""
     sheet = table.sheet
     columns = find_columns(table.header, EVALUATION_COLUMNS, f"sheet {sheet}, header row {table.header_row}")
     missing = [name for name in ("assessor", "object", "score") if name not in columns]
@@ -627,180 +627,259 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     if uncertainty is not None:
         if uncertainty not in columns:
             raise InputError(f"sheet {sheet}: no '{uncertainty}' column in header row {table.header_row}")
-        kind = uncertainty
-    elif len(present) == 1:
-        kind = present[0]
-    elif not present:
+        return columns, uncertainty
+    if len(present) == 1:
+        return columns, present[0]
+    if not present:
         raise InputError(f"sheet {sheet}, header row {table.header_row}: add one uncertainty column: SD, Confidence "
                          "or Level", {"sheet": sheet})
-    else:
-        raise InputError(
-            f"sheet {sheet}, header row {table.header_row}: found several uncertainty columns "
-            f"({', '.join(p.upper() if p == 'sd' else p.title() for p in present)}); keep exactly one", {"sheet": sheet})
+    raise InputError(
+        f"sheet {sheet}, header row {table.header_row}: found several uncertainty columns "
+        f"({', '.join(p.upper() if p == 'sd' else p.title() for p in present)}); keep exactly one", {"sheet": sheet})
 
-    rows = np.asarray(table.row_numbers, dtype=np.intp)
-    problems: list[Problem] = []
-    a, a_blank, a_bad = _label_column(table.columns[columns["assessor"]], table, columns["assessor"], "Assessor", problems)
-    o, o_blank, o_bad = _label_column(table.columns[columns["object"]], table, columns["object"], "Object", problems)
-    s, s_blank, s_bad = _number_column(table.columns[columns["score"]], table, columns["score"], "Score", problems)
-    if kind == "level":
-        u, u_blank, u_bad = _label_column(table.columns[columns[kind]], table, columns[kind], "Level", problems)
-    else:
-        u, u_blank, u_bad = _number_column(table.columns[columns[kind]], table, columns[kind], _TITLES[kind], problems)
 
+@dataclass
+class _TableCheck:
+    """One evaluations table under check: where its columns are, its sheet rows, and the problems found so far."""
+
+    table: RawTable
+    columns: dict[str, int]
+    kind: str
+    rows: np.ndarray
+    problems: list[Problem]
+
+    @property
+    def sheet(self) -> str:
+        return self.table.sheet
+
+    def letter(self, name: str) -> str:
+        """The column letter of evaluation column *name* ("score" -> "C")."""
+        return column_letter(self.table.column_numbers[self.columns[name]])
+
+    def cell(self, name: str, i: int) -> str:
+        """The cell of column *name* in body row *i* ("C12")."""
+        return f"{self.letter(name)}{int(self.rows[i])}"
+
+    def where(self, name: str, i: int) -> str:
+        """The cell in words: "sheet Evaluations, row 12, column Score (C12)"."""
+        return _where(self.sheet, _TITLES[name], self.letter(name), int(self.rows[i]))
+
+    def add(self, severity: str, name: str, i: int | None, message: str, column: str | None = None) -> None:
+        """Record a problem at column *name* of body row *i* (no cell when *i* is None)."""
+        self.problems.append(Problem(severity, self.sheet, self.cell(name, i) if i is not None else "",
+                                     int(self.rows[i]) if i is not None else None, column or _TITLES[name], message))
+
+
+@dataclass
+class _EvaluationCells:
+    """The four evaluation columns read (labels, numbers or levels) and what each row is."""
+
+    assessor: np.ndarray
+    object: np.ndarray
+    score: np.ndarray
+    uncertainty: np.ndarray
+    #: rows naming a readable assessor and object, whatever their score
+    allocated: np.ndarray
+    #: allocated rows without a score yet
+    pending: np.ndarray
+    #: rows with every needed cell read: the evaluations
+    ok: np.ndarray
+
+
+def _read_evaluation_columns(check: _TableCheck) -> _EvaluationCells:
+    """Read the assessor, object, score and uncertainty columns, reporting bad cells and the blank needed cells of
+    rows that are neither blank nor pending, and sort the rows into allocated, pending and complete."""
+    table, columns, kind, problems = check.table, check.columns, check.kind, check.problems
+    read = {}
+    for name in ("assessor", "object", "score", kind):
+        read_column = _label_column if name in ("assessor", "object", "level") else _number_column
+        read[name] = read_column(table.columns[columns[name]], table, columns[name], _TITLES[name], problems)
+    (a, a_blank, a_bad), (o, o_blank, o_bad) = read["assessor"], read["object"]
+    (s, s_blank, s_bad), (u, u_blank, u_bad) = read["score"], read[kind]
     empty = a_blank & o_blank & s_blank & u_blank
-    if empty.any():  # problems found in rows that turn out blank cannot exist (a problem cell is not blank)
-        pass
     allocated = ~a_blank & ~o_blank & ~a_bad & ~o_bad
     pending = allocated & s_blank
     scored = ~empty & ~pending
-    # blank needed cells of rows that are neither blank nor pending
-    for name, blank_mask, title, parser in (("assessor", a_blank, "Assessor", parse_label),
-                                            ("object", o_blank, "Object", parse_label),
-                                            ("score", s_blank, "Score", parse_number),
-                                            (kind, u_blank, _TITLES[kind], parse_label if kind == "level" else parse_number)):
-        for i in np.flatnonzero(scored & blank_mask):
-            problems.append(_problem(table, columns[name], title, int(i), parser, None))
+    for name in ("assessor", "object", "score", kind):  # blank needed cells of rows neither blank nor pending
+        parser = parse_label if name in ("assessor", "object", "level") else parse_number
+        for i in np.flatnonzero(scored & read[name][1]):
+            problems.append(_problem(table, columns[name], _TITLES[name], int(i), parser, None))
     ok = scored & ~(a_blank | o_blank | s_blank | u_blank | a_bad | o_bad | s_bad | u_bad)
+    return _EvaluationCells(a, o, s, u, allocated, pending, ok)
 
-    def cell(name: str, i: int) -> str:
-        return f"{column_letter(table.column_numbers[columns[name]])}{int(rows[i])}"
 
-    def add(severity, name, i, message, column=None):
-        problems.append(Problem(severity, sheet, cell(name, i) if i is not None else "",
-                                int(rows[i]) if i is not None else None, column or _TITLES[name], message))
+def _check_positive(check: _TableCheck, u: np.ndarray, ok: np.ndarray) -> None:
+    """SDs and confidences must be greater than 0."""
+    kind = check.kind
+    word = "an SD" if kind == "sd" else "a confidence"
+    for i in np.flatnonzero(ok & (u <= 0)):
+        check.add("error", kind, i, f"{check.where(kind, i)} is {u[i]:g}; {word} must be greater than 0")
 
-    if kind in ("sd", "confidence"):
-        for i in np.flatnonzero(ok & (u <= 0)):
-            word = "an SD" if kind == "sd" else "a confidence"
-            add("error", kind, i, f"{_where(sheet, _TITLES[kind], cell(kind, i)[:-len(str(rows[i]))], int(rows[i]))} "
-                                  f"is {u[i]:g}; {word} must be greater than 0")
-    if scale is not None:
-        lo, hi = scale
-        for i in np.flatnonzero(ok & ((s < lo) | (s > hi))):
-            hint = ""
-            for factor in (10.0, 100.0) if float(s[i]).is_integer() else ():  # 75 for 7.5: a missed decimal point
-                if lo <= s[i] / factor <= hi:
-                    hint = f" ({s[i] / factor:g} typed as {s[i]:g}?)"
-                    break
-            add("error", "score", i, f"{_where(sheet, 'Score', cell('score', i)[:-len(str(rows[i]))], int(rows[i]))} "
-                                     f"is {s[i]:g}, outside the score scale {lo:g} to {hi:g} ({scale_where}){hint}")
-    if kind == "level" and levels is not None:
-        known = {str(name).strip().lower(): str(name) for name in levels}
-        keys = pd.Series(u[ok], dtype=object).str.lower().to_numpy(dtype=object) if ok.any() else np.array([], dtype=object)
-        unknown = np.zeros(len(rows), dtype=bool)
-        if ok.any():
-            unknown[np.flatnonzero(ok)] = ~pd.Series(keys).isin(list(known)).to_numpy()
-        for name, (row, count) in _first_cells(u, rows, unknown).items():
-            i = int(np.flatnonzero(rows == row)[0])
-            guesses = suggest_names(name.lower(), list(known))
-            more = f" and {count - 1} more row{'s' if count > 2 else ''}" if count > 1 else ""
-            add("error", kind, i, f"Level '{name}' ({sheet}!{cell(kind, i)}{more}) is not in the Levels table "
-                                  f"({', '.join(known.values())})"
-                + (f"; {_did_you_mean([known[g] for g in guesses])}" if guesses else ""))
 
-    used = allocated  # rows naming a valid assessor and object, whatever their score
-    for name, labels, listed, word in (("assessor", a, assessors, "Assessors"), ("object", o, objects, "Objects")):
-        title = _TITLES[name]
-        if listed is not None and len(listed):
-            names = [str(n) for n, _ in listed]
-            known = set(names)
-            on_list = np.zeros(len(rows), dtype=bool)
-            if used.any():
-                on_list[np.flatnonzero(used)] = pd.Series(labels[used], dtype=object).isin(known).to_numpy()
-            for label, (row, count) in _first_cells(labels, rows, used & ~on_list).items():
-                i = int(np.flatnonzero(rows == row)[0])
-                guesses = suggest_names(label, names)
-                more = f" and {count - 1} more row{'s' if count > 2 else ''}" if count > 1 else ""
-                add("error", name, i, f"{title} '{label}' ({sheet}!{cell(name, i)}{more}) is not on the {word} list"
-                    + (f"; {_did_you_mean(guesses)}" if guesses else
-                       f" ({len(names)} names); add it to the {word} sheet or correct it"))
-            scored_names = set(pd.unique(labels[ok])) if ok.any() else set()
-            pending_names = set(pd.unique(labels[pending])) if pending.any() else set()
-            for listed_name, where in listed:
-                if listed_name not in scored_names:
-                    note = " (its reads are pending)" if listed_name in pending_names else ""
-                    problems.append(Problem("warning", where.split("!")[0], where.split("!")[-1], _row_of(where), title,
-                                            f"{title} '{listed_name}' ({where}) is on the {word} list but has no scores "
-                                            f"yet{note}"))
-            groups: dict[str, list[tuple[str, str]]] = {}
-            for listed_name, where in listed:
-                groups.setdefault(_norm_name(listed_name), []).append((listed_name, where))
-            for members in groups.values():
-                if len({m for m, _ in members}) > 1:
-                    first_name, first_where = members[0]
-                    text = " and ".join(f"'{m}' ({w})" for m, w in members)
-                    problems.append(Problem("warning", first_where.split("!")[0], first_where.split("!")[-1],
-                                            _row_of(first_where), title,
-                                            f"{word} list: {text} differ only in case or spaces; they count as "
-                                            f"different {word.lower()}"))
-        elif used.any():
-            codes_used, distinct = _label_codes(labels, used)
-            present = np.bincount(codes_used, minlength=len(distinct)) > 0
-            distinct = distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)]
-            # one C-level casefold of the joined names instead of one call per name (names hold no \x1f: a
-            # control character is refused above)
-            joined = "\x1f".join(map(str, distinct)).casefold()
-            folded = joined.split("\x1f") if distinct else []
-            spaced = {k for k, x in enumerate(folded) if "  " in x or "\t" in x or "\n" in x or "\xa0" in x} \
-                if ("  " in joined or "\t" in joined or "\n" in joined or "\xa0" in joined) else set()
-            keys = [" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced else folded
-            if len(set(keys)) < len(keys):  # rare: look up where the clashing spellings first occur
-                distinct, keys = pd.Series(distinct, dtype=object), pd.Series(keys, dtype=object)
-                clash = keys.duplicated(keep=False).to_numpy()
-                firsts = _first_cells(labels, rows, used & pd.Series(labels, dtype=object).isin(
-                    set(distinct[clash])).to_numpy())
-                groups = {}
-                for label, key in zip(distinct[clash], keys[clash]):
-                    groups.setdefault(key, []).append(label)
-                for members in groups.values():
-                    members.sort(key=lambda m: firsts[m][0])
-                    i = int(np.flatnonzero(rows == firsts[members[0]][0])[0])
-                    text = " and ".join(f"'{m}' ({sheet}!{column_letter(table.column_numbers[columns[name]])}"
-                                        f"{firsts[m][0]})" for m in members)
-                    add("warning", name, i, f"{word}: {text} differ only in case or spaces; they are counted as "
-                                            f"different {word.lower()} (is it one name typed two ways?)")
+def _check_scale(check: _TableCheck, s: np.ndarray, ok: np.ndarray, scale: tuple, scale_where: str) -> None:
+    """Scores outside the workbook's score scale, with a hint when a missed decimal point explains one."""
+    lo, hi = scale
+    for i in np.flatnonzero(ok & ((s < lo) | (s > hi))):
+        hint = ""
+        for factor in (10.0, 100.0) if float(s[i]).is_integer() else ():  # 75 for 7.5: a missed decimal point
+            if lo <= s[i] / factor <= hi:
+                hint = f" ({s[i] / factor:g} typed as {s[i]:g}?)"
+                break
+        check.add("error", "score", i, f"{check.where('score', i)} is {s[i]:g}, outside the score scale {lo:g} to "
+                                       f"{hi:g} ({scale_where}){hint}")
 
-    if used.any():  # one evaluation per (assessor, object)
-        ai, a_names = _label_codes(a, used)
-        oi = _label_codes(o, used)[0].astype(np.int64)
-        # object-major keys: exports are usually grouped by object, so the keys come nearly sorted
-        width = max(len(a_names), 1)
-        pair = oi * width + ai
-        span = (int(oi.max()) + 1) * width if len(oi) else 0
-        if span <= 8 * len(pair) + 4_000_000:  # a flag per possible pair, <= 8 bytes a row + 4 MB (counts, 8x that, only
-            # when some pair repeats): no hashing
-            seen = np.zeros(span, dtype=bool)
-            seen[pair] = True
-            repeated = np.count_nonzero(seen) < len(pair)  # fewer pairs than rows: some pair twice
-        else:  # a stable sort (timsort) runs through nearly sorted keys in about linear time, faster than hashing
-            ordered = np.sort(pair, kind="stable")
-            repeated = bool((ordered[1:] == ordered[:-1]).any())
-            del ordered
-        dup = pd.Series(pair).duplicated(keep=False).to_numpy() if repeated else np.zeros(len(pair), dtype=bool)
-        if dup.any():
-            frame = pd.DataFrame({"pair": pair[dup], "i": np.flatnonzero(used)[dup]})
-            for _, members in frame.groupby("pair", sort=False)["i"]:
-                members = members.to_numpy()
-                i = int(members[1])
-                add("error", "object", i, f"assessor {a[members[0]]} evaluated object {o[members[0]]} more than once "
-                                          f"(sheet {sheet}, rows {', '.join(str(int(rows[m])) for m in members)}); keep "
-                                          "one evaluation per pair")
+
+def _check_levels(check: _TableCheck, u: np.ndarray, ok: np.ndarray, levels: Sequence[str]) -> None:
+    """Level names the Levels table does not hold (case-insensitive), each once with its first cell and a guess."""
+    import pandas as pd
+
+    kind, rows = check.kind, check.rows
+    known = {str(name).strip().lower(): str(name) for name in levels}
+    unknown = np.zeros(len(rows), dtype=bool)
+    if ok.any():
+        keys = pd.Series(u[ok], dtype=object).str.lower().to_numpy(dtype=object)
+        unknown[np.flatnonzero(ok)] = ~pd.Series(keys).isin(list(known)).to_numpy()
+    for name, (row, count) in _first_cells(u, rows, unknown).items():
+        i = int(np.flatnonzero(rows == row)[0])
+        guesses = suggest_names(name.lower(), list(known))
+        check.add("error", kind, i, f"Level '{name}' ({check.sheet}!{check.cell(kind, i)}{_more_rows(count)}) is not "
+                                    f"in the Levels table ({', '.join(known.values())})"
+                  + (f"; {_did_you_mean([known[g] for g in guesses])}" if guesses else ""))
+
+
+def _more_rows(count: int) -> str:
+    """' and 2 more rows' after the first cell of a name found on *count* rows."""
+    return f" and {count - 1} more row{'s' if count > 2 else ''}" if count > 1 else ""
+
+
+def _check_listed_names(check: _TableCheck, name: str, labels: np.ndarray, listed: Sequence[tuple[str, str]],
+                        word: str, cells: _EvaluationCells) -> None:
+    """Against the workbook's list of assessors or objects: names not on it (errors, with a guess), listed names
+    without a score (warnings), and list entries that differ only in case or spaces (warnings)."""
+    import pandas as pd
+
+    title, used, rows = _TITLES[name], cells.allocated, check.rows
+    names = [str(n) for n, _ in listed]
+    on_list = np.zeros(len(rows), dtype=bool)
+    if used.any():
+        on_list[np.flatnonzero(used)] = pd.Series(labels[used], dtype=object).isin(set(names)).to_numpy()
+    for label, (row, count) in _first_cells(labels, rows, used & ~on_list).items():
+        i = int(np.flatnonzero(rows == row)[0])
+        guesses = suggest_names(label, names)
+        check.add("error", name, i, f"{title} '{label}' ({check.sheet}!{check.cell(name, i)}{_more_rows(count)}) is "
+                                    f"not on the {word} list"
+                  + (f"; {_did_you_mean(guesses)}" if guesses else
+                     f" ({len(names)} names); add it to the {word} sheet or correct it"))
+    scored_names = set(pd.unique(labels[cells.ok])) if cells.ok.any() else set()
+    pending_names = set(pd.unique(labels[cells.pending])) if cells.pending.any() else set()
+    for listed_name, where in listed:
+        if listed_name not in scored_names:
+            note = " (its reads are pending)" if listed_name in pending_names else ""
+            check.problems.append(_list_problem(where, title, f"{title} '{listed_name}' ({where}) is on the {word} "
+                                                              f"list but has no scores yet{note}"))
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for listed_name, where in listed:
+        groups.setdefault(_norm_name(listed_name), []).append((listed_name, where))
+    for members in groups.values():
+        if len({m for m, _ in members}) > 1:
+            text = " and ".join(f"'{m}' ({w})" for m, w in members)
+            message = f"{word} list: {text} differ only in case or spaces; they count as different {word.lower()}"
+            check.problems.append(_list_problem(members[0][1], title, message))
+
+
+def _list_problem(where: str, title: str, message: str) -> Problem:
+    """A warning at a list entry's cell (*where* like "Assessors!A5")."""
+    return Problem("warning", where.split("!")[0], where.split("!")[-1], _row_of(where), title, message)
+
+
+def _check_name_spellings(check: _TableCheck, name: str, labels: np.ndarray, word: str, used: np.ndarray) -> None:
+    """Without a list: names in the table that differ only in case or spaces (warnings naming each spelling's
+    first cell).  Distinct names are compared by one C-level casefold of them all joined."""
+    import pandas as pd
+
+    codes_used, distinct = _label_codes(labels, used)
+    present = np.bincount(codes_used, minlength=len(distinct)) > 0
+    distinct = distinct if present.all() else [distinct[k] for k in np.flatnonzero(present)]
+    # names hold no \x1f: a control character is refused by the column check
+    joined = "\x1f".join(map(str, distinct)).casefold()
+    folded = joined.split("\x1f") if distinct else []
+    spaced = {k for k, x in enumerate(folded) if "  " in x or "\t" in x or "\n" in x or "\xa0" in x} \
+        if ("  " in joined or "\t" in joined or "\n" in joined or "\xa0" in joined) else set()
+    keys = [" ".join(x.split()) if k in spaced else x for k, x in enumerate(folded)] if spaced else folded
+    if len(set(keys)) == len(keys):
+        return
+    # rare: look up where the clashing spellings first occur
+    distinct, keys = pd.Series(distinct, dtype=object), pd.Series(keys, dtype=object)
+    clash = keys.duplicated(keep=False).to_numpy()
+    rows = check.rows
+    firsts = _first_cells(labels, rows, used & pd.Series(labels, dtype=object).isin(set(distinct[clash])).to_numpy())
+    groups: dict[str, list] = {}
+    for label, key in zip(distinct[clash], keys[clash]):
+        groups.setdefault(key, []).append(label)
+    for members in groups.values():
+        members.sort(key=lambda m: firsts[m][0])
+        i = int(np.flatnonzero(rows == firsts[members[0]][0])[0])
+        text = " and ".join(f"'{m}' ({check.sheet}!{check.letter(name)}{firsts[m][0]})" for m in members)
+        check.add("warning", name, i, f"{word}: {text} differ only in case or spaces; they are counted as "
+                                      f"different {word.lower()} (is it one name typed two ways?)")
+
+
+def _check_repeated_pairs(check: _TableCheck, a: np.ndarray, o: np.ndarray, used: np.ndarray) -> None:
+    """One evaluation per (assessor, object): a pair given twice is an error naming all its rows."""
+    import pandas as pd
+
+    ai, a_names = _label_codes(a, used)
+    oi = _label_codes(o, used)[0].astype(np.int64)
+    pair = oi * max(len(a_names), 1) + ai  # object-major: exports are usually grouped by object (keys nearly sorted)
+    if not _any_repeated(pair, (int(oi.max()) + 1) * max(len(a_names), 1) if len(oi) else 0):
+        return
+    dup = pd.Series(pair).duplicated(keep=False).to_numpy()
+    frame = pd.DataFrame({"pair": pair[dup], "i": np.flatnonzero(used)[dup]})
+    rows = check.rows
+    for _, members in frame.groupby("pair", sort=False)["i"]:
+        members = members.to_numpy()
+        check.add("error", "object", int(members[1]),
+                  f"assessor {a[members[0]]} evaluated object {o[members[0]]} more than once (sheet {check.sheet}, "
+                  f"rows {', '.join(str(int(rows[m])) for m in members)}); keep one evaluation per pair")
+
+
+def _any_repeated(keys: np.ndarray, span: int) -> bool:
+    """True when some key of *keys* (whole numbers in 0 .. span-1) occurs twice, found without hashing."""
+    if span <= 8 * len(keys) + 4_000_000:  # a flag per possible key: <= 8 bytes a row + 4 MB
+        seen = np.zeros(span, dtype=bool)
+        seen[keys] = True
+        return np.count_nonzero(seen) < len(keys)  # fewer distinct keys than rows
+    # a stable sort (timsort) runs through nearly sorted keys in about linear time, faster than hashing
+    ordered = np.sort(keys, kind="stable")
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
+def _report_pending(check: _TableCheck, a: np.ndarray, o: np.ndarray, cells: _EvaluationCells) -> None:
+    """A warning per pending row (allocated, not yet scored); an error when the table holds no evaluation at all."""
+    rows, sheet, pending = check.rows, check.sheet, cells.pending
     for i in np.flatnonzero(pending):
-        add("warning", "score", i, f"sheet {sheet}, row {int(rows[i])}: {a[i]} has not yet scored {o[i]} "
-                                   f"(pending: left out of this run)")
-    if not ok.any() and not any(p.severity == "error" for p in problems):
-        if pending.any():
-            problems.append(Problem("error", sheet, "", None, "Score",
-                                    f"sheet {sheet}: no scores yet ({int(pending.sum())} evaluations are allocated "
-                                    "and all are pending)"))
-        else:
-            problems.append(Problem("error", sheet, "", None, "", f"sheet {sheet} has a header row but no evaluations "
-                                                                  "below it"))
+        check.add("warning", "score", i, f"sheet {sheet}, row {int(rows[i])}: {a[i]} has not yet scored {o[i]} "
+                                         f"(pending: left out of this run)")
+    if cells.ok.any() or any(p.severity == "error" for p in check.problems):
+        return
+    if pending.any():
+        check.problems.append(Problem("error", sheet, "", None, "Score", f"sheet {sheet}: no scores yet "
+                                      f"({int(pending.sum())} evaluations are allocated and all are pending)"))
+    else:
+        check.problems.append(Problem("error", sheet, "", None, "", f"sheet {sheet} has a header row but no "
+                                                                    "evaluations below it"))
 
+
+def _panel_input(check: _TableCheck, cells: _EvaluationCells, settings: dict) -> PanelInput:
+    """The checked panel: problems in order (errors first, by row), the evaluations' frame, the pending rows."""
+    import pandas as pd
+
+    table, sheet, kind, rows = check.table, check.sheet, check.kind, check.rows
+    problems = check.problems
     if table.merged:
         problems = [_explain_merged(p, table.merged) for p in problems]
     problems.sort(key=lambda p: (p.severity != "error", p.sheet != sheet, p.row if p.row is not None else 0))
+    a, o, s, u, ok, pending = cells.assessor, cells.object, cells.score, cells.uncertainty, cells.ok, cells.pending
     keep = slice(None) if ok.all() else np.flatnonzero(ok)  # every row scored (the usual case): no selection
     # the columns are this check's own arrays or fresh selections (no copy needed) of checked text (no type
     # inference needed)
@@ -811,32 +890,18 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     hidden = sorted(set(table.hidden_rows) & set(sheet_rows.tolist())) if table.hidden_rows else []
     pend = pd.DataFrame({"assessor": _text_series(a[pending]), "object": _text_series(o[pending]),
                          "sheet_row": rows[pending]}, copy=False)
-    settings = {"scale": tuple(scale) if scale is not None else None,
-                "assessors": len(assessors) if assessors else None, "objects": len(objects) if objects else None,
-                "levels": list(levels) if levels is not None else None}
     return PanelInput(frame, kind, sheet_rows, pend, problems, settings, sheet, hidden)
-
-
-def _cell_position(ref: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", ref)
-    col = 0
-    for ch in m.group(1):
-        col = col * 26 + ord(ch) - 64
-    return col, int(m.group(2))
 
 
 def _explain_merged(problem: Problem, merged: Sequence[str]) -> Problem:
     """Add 'inside merged cells A2:A3' to a problem at a cell of a merged range (its non-anchor cells read blank)."""
     if not problem.cell or problem.severity != "error":
         return problem
-    col, row = _cell_position(problem.cell)
-    for ref in merged:
-        (c1, r1), (c2, r2) = (_cell_position(part) for part in ref.split(":"))
-        if c1 <= col <= c2 and r1 <= row <= r2:
-            return Problem(problem.severity, problem.sheet, problem.cell, problem.row, problem.column,
-                           f"{problem.message} (the cell is inside merged cells {ref}: unmerge them and fill in "
-                           "every row)")
-    return problem
+    ref = merged_range_of(problem.cell, merged)
+    if ref is None:
+        return problem
+    return Problem(problem.severity, problem.sheet, problem.cell, problem.row, problem.column,
+                   f"{problem.message} (the cell is inside merged cells {ref}: unmerge them and fill in every row)")
 
 
 def _row_of(where: str) -> int | None:

@@ -1,7 +1,15 @@
 """Svensson's rank-based analysis of paired ordinal ratings: systematic vs random disagreement.
 
-Specification: ``svensson_ordinal_rank_method.txt`` (Svensson, "A method for
-the analysis of paired ordinal data", OCR'd) with the definitions of issue 4.
+Reference: Svensson's rank method for paired ordinal data (E. Svensson,
+*Analysis of systematic and random differences between paired ordinal
+categorical data*, dissertation, Almqvist & Wiksell, Stockholm 1993; E.
+Svensson & S. Holm, "Separation of systematic and random differences in
+ordinal rating scales", Statistics in Medicine 13 (1994) 2437-2453).  The
+examples, figures and tables named below ("Svensson's paper") are those of
+the paper that introduced the method, reproduced by the tests.  Measures it
+gives only in words or by example (D, IV, r_a, kappa_max) are written out
+here as formulas.
+
 X = rater 1, Y = rater 2; ``x_ij`` counts objects rated category i by rater 1
 and j by rater 2 (m ordered categories, n objects).
 
@@ -15,7 +23,7 @@ and j by rater 2 (m ordered categories, n objects).
 * RC = (1/M) sum_v [p_Y(v) q_X(v-1) (1 - q_X(v)) - p_X(v) q_Y(v-1) (1 - q_Y(v))],
   M = min(P0 - P0^2, P1 - P1^2) (relative concentration, -1..1).
 * D = (1/(n(n-1))) sum_{k != l} I_kl, I_kl = 1 for a strictly discordant
-  ordered pair (the seed's empirical probability of reversed rank
+  ordered pair (the paper's empirical probability of reversed rank
   classification order, its "T").
 * IV = sum (x_ij^3 - x_ij)/n^3, r_a = 1 - 6 sum x (R1-R2)^2 / ((n^3 - n) - sum(x^3 - x)).
 * PA (percent agreement), Cohen's kappa, and kappa_max = the largest kappa the
@@ -251,7 +259,7 @@ MAX_TABLE_COUNT = 1e15
 def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonResult:
     """All Svensson measures from an m x m table (rows = rater 1 category, columns = rater 2).
 
-    >>> r = svensson_from_table([[30, 10, 0], [10, 20, 0], [0, 0, 30]])   # seed Figure 3B
+    >>> r = svensson_from_table([[30, 10, 0], [10, 20, 0], [0, 0, 30]])   # Svensson's paper, Figure 3B
     >>> round(r.RV, 2), round(r.D, 2), r.RP
     (0.01, 0.02, 0.0)
     """
@@ -304,7 +312,7 @@ def svensson(rater1, rater2, categories=None) -> SvenssonResult:
     ``["F1", "F2", "F3", "F4"]``); unused categories still count.  Pairs where
     either rating is missing are dropped; ``n_dropped`` reports how many.
 
-    >>> r = svensson(["K"] * 5 + ["L"] * 3 + ["M"] * 2, ["K"] * 3 + ["L"] * 4 + ["M"] * 3)  # seed Example 1
+    >>> r = svensson(["K"] * 5 + ["L"] * 3 + ["M"] * 2, ["K"] * 3 + ["L"] * 4 + ["M"] * 3)  # Svensson's paper, Example 1
     >>> r.RV, r.D
     (0.0, 0.0)
     """
@@ -313,7 +321,7 @@ def svensson(rater1, rater2, categories=None) -> SvenssonResult:
 
 
 def mean_rank_table(rater1=None, rater2=None, categories=None, table=None) -> pd.DataFrame:
-    """Both augmented mean ranks per non-empty cell (the seed's Figure 4 / Table I).
+    """Both augmented mean ranks per non-empty cell (Svensson's paper, Figure 4 / Table I).
 
     Give the paired ratings, or an m x m ``table``.  Columns: ``rater1``,
     ``rater2`` (categories), ``count``, ``R1``, ``R2``, ``difference``.
@@ -329,7 +337,7 @@ def mean_rank_table(rater1=None, rater2=None, categories=None, table=None) -> pd
 
 
 def roc_points(rater1=None, rater2=None, categories=None, table=None) -> pd.DataFrame:
-    """Cumulative proportions of both raters at each category boundary (the seed's ROC curve, Figure 8).
+    """Cumulative proportions of both raters at each category boundary (Svensson's paper, the ROC curve of Figure 8).
 
     Rows run from (0, 0) through each category's upper boundary to (1, 1):
     ``boundary`` (category up to which is cumulated), ``rater1`` (q_X),

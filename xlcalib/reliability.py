@@ -1,8 +1,9 @@
 """Reliability of ratings and of aggregates: ICC family, k-rater reliability, Spearman-Brown, Krippendorff's alpha.
 
-Specification: ``k_rater_reliability.txt`` (Wong, Paritosh & Aroyo, "k-rater
-reliability") and its references Shrout & Fleiss (1979), McGraw & Wong
-(1996), Krippendorff (2011).
+References: Wong & Paritosh (2022), "k-Rater Reliability: The Correct Unit of
+Reliability for Aggregated Human Annotations", ACL 2022 (cited below as
+"Wong & Paritosh 2022"), and its references Shrout & Fleiss (1979), McGraw &
+Wong (1996), Krippendorff (2011).
 
 Ratings are an *items x raters* table (2-D array or DataFrame); ``NaN`` marks
 a missing rating.  A long table (item, rater, score) is also accepted by
@@ -162,6 +163,65 @@ def _one_way_unbalanced(x: np.ndarray):
     return ssb / (n - 1), ssw / (N - n), n - 1, N - n, k0, n
 
 
+def _one_way_forms(x: np.ndarray, q: float) -> tuple[dict, list[str]]:
+    """ICC1 and ICC1k rows (ICC, F, df1, df2, p, CI) from the unbalanced one-way ANOVA on every rating (equal
+    to the balanced one when the table is complete), and a note when ratings are missing."""
+    note = []
+    msb1, msw, df1, df2w, k0, n1 = _one_way_unbalanced(x)
+    if msw == 0 and msb1 == 0:
+        raise InputError("all ratings are equal: the ICC is undefined")
+    f1 = msb1 / msw if msw > 0 else np.inf
+    icc1 = (msb1 - msw) / (msb1 + (k0 - 1) * msw)
+    icc1k = (msb1 - msw) / msb1 if msb1 > 0 else np.nan
+    f1l, f1u = f1 / stats.f.ppf(q, df1, df2w), f1 * stats.f.ppf(q, df2w, df1)
+    p1 = stats.f.sf(f1, df1, df2w)
+    rows = {"ICC1": (icc1, f1, df1, df2w, p1, (f1l - 1) / (f1l + k0 - 1), (f1u - 1) / (f1u + k0 - 1)),
+            "ICC1k": (icc1k, f1, df1, df2w, p1, 1 - 1 / f1l, 1 - 1 / f1u)}
+    if np.isnan(x).any():
+        note.append(f"ICC1/ICC1k: unbalanced one-way ANOVA on {int((~np.isnan(x)).sum())} ratings, k0 = {k0:.4g}")
+    return rows, note
+
+
+def _two_way_forms(x: np.ndarray, q: float, note: list[str]) -> dict:
+    """ICC2, ICC3, ICC2k and ICC3k rows from the two-way ANOVA on the items rated by every rater (a note in
+    *note* when incomplete items are dropped); ICC2's interval with Satterthwaite degrees of freedom."""
+    complete = ~np.isnan(x).any(axis=1)
+    xc = x if complete.all() else x[complete]
+    if (~complete).any():
+        note.append(f"ICC2/ICC3 forms: {int((~complete).sum())} incomplete item(s) dropped, {int(complete.sum())} used")
+    n, k = xc.shape
+    if n < 2:
+        raise InputError(f"the two-way ICC forms need at least 2 items rated by every rater; only {n} are complete "
+                         "(use icc(..., form='ICC1') for the one-way forms on incomplete data)")
+    item_mean = xc.mean(axis=1)
+    grand = item_mean.mean()
+    ssb = k * np.sum((item_mean - grand) ** 2)
+    ssj = n * np.sum((xc.mean(axis=0) - grand) ** 2)
+    ssw = np.sum((xc - item_mean[:, None]) ** 2)  # within items = raters + residual
+    sse = ssw - ssj
+    msb, msj = ssb / (n - 1), ssj / (k - 1)
+    dfe = (n - 1) * (k - 1)
+    mse = sse / dfe
+    f3 = msb / mse if mse > 0 else np.inf
+    p3 = stats.f.sf(f3, n - 1, dfe)
+    icc2 = (msb - mse) / (msb + (k - 1) * mse + k * (msj - mse) / n)
+    icc2k = (msb - mse) / (msb + (msj - mse) / n)
+    icc3 = (msb - mse) / (msb + (k - 1) * mse)
+    icc3k = (msb - mse) / msb
+    f3l, f3u = f3 / stats.f.ppf(q, n - 1, dfe), f3 * stats.f.ppf(q, dfe, n - 1)
+    fj = msj / mse
+    vn = (k - 1) * (n - 1) * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+    vd = (n - 1) * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+    v = vn / vd
+    f2u, f2l = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
+    l2 = n * (msb - f2u * mse) / (f2u * (k * msj + (k * n - k - n) * mse) + n * msb)
+    u2 = n * (f2l * msb - mse) / (k * msj + (k * n - k - n) * mse + n * f2l * msb)
+    return {"ICC2": (icc2, f3, n - 1, dfe, p3, l2, u2),
+            "ICC3": (icc3, f3, n - 1, dfe, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
+            "ICC2k": (icc2k, f3, n - 1, dfe, p3, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+            "ICC3k": (icc3k, f3, n - 1, dfe, p3, 1 - 1 / f3l, 1 - 1 / f3u)}
+
+
 def icc_table(ratings, alpha: float = 0.05, *, item=None, rater=None, score=None) -> pd.DataFrame:
     """The six Shrout-Fleiss / McGraw-Wong intraclass correlations with F tests and confidence intervals.
 
@@ -211,60 +271,8 @@ def icc_table(ratings, alpha: float = 0.05, *, item=None, rater=None, score=None
     if np.nanmax(x) == np.nanmin(x):
         raise InputError("all ratings are equal: the ICC is undefined (no variance between or within items)")
     q = 1 - alpha / 2
-    rows = {}
-    note = []
-
-    # one-way forms (unbalanced estimator; equals the balanced one when complete)
-    msb1, msw, df1, df2w, k0, n1 = _one_way_unbalanced(x)
-    if msw == 0 and msb1 == 0:
-        raise InputError("all ratings are equal: the ICC is undefined")
-    f1 = msb1 / msw if msw > 0 else np.inf
-    icc1 = (msb1 - msw) / (msb1 + (k0 - 1) * msw)
-    icc1k = (msb1 - msw) / msb1 if msb1 > 0 else np.nan
-    f1l, f1u = f1 / stats.f.ppf(q, df1, df2w), f1 * stats.f.ppf(q, df2w, df1)
-    p1 = stats.f.sf(f1, df1, df2w)
-    rows["ICC1"] = (icc1, f1, df1, df2w, p1, (f1l - 1) / (f1l + k0 - 1), (f1u - 1) / (f1u + k0 - 1))
-    rows["ICC1k"] = (icc1k, f1, df1, df2w, p1, 1 - 1 / f1l, 1 - 1 / f1u)
-    if np.isnan(x).any():
-        note.append(f"ICC1/ICC1k: unbalanced one-way ANOVA on {int((~np.isnan(x)).sum())} ratings, k0 = {k0:.4g}")
-
-    # two-way forms on the complete block
-    complete = ~np.isnan(x).any(axis=1)
-    xc = x if complete.all() else x[complete]
-    if (~complete).any():
-        note.append(f"ICC2/ICC3 forms: {int((~complete).sum())} incomplete item(s) dropped, {int(complete.sum())} used")
-    n, k = xc.shape
-    if n >= 2:
-        item_mean = xc.mean(axis=1)
-        grand = item_mean.mean()
-        ssb = k * np.sum((item_mean - grand) ** 2)
-        ssj = n * np.sum((xc.mean(axis=0) - grand) ** 2)
-        ssw = np.sum((xc - item_mean[:, None]) ** 2)  # within items = raters + residual
-        sse = ssw - ssj
-        msb, msj = ssb / (n - 1), ssj / (k - 1)
-        dfe = (n - 1) * (k - 1)
-        mse = sse / dfe
-        f3 = msb / mse if mse > 0 else np.inf
-        p3 = stats.f.sf(f3, n - 1, dfe)
-        icc2 = (msb - mse) / (msb + (k - 1) * mse + k * (msj - mse) / n)
-        icc2k = (msb - mse) / (msb + (msj - mse) / n)
-        icc3 = (msb - mse) / (msb + (k - 1) * mse)
-        icc3k = (msb - mse) / msb
-        f3l, f3u = f3 / stats.f.ppf(q, n - 1, dfe), f3 * stats.f.ppf(q, dfe, n - 1)
-        fj = msj / mse
-        vn = (k - 1) * (n - 1) * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-        vd = (n - 1) * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-        v = vn / vd
-        f2u, f2l = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
-        l2 = n * (msb - f2u * mse) / (f2u * (k * msj + (k * n - k - n) * mse) + n * msb)
-        u2 = n * (f2l * msb - mse) / (k * msj + (k * n - k - n) * mse + n * f2l * msb)
-        rows["ICC2"] = (icc2, f3, n - 1, dfe, p3, l2, u2)
-        rows["ICC3"] = (icc3, f3, n - 1, dfe, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1))
-        rows["ICC2k"] = (icc2k, f3, n - 1, dfe, p3, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1)))
-        rows["ICC3k"] = (icc3k, f3, n - 1, dfe, p3, 1 - 1 / f3l, 1 - 1 / f3u)
-    else:
-        raise InputError(f"the two-way ICC forms need at least 2 items rated by every rater; only {n} are complete "
-                         "(use icc(..., form='ICC1') for the one-way forms on incomplete data)")
+    rows, note = _one_way_forms(x, q)
+    rows.update(_two_way_forms(x, q, note))
     order = ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]
     table = pd.DataFrame([(ICC_FORMS[f], *rows[f]) for f in order], index=pd.Index(order, name="form"),
                          columns=["description", "ICC", "F", "df1", "df2", "pval", "CI_low", "CI_high"])
@@ -279,8 +287,8 @@ def icc(ratings, form: str = "ICC1k", **kwargs) -> float:
     The one-way forms work on incomplete (unbalanced) data; see :func:`icc_table`.
 
     >>> import xlcalib
-    >>> round(xlcalib.icc([[1, 2], [3, 3], [5, 6], [8, 7]], "ICC1"), 4)
-    0.9615
+    >>> round(xlcalib.icc([[1, 2], [3, 3], [5, 6], [8, 7]], "ICC1"), 4)   # (14.125 - 0.375) / (14.125 + 0.375)
+    0.9483
     """
     if form not in ICC_FORMS:
         raise InputError(f"form must be one of {', '.join(ICC_FORMS)}, not {form!r}")
@@ -295,7 +303,7 @@ def icc(ratings, form: str = "ICC1k", **kwargs) -> float:
 
 
 def spearman_brown(icc1: float, k: float) -> float:
-    """Spearman-Brown prophecy: reliability of the mean of k ratings, ``k r / (1 + (k-1) r)`` (seed eq. 1).
+    """Spearman-Brown prophecy: reliability of the mean of k ratings, ``k r / (1 + (k-1) r)`` (Wong & Paritosh 2022, eq. 1).
 
     >>> round(spearman_brown(0.59, 13), 3)
     0.949
@@ -355,8 +363,8 @@ def krippendorff_alpha(ratings, level: str = "interval") -> float:
     aggregates are cheap.
 
     >>> import numpy as np
-    >>> round(krippendorff_alpha([[1, 1], [2, 2], [3, 3], [4, 3]], "interval"), 4)
-    0.9091
+    >>> round(krippendorff_alpha([[1, 1], [2, 2], [3, 3], [4, 3]], "interval"), 4)   # 8/9
+    0.8889
     """
     if level not in _LEVELS:
         raise InputError(f"level must be one of {', '.join(_LEVELS)}, not {level!r}")
@@ -434,7 +442,7 @@ def _pair_reliability(a: np.ndarray, b: np.ndarray, coefficient: str) -> np.ndar
 # ----------------------------------------------------------------------------
 @dataclass
 class KRRBootstrapResult:
-    """Bootstrap k-rater reliability (seed section 5.1).
+    """Bootstrap k-rater reliability (Wong & Paritosh 2022, section 5.1).
 
     ``estimate`` is the mean of the replicate reliabilities; ``ci_low``,
     ``ci_high`` the percentile interval at level ``ci_level``.
@@ -465,18 +473,18 @@ def _padded(x: np.ndarray):
 
 def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int = 0,
                   coefficient: str = "alpha_interval", alpha: float = 0.05) -> KRRBootstrapResult:
-    """Bootstrap k-rater reliability of the item means (seed section 5.1).
+    """Bootstrap k-rater reliability of the item means (Wong & Paritosh 2022, section 5.1).
 
     Each replicate resamples, within every item and independently twice, its
     ratings with replacement at the same size (``k=None``: each item's own
     number of ratings; or ``k`` ratings per item), averages each resample, and
     measures the reliability between the two aggregate vectors
-    (``coefficient``: ``alpha_interval`` (default, as in the seed),
+    (``coefficient``: ``alpha_interval`` (default, as in the paper),
     ``alpha_ordinal``, ``alpha_nominal``, ``alpha_ratio`` or ``pearson``).
     Vectorised over replicates for ``alpha_interval`` and ``pearson``.
 
-    The seed's Table 1 reports 0.953 for WordSim-353 with 13 raters and 100
-    bootstrap samples.
+    Wong & Paritosh (2022), Table 1, report 0.953 for WordSim-353 with 13 raters
+    and 100 bootstrap samples.
     """
     if coefficient not in _COEFFICIENTS:
         raise InputError(f"coefficient must be one of {', '.join(_COEFFICIENTS)}, not {coefficient!r}")
@@ -517,7 +525,7 @@ def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int =
 
 def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
                   coefficient: str = "alpha_interval") -> pd.DataFrame:
-    """Empirical k-rater reliability from two replications (seed section 4.2).
+    """Empirical k-rater reliability from two replications (Wong & Paritosh 2022, section 4.2).
 
     For each k: draw k rating columns at random (without replacement) from each
     replication, average them per item, and measure the reliability between
@@ -558,13 +566,13 @@ def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
 
 def krr_curve(ratings, replication=None, k_max: int | None = None, sb_ratings: int = 2, seed: int = 0,
               n_draws: int = 100) -> pd.DataFrame:
-    """The data behind the seed's Figure 1: reliability of k-rater means for k = 1..k_max.
+    """The data behind Wong & Paritosh (2022), Figure 1: reliability of k-rater means for k = 1..k_max.
 
     Columns: ``k``; ``empirical`` (:func:`krr_empirical` between ``ratings``
     and ``replication``, if given); ``icc_k`` (analytical ICC(k) from the
     one-way variance components of all ratings, Appendix A); ``spearman_brown``
     (Eq. 1 applied to ICC(1) computed from only ``sb_ratings`` randomly drawn
-    ratings per item, as the seed does to test its predictive accuracy).
+    ratings per item, as the paper does to test its predictive accuracy).
     """
     x = _as_matrix(ratings)
     _check_size(x)

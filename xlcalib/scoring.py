@@ -1,25 +1,25 @@
-"""Scoring-engine evaluation metrics as defined by RSMTool (``rsmtool_evaluation_metrics.rst``).
+"""Scoring-engine evaluation metrics as defined by RSMTool (the RSMTool documentation, "Evaluation Metrics").
 
 H = human score, M = system score, N = responses with numeric H and M.
 Zero human scores are excluded by default (``exclude_zero=True``), as in
-RSMTool.  Choices where the seed leaves room:
+RSMTool.  Choices where the documentation leaves room:
 
 * exact/adjacent agreement and Cohen's kappa are defined for *rounded*
   scores; non-integer scores are rounded (``np.rint``) for those three
   metrics only, and the result's ``rounded`` flag says so;
-* R2 is ``sklearn.metrics.r2_score`` (the seed says RSMTool computes it so):
+* R2 is ``sklearn.metrics.r2_score`` (the documentation says RSMTool computes it so):
   1 - sum (H - M)^2 / sum (H - mean H)^2;
 * the pooled error variance for PRMSE with varying numbers of ratings is
   ``sum V_i (c_i - 1) / sum (c_i - 1)`` over responses with >= 2 ratings
   (the standard pooled estimator; with every response double-scored it is
-  the seed's ``sum (H - H2)^2 / (2 N)``).
+  the documentation's ``sum (H - H2)^2 / (2 N)``).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from .cells import check_memory, real_argument, whole_argument
+from .cells import MAX_ABS_SCORE, check_memory, real_argument, whole_argument
 from .errors import InputError
 
 __all__ = [
@@ -35,10 +35,6 @@ __all__ = [
     "quadratic_weighted_kappa",
     "cohen_kappa",
 ]
-
-
-#: Scores beyond +-1e15 are refused: agreement is computed on rounded scores, exact only up to 2**53.
-MAX_ABS_SCORE = 1e15
 
 
 def _vector(values, name: str) -> np.ndarray:
@@ -85,7 +81,7 @@ def _pairs(human, system, exclude_zero: bool, names=("human", "system")):
 
 
 def cohen_kappa(h, m) -> float | None:
-    """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (seed)."""
+    """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (as the RSMTool documentation defines it)."""
     # categories that neither rater used add nothing to agreement or chance agreement, so the used
     # categories give the same kappa as the full range without a K x K table (scores 0 and 1e6 stay cheap)
     codes = np.unique(np.concatenate([np.rint(h), np.rint(m)]), return_inverse=True)[1].astype(np.intp)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..cells import MAX_ABS_SCORE
 from ..errors import InputError
 from .levels import DEFAULT_LEVEL_RATIO, Levels, levels_table
 
@@ -24,8 +25,6 @@ __all__ = ["MAX_ABS_SCORE", "SD_RANGE", "CONFIDENCE_RANGE", "MAX_CONFIDENCE_RATI
 # ----------------------------------------------------------------------------
 # Numeric ranges of calibration inputs (squares and products stay finite; the solver resolves them)
 # ----------------------------------------------------------------------------
-#: |score| above this is refused: squared residuals times confidences must stay finite.
-MAX_ABS_SCORE = 1e15
 #: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
 SD_RANGE = (1e-15, 1e15)
 #: Confidences outside this range are refused.

@@ -1,4 +1,9 @@
-"""Evaluation under uncertain ground truth (``uncertain_ground_truth.txt``).
+"""Evaluation under uncertain ground truth (Stutz et al. 2023).
+
+Reference: D. Stutz, A. T. Cemgil, A. G. Roy et al., "Evaluating AI systems
+under uncertain ground truth: a case study in dermatology", arXiv:2307.02191v1
+(2023); equations, sections and appendices are cited as numbered there
+("Stutz et al. 2023, eq. 14").
 
 Plackett–Luce aggregation of partial rankings (exact likelihood, Gibbs sampler) is in :mod:`.plackett_luce`.
 
@@ -7,7 +12,7 @@ metrics, partial rankings (IRN, PrIRN, meanAO), continuous scores against a
 threshold, and the dermatology example data.
 
 Two settings (:mod:`.settings`): ``setting="xlcalib"`` (default) follows the
-seed's equations; ``setting="reference"`` reproduces the public reference
+paper's equations; ``setting="reference"`` reproduces the public reference
 code (IRN weighting, PrIRN's 0.01 on every class, the PL prior on one pooled
 unranked item).  Figures from the two differ a lot at low reliability.
 """

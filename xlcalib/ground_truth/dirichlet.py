@@ -1,4 +1,4 @@
-"""Dirichlet plausibilities and annotation certainty (seed section 2.3, Appendix A, B.3).
+"""Dirichlet plausibilities and annotation certainty (Stutz et al. 2023, section 2.3, Appendix A, B.3).
 
 Top-1 label annotations: ``mu = gamma * s + alpha * 1`` with ``s`` the counts
 of annotators choosing each class, reliability ``gamma > 0`` and prior
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammainc
 
-from ..cells import check_memory, real_argument, seed_argument, whole_argument
+from ..cells import check_memory, number_table_argument, real_argument, seed_argument, whole_argument
 from ..errors import InputError
 
 __all__ = ["dirichlet_concentration", "sample_dirichlet", "certainty_from_samples", "certainty_from_concentration",
@@ -26,17 +26,7 @@ __all__ = ["dirichlet_concentration", "sample_dirichlet", "certainty_from_sample
 
 
 def _counts(counts) -> np.ndarray:
-    raw = counts if isinstance(counts, np.ndarray) else np.asarray(counts, dtype=object)
-    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
-        raise InputError("counts must be numbers (items x classes); found text or TRUE/FALSE")
-    try:
-        x = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError("counts must be numbers (items x classes)") from None
-    if x.ndim == 1:
-        x = x[None, :]
-    if x.ndim != 2:
-        raise InputError("counts must be a 2-D items x classes table")
+    x = number_table_argument(counts, "counts", "items x classes")
     if np.any(~np.isfinite(x)) or np.any(x < 0):
         i, j = np.argwhere(~np.isfinite(x) | (x < 0))[0]
         raise InputError(f"counts: item {i + 1}, class {j + 1} must be a non-negative number, not {x[i, j]}")

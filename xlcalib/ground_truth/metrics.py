@@ -1,12 +1,12 @@
-"""Uncertainty-adjusted evaluation metrics (seed section 2.4, eq. 7-12).
+"""Uncertainty-adjusted evaluation metrics (Stutz et al. 2023, section 2.4, eq. 7-12).
 
 Plausibility samples are given as an array ``items x M x K``.  Predictions
 are ranked class lists (``items x >=k`` class ids, best first) or score
 vectors (``items x K``; ranked by descending score).  Each UA metric returns
 a small result with the dataset value (mean over items and samples), the
-spread across plausibility samples (the seed's "variation in accuracy"), and
+spread across plausibility samples (the paper's "variation in accuracy"), and
 per-item values; the ``point_*`` functions give the standard metric against
-a single point estimate (e.g. IRN), which the seed shows over-estimates.
+a single point estimate (e.g. IRN), which the paper shows over-estimates.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plackett–Luce aggregation of partial rankings with ties (seed Appendix B.4).
+"""Plackett–Luce aggregation of partial rankings with ties (Stutz et al. 2023, Appendix B.4).
 
 Likelihood (B.4.1).  For a partial ranking b = (b_1 > ... > b_L), b_L being
 the classes not named (or the last named block when every class is named),
@@ -24,10 +24,11 @@ tau_k ~ Exp(lambda_k) and ranks by arrival.  One sweep:
    for a class in an annotator's last (unranked) block — the time of that
    annotator's last ranked arrival T^r: an unranked class is only known to
    arrive after T^r (a right-censored exponential, likelihood exp(-lambda T^r)),
-   so it adds to the rate but not to the shape.  This is the seed's "n_k
+   so it adds to the rate but not to the shape.  This is the paper's "n_k
    excluding the last blocks".
 
-Pooling (issue 7's performance hint).  Classes no annotator of the case ranked
+Pooling (for speed: a case ranks a handful of the K classes, and sampling every unranked class on its
+own would be most of the work).  Classes no annotator of the case ranked
 have identical full conditionals Gamma(alpha, beta + sum_r T^r) and enter the
 race only through their sum.  Because a sum of independent Gamma(alpha, rate)
 variables with a common rate is Gamma(U alpha, rate), the sampler carries one

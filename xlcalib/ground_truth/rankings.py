@@ -1,4 +1,4 @@
-"""Partial rankings with ties (differential diagnoses): parsing, IRN, PrIRN, meanAO (seed Appendix B).
+"""Partial rankings with ties (differential diagnoses): parsing, IRN, PrIRN, meanAO (Stutz et al. 2023, Appendix B).
 
 A partial ranking is a list of blocks, best first; each block a list of tied
 class ids.  Classes an annotator did not name form the implicit last block.

@@ -2,7 +2,7 @@
 
 The paper's public reference implementation (Stutz et al. 2023, repository
 google-deepmind/uncertain_ground_truth, run by its notebooks) makes three
-choices that the seed's equations leave open or state differently.  xlcalib
+choices that the paper's equations leave open or state differently.  xlcalib
 follows the equations by default; ``setting="reference"`` reproduces the
 reference code end to end, so a figure can be compared with the paper's.
 

@@ -1,4 +1,4 @@
-"""Continuous scores against a threshold (seed Appendix A: Wikipedia toxicity, AVA aesthetics).
+"""Continuous scores against a threshold (Stutz et al. 2023, Appendix A: Wikipedia toxicity, AVA aesthetics).
 
 Each item's ratings are modelled as normal with unknown (mu, sigma^2) under a
 normal-inverse-gamma prior: sigma^2 ~ InvGamma(a0, b0), mu | sigma^2 ~
@@ -9,7 +9,7 @@ Plausibilities are lambda = (P(y <= t), P(y > t)) for each posterior sample;
 certainty follows eq. 2-4: the fraction of samples in which the more
 frequent outcome is the likelier one (so it is at least 0.5).
 
-Prior (the seed estimates it from the scores; these are the defaults):
+Prior (the paper estimates it from the scores; these are the defaults):
 m0 = mean of all ratings, k0 = 1 (one pseudo-rating), a0 = 2, and b0 = the
 pooled within-item variance (so the prior mean of sigma^2 equals it).
 """
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from ..cells import check_memory, real_argument, seed_argument, whole_argument
+from ..cells import check_memory, number_table_argument, real_argument, seed_argument, whole_argument
 from ..errors import InputError
 
 __all__ = ["threshold_certainty"]
@@ -37,17 +37,7 @@ def threshold_certainty(ratings, threshold: float, samples: int = 1000, seed: in
     ``n``, ``mean``, ``p_below`` (posterior mean of P(y <= t)), ``outcome``
     ("<= t" or "> t", the more certain side) and ``certainty``.
     """
-    raw = ratings if isinstance(ratings, np.ndarray) else np.asarray(ratings, dtype=object)
-    if raw.dtype.kind in "USb" or (raw.dtype == object and any(isinstance(v, (str, bool, np.bool_)) for v in raw.ravel())):
-        raise InputError("ratings must be numbers (blank = not rated); found text or TRUE/FALSE")
-    try:
-        x = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError("ratings must be numbers (items x raters; blank = not rated)") from None
-    if x.ndim == 1:
-        x = x[None, :]
-    if x.ndim != 2:
-        raise InputError("ratings must be an items x raters table")
+    x = number_table_argument(ratings, "ratings", "items x raters", "; blank = not rated")
     if np.any(np.abs(np.nan_to_num(x)) > MAX_ABS_RATING) or np.isinf(x).any():
         i, j = np.argwhere(~(np.abs(x) <= MAX_ABS_RATING) & ~np.isnan(x))[0]
         raise InputError(f"ratings: item {i + 1}, rater {j + 1} ({x[i, j]:g}) is out of range: ratings must lie "

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError

@@ -1,10 +1,11 @@
 """The small workbook interface the macros, the CLI and the reports are written against.
 
-Two backends implement it: :class:`~xlcalib.workbook.openpyxl_backend.OpenpyxlBook`
-(files; used by the CLI and tested fully) and
+The backends implement it: :class:`~xlcalib.workbook.openpyxl_backend.OpenpyxlBook`
+(files; used by the CLI and tested fully),
 :class:`~xlcalib.workbook.xlwings_backend.XlwingsBook` (a live Excel workbook
-through xlwings; a few lines per operation).  :func:`open_book` picks the
-backend from the object it is given.
+through xlwings; a few lines per operation), and the file readers and the
+result writer.  This module knows none of them: :func:`xlcalib.workbook.open_book`,
+one floor up in the package's face, picks the backend from the object it is given.
 
 Operations (all sheet names are matched case-insensitively on reading):
 
@@ -22,15 +23,14 @@ Operations (all sheet names are matched case-insensitively on reading):
 * ``add_chart(sheet, ChartSpec)``: a native chart (not a picture);
 * ``style_cells(sheet, ref, bold=, italic=, fill=, number_format=)``.
 
-Cell safety is shared: :func:`cell_value` turns numpy scalars into Python
-ones and NaN into a blank, and text beginning with ``=``, ``+``, ``-`` or
+Cell safety is shared: :func:`xlcalib.cells.cell_value` turns numpy scalars into
+Python ones and NaN into a blank, and text beginning with ``=``, ``+``, ``-`` or
 ``@`` is always written as text, never as a formula (each backend enforces
 it in its own way).
 """
 from __future__ import annotations
 
-import datetime as _dt
-import math
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..cells import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, cell_position, cell_value, is_number_text, merged_range_of
 from ..errors import InputError
 
 #: Text starting with one of these would be read by a spreadsheet as a formula.
@@ -48,22 +49,6 @@ HIGHLIGHT_FILL = "FFC7CE"
 #: line markers: one look for every backend that draws charts.
 CHART_COLOURS = ("1F4E79", "C55A11", "548235", "7030A0", "BF9000", "2E8B8B")
 MARKERS = ("circle", "square", "triangle", "diamond", "x", "star")
-
-
-def cell_value(value: Any) -> Any:
-    """A value ready for a cell: numpy scalars unboxed, NaN/NaT/NA blank, containers as text."""
-    if value is None or value is pd.NaT or value is pd.NA:
-        return None
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        value = float(value)
-        return None if math.isnan(value) else value
-    if isinstance(value, (int, _dt.date, _dt.datetime, _dt.time)):
-        return value
-    return str(value)
 
 
 def is_formula_text(value: Any) -> bool:
@@ -85,11 +70,8 @@ def neutralise_text(value: Any) -> Any:
     that is not text (numbers stay numbers) pass unchanged.  In xlsx output
     the same text is stored with the text type instead, so nothing is added.
     """
-    if isinstance(value, str) and value.startswith(TEXT_FILE_FORMULA_STARTS):
-        from ..cells import is_number_text
-
-        if not is_number_text(value):
-            return "'" + value
+    if isinstance(value, str) and value.startswith(TEXT_FILE_FORMULA_STARTS) and not is_number_text(value):
+        return "'" + value
     return value
 
 
@@ -136,21 +118,7 @@ class Block:
 
     def merged_range_of(self, cell: str) -> str | None:
         """The merged range containing *cell* ("A3"), if any."""
-        col, row = _split_ref(cell)
-        for ref in self.merged:
-            (c1, r1), (c2, r2) = (_split_ref(p) for p in ref.split(":"))
-            if c1 <= col <= c2 and r1 <= row <= r2:
-                return ref
-        return None
-
-
-def _split_ref(cell: str) -> tuple[int, int]:
-    letters = "".join(ch for ch in cell if ch.isalpha()).upper()
-    digits = "".join(ch for ch in cell if ch.isdigit())
-    col = 0
-    for ch in letters:
-        col = col * 26 + ord(ch) - 64
-    return col, int(digits)
+        return merged_range_of(cell, self.merged)
 
 
 @dataclass(frozen=True)
@@ -320,8 +288,6 @@ def shown_text(value: Any, number_format: str | None) -> str:
         if isinstance(value, float):
             return f"{value:.10g}"
         return str(value)
-    import re
-
     condition = re.match(r'\[<([\d.]+)\]"([^"]*)";(.*)', number_format)
     if condition:  # e.g. [<0.0001]"<0.0001";0.0000 (p-values)
         limit, literal, rest = condition.groups()
@@ -345,7 +311,7 @@ def ref_line_cells(spec: ChartSpec) -> list[tuple[int, int, Any]]:
     They sit under the chart's top-left corner (the chart hides them): literal series values are not
     kept by every spreadsheet application, cells are.  Line k: name, x1, y1 on one row, x2, y2 below.
     """
-    left, top = _split_ref(spec.anchor)
+    top, left = cell_position(spec.anchor)
     cells = []
     for k, line in enumerate(spec.ref_lines):
         r = top + 2 * k
@@ -396,10 +362,6 @@ class WorkbookBackend(ABC):
                     fill: str | None = None, number_format: str | None = None) -> None: ...
 
 
-#: Rows and columns of an Excel worksheet.
-EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS = 1_048_576, 16_384
-
-
 def check_sheet_size(frame: pd.DataFrame, preamble=(), sheet: str = "", n_rows: int | None = None,
                      n_columns: int | None = None) -> None:
     """InputError when a result sheet (preamble, blank row, header, data) would exceed Excel's grid.
@@ -429,20 +391,3 @@ def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "") -> tuple[list[
     rows.append([cell_value(c) for c in frame.columns])
     rows += [[cell_value(v) for v in r] for r in frame.to_numpy(dtype=object)]
     return rows, header_row
-
-
-def open_book(book) -> WorkbookBackend:
-    """The backend for *book*: an openpyxl ``Workbook``, an xlwings ``Book``, or a backend already."""
-    if isinstance(book, WorkbookBackend):
-        return book
-    module = type(book).__module__
-    if module.startswith("openpyxl"):
-        from .openpyxl_backend import OpenpyxlBook
-
-        return OpenpyxlBook(book)
-    if module.startswith("xlwings"):
-        from .xlwings_backend import XlwingsBook
-
-        return XlwingsBook(book)
-    raise TypeError(f"unsupported workbook type {type(book).__module__}.{type(book).__name__}: "
-                    "pass an openpyxl Workbook or an xlwings Book")

@@ -16,7 +16,7 @@ pandas sees them, each refusal naming the limit:
   million commas is refused at once, naming its line);
 * the number of fields (:data:`~xlcalib.workbook.reader.MAX_CELLS`);
 * NUL bytes (never part of a text export; named by line);
-* fields longer than an Excel cell (:data:`xlcalib.inputs.MAX_TEXT_CHARS`), in
+* fields longer than an Excel cell (:data:`xlcalib.cells.MAX_TEXT_CHARS`), in
   the columns that are used, named by cell.
 
 Ragged rows are errors naming the row: more fields than the header is the
@@ -33,16 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cells import column_letter
+from ..cells import MAX_TEXT_CHARS, column_letter
 from ..errors import InputError, InputProblems
 from ..inputs import (
     EVALUATION_COLUMNS,
-    MAX_TEXT_CHARS,
     UNCERTAINTY_KINDS,
     Problem,
     RawTable,
     find_columns,
 )
+from . import reader  # its limits, read at call time (one set of limits for every reader)
 from .base import Block, WorkbookBackend
 
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.
@@ -50,23 +50,22 @@ MAX_LINE_BYTES = 1024 * 1024
 _SLICE = 32 * 1024 * 1024
 
 
-def _mb(n: float) -> str:
-    return f"{n / 1e6:,.1f} MB"
+class _ReadColumns:
+    """The columns of a read table by header position; a column the check does not use reads as blank."""
+
+    def __init__(self, arrays: dict[int, np.ndarray], n_rows: int):
+        self.arrays, self.n_rows = arrays, n_rows
+
+    def __getitem__(self, j: int):
+        return self.arrays[j] if j in self.arrays else [None] * self.n_rows
 
 
 class CsvBook(WorkbookBackend):
     """One CSV file seen as a workbook with one sheet; writing is not supported (results go to a new file)."""
 
     def __init__(self, path, sheet: str = "Evaluations"):
-        from . import reader
-
         path = Path(path)
-        if not path.is_file():
-            raise InputError(f"file not found: {path}")
-        size = path.stat().st_size
-        if size > reader.MAX_INPUT_BYTES:
-            raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(reader.MAX_INPUT_BYTES)} for an input file "
-                             "(see 'Input limits' in the README)")
+        reader.check_input_size(path)
         self.path, self.sheet, self.book = path, sheet, None
         self.data = path.read_bytes()
         self._scan()
@@ -74,8 +73,6 @@ class CsvBook(WorkbookBackend):
     # ------------------------------------------------------------------ bounds
     def _scan(self) -> None:
         """Line ends, longest line, NUL bytes and the field count, in slices (memory: a few slices)."""
-        from . import reader
-
         data, name = self.data, self.path.name
         buf = np.frombuffer(data, dtype=np.uint8)
         ends = []
@@ -95,8 +92,9 @@ class CsvBook(WorkbookBackend):
         lengths = ends - starts
         if lengths.size and lengths.max() > MAX_LINE_BYTES:
             line = int(np.argmax(lengths > MAX_LINE_BYTES)) + 1
-            raise InputError(f"{name}, line {line} is {_mb(int(lengths[line - 1]))} long; the limit is "
-                             f"{_mb(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input limits' in the README)")
+            raise InputError(f"{name}, line {line} is {reader.megabytes(int(lengths[line - 1]))} long; the limit is "
+                             f"{reader.megabytes(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input "
+                             "limits' in the README)")
         self.starts, self.ends = starts, ends
         head = data[:int(ends[0])] if ends.size else data
         head = head.decode("utf-8-sig", "replace")
@@ -131,16 +129,16 @@ class CsvBook(WorkbookBackend):
             return per_line, np.arange(1, len(per_line) + 1)
         csv.field_size_limit(MAX_LINE_BYTES)
         text = io.StringIO(data.decode("utf-8-sig", "replace"), newline="")
-        reader = csv.reader(text, delimiter=delim)
+        records = csv.reader(text, delimiter=delim)
         counts, lines = [], []
         line = 1
         try:
-            for record in reader:
+            for record in records:
                 counts.append(len(record) if any(f.strip() for f in record) else 0)
                 lines.append(line)
-                line = reader.line_num + 1
+                line = records.line_num + 1
         except csv.Error as exc:
-            raise InputError(f"{self.path.name}, line {reader.line_num}: {exc}") from None
+            raise InputError(f"{self.path.name}, line {records.line_num}: {exc}") from None
         return np.asarray(counts), np.asarray(lines)
 
     # ------------------------------------------------------------------ reading
@@ -149,8 +147,6 @@ class CsvBook(WorkbookBackend):
 
     def read_table(self, sheet: str) -> RawTable:
         """The file as a :class:`~xlcalib.inputs.RawTable`; structural problems (ragged rows) raised all at once."""
-        import pandas as pd
-
         name = self.find_sheet(sheet)
         counts, lines = self._field_counts()
         nonblank = np.flatnonzero(counts > 0)
@@ -158,51 +154,71 @@ class CsvBook(WorkbookBackend):
             raise InputError(f"{self.path.name} is empty; expected a header row with Assessor, Object, Score and "
                              "SD/Confidence/Level")
         h = int(nonblank[0])
-        width = int(counts[h])
         header = next(csv.reader([self.data[self.starts[h]:self.ends[h]].decode("utf-8-sig", "replace")],
                                  delimiter=self.delimiter))
-        ragged = np.flatnonzero((counts != width) & (counts > 0))
-        ragged = ragged[ragged > h]
-        if ragged.size:
-            problems = []
-            for r in ragged:
-                line, n = int(lines[r]), int(counts[r])
-                hint = (f": an unquoted decimal comma (5,5 for 5.5) or a '{self.delimiter}' inside a name? Put such "
-                        "fields in quotes (\"5,5\") or use a decimal point") if n > width else \
-                    ": a field is missing (every row needs one field per header column, even if blank)"
-                problems.append(Problem("error", name, "", line, "", f"{self.path.name}, row {line} has {n} fields but "
-                                        f"the header row has {width}{hint}"))
-            raise InputProblems(problems, {"sheet": name})
+        self._refuse_ragged(name, counts, lines, h)
         columns = find_columns(header, EVALUATION_COLUMNS, f"sheet {name}, header row {int(lines[h])}")
         numeric = {columns[k] for k in ("score", "sd", "confidence") if k in columns}
         wanted = sorted(set(columns.values()))
-        body_lines = lines[h + 1:]
+        frame, text_read = self._parse_body(h, wanted, numeric)
+        body_lines = lines[h + 1:h + 1 + len(frame)]  # quoted line breaks: records, not lines (numbered per record)
+        out = self._column_arrays(frame, wanted, text_read, name, header, body_lines)
+        return RawTable(list(header), _ReadColumns(out, len(body_lines)), np.asarray(body_lines, dtype=np.intp),
+                        list(range(1, len(header) + 1)), int(lines[h]), name)
+
+    def _refuse_ragged(self, name: str, counts: np.ndarray, lines: np.ndarray, h: int) -> None:
+        """InputProblems naming every row below the header (row *h*) whose field count differs from the header's."""
+        width = int(counts[h])
+        ragged = np.flatnonzero((counts != width) & (counts > 0))
+        ragged = ragged[ragged > h]
+        if not ragged.size:
+            return
+        problems = []
+        for r in ragged:
+            line, n = int(lines[r]), int(counts[r])
+            hint = (f": an unquoted decimal comma (5,5 for 5.5) or a '{self.delimiter}' inside a name? Put such "
+                    "fields in quotes (\"5,5\") or use a decimal point") if n > width else \
+                ": a field is missing (every row needs one field per header column, even if blank)"
+            problems.append(Problem("error", name, "", line, "", f"{self.path.name}, row {line} has {n} fields but "
+                                    f"the header row has {width}{hint}"))
+        raise InputProblems(problems, {"sheet": name})
+
+    def _parse_body(self, h: int, wanted: list[int], numeric: set[int]):
+        """(frame, text_read): the rows below the header, the *wanted* columns only, parsed by pandas' C reader.
+
+        Number columns are parsed as floats; when one holds text or blanks, every column is read as text instead
+        (``text_read``) and checked cell by cell.  Text columns stay object arrays: the parser's own strings,
+        without pandas 3's pass building its str dtype.
+        """
+        import pandas as pd
+
         kwargs = dict(sep=self.delimiter, header=None, usecols=wanted, skip_blank_lines=False, encoding="utf-8",
                       engine="c")
         source = self.data[int(self.ends[h]) + 1:] if h < len(self.ends) else b""
-        frame = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                # text columns as object: the parser's own strings, without pandas 3's pass building its str dtype
-                frame = pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else object) for j in wanted},
-                                    na_filter=False, **kwargs)
+                return pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else object) for j in wanted},
+                                   na_filter=False, **kwargs), False
         except pd.errors.EmptyDataError:
-            frame = pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted})
+            return pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted}), False
         except UnicodeDecodeError as exc:
             raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") from None
         except (ValueError, TypeError):
-            frame = None  # a number column holds text or blanks: read it as text, checked cell by cell
-        text_read = frame is None
+            pass  # a number column holds text or blanks: read it as text, checked cell by cell
+        try:
+            return pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs), True
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") \
+                from None
+
+    def _column_arrays(self, frame, wanted: list[int], text_read: bool, name: str, header: list,
+                       body_lines: np.ndarray) -> dict[int, np.ndarray]:
+        """Each wanted column as an array (floats, or objects with None for a missing field); fields longer than an
+        Excel cell are refused all at once, named by cell (only possible when some line is that long)."""
+        import pandas as pd
+
         longest = int((self.ends - self.starts).max()) if len(self.ends) else 0
-        if frame is None:
-            try:
-                frame = pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs)
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") \
-                    from None
-        if len(frame) != len(body_lines):  # quoted line breaks: records, not lines (numbering kept per record)
-            body_lines = lines[h + 1:h + 1 + len(frame)]
         out = {}
         problems = []
         for j in wanted:
@@ -215,27 +231,20 @@ class CsvBook(WorkbookBackend):
                 values = values.copy()  # ours, to blank out cells in
             if text_read:  # only the text read can leave missing fields
                 values[pd.isna(col).to_numpy()] = None
-            if longest <= MAX_TEXT_CHARS:  # no field can be longer than its line
-                out[j] = values
-                continue
-            lengths = col.str.len().to_numpy(dtype=float, na_value=0)
-            for i in np.flatnonzero(lengths > MAX_TEXT_CHARS):
-                row = int(body_lines[i])
-                ref = f"{column_letter(j + 1)}{row}"
-                problems.append(Problem("error", name, ref, row, str(header[j]),
-                                        f"sheet {name}, row {row}, column {header[j]} ({ref}) is {int(lengths[i]):,} "
-                                        f"characters long; the limit is {MAX_TEXT_CHARS:,} (an Excel cell's)"))
-                values[i] = None
+            if longest > MAX_TEXT_CHARS:  # else no field can be longer than its line
+                lengths = col.str.len().to_numpy(dtype=float, na_value=0)
+                for i in np.flatnonzero(lengths > MAX_TEXT_CHARS):
+                    row = int(body_lines[i])
+                    ref = f"{column_letter(j + 1)}{row}"
+                    problems.append(Problem("error", name, ref, row, str(header[j]),
+                                            f"sheet {name}, row {row}, column {header[j]} ({ref}) is "
+                                            f"{int(lengths[i]):,} characters long; the limit is {MAX_TEXT_CHARS:,} "
+                                            "(an Excel cell's)"))
+                    values[i] = None
             out[j] = values
         if problems:
             raise InputProblems(problems, {"sheet": name})
-
-        class _Columns:
-            def __getitem__(self, j):
-                return out[j] if j in out else [None] * len(body_lines)
-
-        return RawTable(list(header), _Columns(), np.asarray(body_lines, dtype=np.intp),
-                        list(range(1, len(header) + 1)), int(lines[h]), name)
+        return out
 
     def read_block(self, sheet: str) -> Block:
         """All cells as text rows (the general interface; the evaluations path uses :meth:`read_table`)."""

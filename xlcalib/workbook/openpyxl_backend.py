@@ -1,6 +1,6 @@
 """openpyxl backend: workbook files (CLI, tests), safe reading of hand-edited workbooks, atomic writing.
 
-Safety rules (issue 6):
+Safety rules (a workbook from outside is untrusted input: it may be hostile, huge, encrypted or damaged):
 
 * ``defusedxml`` is a runtime dependency; openpyxl detects it and parses all
   workbook XML through it, so entity-expansion ("billion laughs") and
@@ -39,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..cells import cell_position, cell_value
 from ..errors import InputError, os_error_message
 from .base import (
     CHART_COLOURS,
@@ -51,9 +52,7 @@ from .base import (
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
-    _split_ref,
     cell_format,
-    cell_value,
     frame_rows,
     is_formula_text,
     ref_line_cells,
@@ -222,6 +221,107 @@ def write_cell(ws, row: int, column: int, value: Any):
     return cell
 
 
+class _SheetWriter:
+    """Writes a result sheet's cells with their look: the preamble italic (the title bold and a point larger), the
+    header bold with the columns' meanings as comments, data cells by kind, highlighted and marked rows filled,
+    the funding line under its row, rows tall enough for their wrapped text."""
+
+    def __init__(self, ws, spec: SheetSpec, header_row: int, widths: list[float]):
+        from openpyxl.styles import Alignment, Font, PatternFill, Side
+
+        names = list(spec.frame.columns)
+        self.ws, self.header_row, self.widths = ws, header_row, widths
+        self.columns = [spec.column(c) for c in names]
+        self.wrapped = [spec.wrapped(c) for c in names]
+        self.flag = names.index(spec.highlight) if spec.highlight in names else None
+        self.mark = names.index(spec.mark) if spec.mark in names else None
+        self.line_row = header_row + 1 + spec.line_after if spec.line_after is not None else None
+        self.italic = Font(name=FONT_NAME, size=FONT_SIZE, italic=True)
+        self.bold = Font(name=FONT_NAME, size=FONT_SIZE, bold=True)
+        self.plain = Font(name=FONT_NAME, size=FONT_SIZE)
+        self.red, self.amber = PatternFill("solid", fgColor=HIGHLIGHT_FILL), PatternFill("solid", fgColor=MARK_FILL)
+        self.thin, self.thick = Side(style="thin"), Side(style="thick", color="C00000")
+        self.wrap, self.top = Alignment(wrap_text=True, vertical="top"), Alignment(vertical="top")
+        self.styles: dict = {}  # copying a style array is far cheaper than setting each attribute
+
+    def write(self, rows: list[list]) -> None:
+        for i, row in enumerate(rows, start=1):
+            if i < self.header_row:
+                self.preamble_row(i, row)
+            elif i == self.header_row:
+                self.header(i, row)
+            else:
+                self.data_row(i, row)
+
+    def preamble_row(self, i: int, row: list) -> None:
+        from openpyxl.styles import Font
+
+        for j, value in enumerate(row, start=1):
+            cell = write_cell(self.ws, i, j, value)
+            cell.font = self.italic
+            if j == 1 and i == 1:
+                cell.font = Font(name=FONT_NAME, size=FONT_SIZE + 1, bold=True, italic=True)
+
+    def header(self, i: int, row: list) -> None:
+        from openpyxl.comments import Comment
+        from openpyxl.styles import Alignment, Border
+
+        for j, value in enumerate(row, start=1):
+            cell = write_cell(self.ws, i, j, value)
+            cell.font = self.bold
+            cell.border = Border(bottom=self.thin)
+            cell.alignment = Alignment(wrap_text=True, vertical="bottom")
+            if j <= len(self.columns) and self.columns[j - 1].meaning:
+                comment = Comment(self.columns[j - 1].meaning, "xlcalib")
+                comment.width, comment.height = 300, 90
+                cell.comment = comment
+
+    def data_row(self, i: int, row: list) -> None:
+        columns, wrapped = self.columns, self.wrapped
+        fill, fill_kind = None, ""
+        if self.flag is not None and bool(row[self.flag]):
+            fill, fill_kind = self.red, "red"
+        elif self.mark is not None and bool(row[self.mark]):
+            fill, fill_kind = self.amber, "amber"
+        under = i == self.line_row
+        lines = 1
+        for j, value in enumerate(row, start=1):
+            cell = write_cell(self.ws, i, j, value)
+            described = j <= len(columns)
+            kind = (j, fill_kind, under, type(cell.value).__name__,
+                    cell_format(columns[j - 1].number_format, cell.value) if described else None)
+            cached = self.styles.get(kind)
+            if cached is not None:
+                cell._style = copy(cached)
+            else:
+                _style_data_cell(cell, columns[j - 1] if described else None, wrapped[j - 1] if described else False,
+                                 any(wrapped), fill, self.thick if under else None, self.plain, self.wrap, self.top)
+                self.styles[kind] = copy(cell._style)
+            if described and wrapped[j - 1] and isinstance(value, str):
+                # a width unit holds about 1.2 characters of running text in an 11 pt font
+                lines = max(lines, -(-len(value) // max(int(self.widths[j - 1] * 1.2) - 2, 1)))
+        if lines > 1:
+            self.ws.row_dimensions[i].height = 15 * lines + 2
+
+
+def _page_setup(ws, spec: SheetSpec, header_row: int) -> None:
+    """Frozen header; print landscape (or portrait), A4, one page wide, the header row repeated on every page,
+    the page number in the footer, the spec's page breaks."""
+    from openpyxl.worksheet.pagebreak import Break
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    ws.freeze_panes = ws.cell(row=header_row + 1, column=1 + spec.freeze_columns)
+    ws.page_setup.orientation = "landscape" if spec.landscape else "portrait"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+    ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    ws.print_title_rows = f"{header_row}:{header_row}"
+    ws.print_options.gridLines = False
+    ws.oddFooter.center.text = f"{spec.name} - page &P of &N"
+    for offset in spec.page_breaks:
+        ws.row_breaks.append(Break(id=header_row + offset))  # break after the previous row
+
+
 def new_workbook():
     """An empty openpyxl Workbook (no default sheet)."""
     import openpyxl
@@ -284,84 +384,19 @@ class OpenpyxlBook(WorkbookBackend):
 
     def write_sheet(self, spec: SheetSpec) -> int:
         """Render a :class:`SheetSpec`: values, fonts, formats, widths, header comments, marks, print setup, charts."""
-        from openpyxl.comments import Comment
-        from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
         from openpyxl.utils import get_column_letter
-        from openpyxl.worksheet.properties import PageSetupProperties
 
-        frame = spec.frame
-        rows, header_row = frame_rows(frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        # the rows first: a refused frame leaves the book as it was
+        rows, header_row = frame_rows(spec.frame, spec.preamble, spec.name)
         self.delete_sheet(spec.name)
         ws = self.book.create_sheet(spec.name)
-        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):  # keep both views in step (a later step may read a result sheet)
-            self.values_book.create_sheet(spec.name)
-        names = list(frame.columns)
-        columns = [spec.column(c) for c in names]
-        wrapped = [spec.wrapped(c) for c in names]
+        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):
+            self.values_book.create_sheet(spec.name)  # keep both views in step (a later step may read a result sheet)
         widths = spec.widths()
-        flag = names.index(spec.highlight) if spec.highlight in names else None
-        mark = names.index(spec.mark) if spec.mark in names else None
-        italic = Font(name=FONT_NAME, size=FONT_SIZE, italic=True)
-        bold = Font(name=FONT_NAME, size=FONT_SIZE, bold=True)
-        plain = Font(name=FONT_NAME, size=FONT_SIZE)
-        red, amber = PatternFill("solid", fgColor=HIGHLIGHT_FILL), PatternFill("solid", fgColor=MARK_FILL)
-        thin, thick = Side(style="thin"), Side(style="thick", color="C00000")
-        wrap, top = Alignment(wrap_text=True, vertical="top"), Alignment(vertical="top")
-        line_row = header_row + 1 + spec.line_after if spec.line_after is not None else None
-        styles: dict = {}
-        for i, row in enumerate(rows, start=1):
-            is_data = i > header_row
-            fill, fill_kind = None, ""
-            if is_data and flag is not None and bool(row[flag]):
-                fill, fill_kind = red, "red"
-            elif is_data and mark is not None and bool(row[mark]):
-                fill, fill_kind = amber, "amber"
-            lines = 1
-            for j, value in enumerate(row, start=1):
-                cell = write_cell(ws, i, j, value)
-                if i < header_row:
-                    cell.font = italic
-                    if j == 1 and i == 1:
-                        cell.font = Font(name=FONT_NAME, size=FONT_SIZE + 1, bold=True, italic=True)
-                elif i == header_row:
-                    cell.font = bold
-                    cell.border = Border(bottom=thin)
-                    cell.alignment = Alignment(wrap_text=True, vertical="bottom")
-                    if j <= len(columns) and columns[j - 1].meaning:
-                        comment = Comment(columns[j - 1].meaning, "xlcalib")
-                        comment.width, comment.height = 300, 90
-                        cell.comment = comment
-                else:
-                    kind = (j, fill_kind, i == line_row, type(cell.value).__name__,
-                            cell_format(columns[j - 1].number_format, cell.value) if j <= len(columns) else None)
-                    cached = styles.get(kind)
-                    if cached is not None:  # copying a style array is far cheaper than setting each attribute
-                        cell._style = copy(cached)
-                    else:
-                        _style_data_cell(cell, columns[j - 1] if j <= len(columns) else None,
-                                         wrapped[j - 1] if j <= len(columns) else False, any(wrapped),
-                                         fill, thick if i == line_row else None, plain, wrap, top)
-                        styles[kind] = copy(cell._style)
-                    if j <= len(columns) and wrapped[j - 1] and isinstance(value, str):
-                        # a width unit holds about 1.2 characters of running text in an 11 pt font
-                        lines = max(lines, -(-len(value) // max(int(widths[j - 1] * 1.2) - 2, 1)))
-            if is_data and lines > 1:
-                ws.row_dimensions[i].height = 15 * lines + 2
+        _SheetWriter(ws, spec, header_row, widths).write(rows)
         for j, width in enumerate(widths, start=1):
             ws.column_dimensions[get_column_letter(j)].width = width
-        ws.freeze_panes = ws.cell(row=header_row + 1, column=1 + spec.freeze_columns)
-        # print: landscape, one page wide, header rows repeated on every page
-        ws.page_setup.orientation = "landscape" if spec.landscape else "portrait"
-        ws.page_setup.paperSize = ws.PAPERSIZE_A4
-        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
-        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
-        ws.print_title_rows = f"{header_row}:{header_row}"
-        ws.print_options.gridLines = False
-        ws.oddFooter.center.text = f"{spec.name} - page &P of &N"
-        from openpyxl.worksheet.pagebreak import Break
-
-        for offset in spec.page_breaks:
-            ws.row_breaks.append(Break(id=header_row + offset))  # break after the previous row
+        _page_setup(ws, spec, header_row)
         for chart in spec.charts:
             self.add_chart(spec.name, chart)
         return header_row
@@ -396,8 +431,7 @@ class OpenpyxlBook(WorkbookBackend):
                     cell.number_format = number_format
 
     def add_chart(self, sheet: str, spec: ChartSpec) -> None:
-        from openpyxl.chart import BarChart, Reference, ScatterChart, Series
-        from openpyxl.chart.data_source import NumDataSource, NumFmt, NumRef
+        from openpyxl.chart.data_source import NumDataSource, NumRef
         from openpyxl.chart.error_bar import ErrorBars
         from openpyxl.chart.shapes import GraphicalProperties
         from openpyxl.drawing.line import LineProperties
@@ -405,76 +439,101 @@ class OpenpyxlBook(WorkbookBackend):
 
         name = self.find_sheet(sheet)
         ws = self.book[name]
-        first, last = spec.header_row + 1, spec.header_row + spec.n_rows
-        if spec.kind == "scatter":
-            chart = ScatterChart()
-            chart.style = 13
-            chart.scatterStyle = "lineMarker"
-            xs = Reference(ws, min_col=spec.x_column, min_row=first, max_row=last)
-            for k, col in enumerate(spec.y_columns):
-                colour = CHART_COLOURS[k % len(CHART_COLOURS)]
-                series = Series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
-                                title_from_data=False, title=str(ws.cell(row=spec.header_row, column=col).value))
-                series.marker.symbol = MARKERS[k % len(MARKERS)]
-                series.marker.size = 6
-                series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
-                series.marker.graphicalProperties.line.solidFill = colour
-                if spec.lines:
-                    series.graphicalProperties.line.solidFill = colour
-                    series.graphicalProperties.line.width = 22000
-                else:
-                    series.graphicalProperties.line.noFill = True  # markers only
-                series.smooth = False
-                chart.series.append(series)
-            for row, column, value in ref_line_cells(spec):  # end points under the chart (see ref_line_cells)
-                write_cell(ws, row, column, value)
-            left, top = _split_ref(spec.anchor)
-            for k, line in enumerate(spec.ref_lines):
-                r = top + 2 * k
-                ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
-                             Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), title_from_data=False,
-                             title=line.name)
-                ref.marker.symbol = "none"
-                ref.graphicalProperties = GraphicalProperties(
-                    ln=LineProperties(solidFill="7F7F7F", w=15875, prstDash="dash" if line.dashed else "solid"))
-                ref.smooth = False
-                chart.series.append(ref)
-        else:
-            chart = BarChart()
-            chart.type = "bar" if spec.kind == "bar" else "col"
-            for col in spec.y_columns:
-                chart.add_data(Reference(ws, min_col=col, min_row=spec.header_row, max_row=last), titles_from_data=True)
-            for k, series in enumerate(chart.series):
-                series.graphicalProperties = GraphicalProperties(solidFill=CHART_COLOURS[k % len(CHART_COLOURS)])
-            chart.set_categories(Reference(ws, min_col=spec.x_column, min_row=first, max_row=last))
-            chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
-            if len(spec.y_columns) == 1:
-                chart.legend = None
+        chart = _scatter_chart(ws, spec) if spec.kind == "scatter" else _bar_chart(ws, spec)
         if spec.error_column is not None and chart.series:
+            first, last = spec.header_row + 1, spec.header_row + spec.n_rows
             letter = get_column_letter(spec.error_column)
             ref = NumRef(f"{quote_sheetname(name)}!${letter}${first}:${letter}${last}")
             chart.series[0].errBars = ErrorBars(errDir="y" if spec.kind == "scatter" else None, errBarType="both",
                                                 errValType="cust", noEndCap=False,
                                                 plus=NumDataSource(numRef=ref), minus=NumDataSource(numRef=ref),
                                                 spPr=GraphicalProperties(ln=LineProperties(solidFill="7F7F7F", w=9525)))
-        chart.title = spec.title
-        chart.x_axis.title = spec.x_title or None
-        chart.y_axis.title = spec.y_title or None
-        if spec.x_range:
-            chart.x_axis.scaling.min, chart.x_axis.scaling.max = spec.x_range
-        if spec.y_range:
-            chart.y_axis.scaling.min, chart.y_axis.scaling.max = spec.y_range
-        if spec.x_major:
-            chart.x_axis.majorUnit = spec.x_major
-        if spec.y_number_format:
-            chart.y_axis.numFmt = NumFmt(formatCode=spec.y_number_format, sourceLinked=False)
-        # openpyxl >= 3.1 hides axes unless told otherwise
-        chart.x_axis.delete = False
-        chart.y_axis.delete = False
-        if chart.legend is not None:
-            chart.legend.position = "b"
-        chart.width, chart.height = spec.width_cm, spec.height_cm
+        _chart_axes(chart, spec)
         ws.add_chart(chart, spec.anchor)
+
+
+def _scatter_chart(ws, spec: ChartSpec):
+    """A scatter chart of the spec's columns (markers, optionally lines), with its reference lines drawn from the
+    end points written under the chart (see :func:`~xlcalib.workbook.base.ref_line_cells`)."""
+    from openpyxl.chart import Reference, ScatterChart, Series
+    from openpyxl.chart.shapes import GraphicalProperties
+    from openpyxl.drawing.line import LineProperties
+
+    first, last = spec.header_row + 1, spec.header_row + spec.n_rows
+    chart = ScatterChart()
+    chart.style = 13
+    chart.scatterStyle = "lineMarker"
+    xs = Reference(ws, min_col=spec.x_column, min_row=first, max_row=last)
+    for k, col in enumerate(spec.y_columns):
+        colour = CHART_COLOURS[k % len(CHART_COLOURS)]
+        series = Series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
+                        title_from_data=False, title=str(ws.cell(row=spec.header_row, column=col).value))
+        series.marker.symbol = MARKERS[k % len(MARKERS)]
+        series.marker.size = 6
+        series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+        series.marker.graphicalProperties.line.solidFill = colour
+        if spec.lines:
+            series.graphicalProperties.line.solidFill = colour
+            series.graphicalProperties.line.width = 22000
+        else:
+            series.graphicalProperties.line.noFill = True  # markers only
+        series.smooth = False
+        chart.series.append(series)
+    for row, column, value in ref_line_cells(spec):
+        write_cell(ws, row, column, value)
+    top, left = cell_position(spec.anchor)
+    for k, line in enumerate(spec.ref_lines):
+        r = top + 2 * k
+        ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
+                     Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), title_from_data=False, title=line.name)
+        ref.marker.symbol = "none"
+        ref.graphicalProperties = GraphicalProperties(
+            ln=LineProperties(solidFill="7F7F7F", w=15875, prstDash="dash" if line.dashed else "solid"))
+        ref.smooth = False
+        chart.series.append(ref)
+    return chart
+
+
+def _bar_chart(ws, spec: ChartSpec):
+    """A bar (horizontal) or column (vertical) chart of the spec's columns, categories from its x column."""
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.chart.shapes import GraphicalProperties
+
+    first, last = spec.header_row + 1, spec.header_row + spec.n_rows
+    chart = BarChart()
+    chart.type = "bar" if spec.kind == "bar" else "col"
+    for col in spec.y_columns:
+        chart.add_data(Reference(ws, min_col=col, min_row=spec.header_row, max_row=last), titles_from_data=True)
+    for k, series in enumerate(chart.series):
+        series.graphicalProperties = GraphicalProperties(solidFill=CHART_COLOURS[k % len(CHART_COLOURS)])
+    chart.set_categories(Reference(ws, min_col=spec.x_column, min_row=first, max_row=last))
+    chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
+    if len(spec.y_columns) == 1:
+        chart.legend = None
+    return chart
+
+
+def _chart_axes(chart, spec: ChartSpec) -> None:
+    """Title, axis titles, fixed ranges, tick step and format, the legend below, the size."""
+    from openpyxl.chart.data_source import NumFmt
+
+    chart.title = spec.title
+    chart.x_axis.title = spec.x_title or None
+    chart.y_axis.title = spec.y_title or None
+    if spec.x_range:
+        chart.x_axis.scaling.min, chart.x_axis.scaling.max = spec.x_range
+    if spec.y_range:
+        chart.y_axis.scaling.min, chart.y_axis.scaling.max = spec.y_range
+    if spec.x_major:
+        chart.x_axis.majorUnit = spec.x_major
+    if spec.y_number_format:
+        chart.y_axis.numFmt = NumFmt(formatCode=spec.y_number_format, sourceLinked=False)
+    # openpyxl >= 3.1 hides axes unless told otherwise
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    if chart.legend is not None:
+        chart.legend.position = "b"
+    chart.width, chart.height = spec.width_cm, spec.height_cm
 
 
 def write_frames(book, frames: dict[str, pd.DataFrame]) -> dict[str, int]:

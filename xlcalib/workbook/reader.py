@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cells import Uncalculated
+from ..cells import EXCEL_MAX_ROWS, Uncalculated, cell_position, column_letter, column_number
 from ..errors import InputError
 from .base import Block, WorkbookBackend
 
@@ -54,9 +54,9 @@ MAX_SHARED_STRINGS_BYTES = 128 * 1024 * 1024
 #: Largest uncompressed size of all parts of a workbook together.
 MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
 #: Most cells read from one sheet: Excel's 1,048,576 rows x 8 columns.
-MAX_CELLS = 8 * 1_048_576
+MAX_CELLS = 8 * EXCEL_MAX_ROWS
 #: Most slots of the dense grid between the first and last data cell; beyond it the sheet is read by its data.
-MAX_GRID_CELLS = 8 * 1_048_576
+MAX_GRID_CELLS = 8 * EXCEL_MAX_ROWS
 #: Largest part of a workbook that is parsed whole (workbook.xml, relationships, tables).
 MAX_SMALL_PART_BYTES = 16 * 1024 * 1024
 
@@ -78,32 +78,24 @@ class ErrorValue(str):
     """An Excel error value read from a cell (``#N/A``, ``#DIV/0!`` ...); a ``str`` so the input rules see the code."""
 
 
-def column_number(letters: str | bytes) -> int:
-    if isinstance(letters, bytes):
-        letters = letters.decode("ascii")
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def _split(ref: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", ref)
-    return int(m.group(2)), column_number(m.group(1))
-
-
-def _mb(n: float) -> str:
+def megabytes(n: float) -> str:
+    """A file or part size in words for the limit messages of every reader: ``210 MB``, ``1.5 kB``."""
     return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} kB"
 
 
-def check_file(path: Path) -> None:
-    """File-level checks shared by every reader: exists, size limit, not encrypted/old, a zip."""
+def check_input_size(path: Path) -> None:
+    """The checks every input file gets, workbook or CSV: it exists and is within :data:`MAX_INPUT_BYTES`."""
     if not path.is_file():
         raise InputError(f"file not found: {path}")
     size = path.stat().st_size
     if size > MAX_INPUT_BYTES:
-        raise InputError(f"{path.name} is {_mb(size)}; the limit is {_mb(MAX_INPUT_BYTES)} for an input file "
+        raise InputError(f"{path.name} is {megabytes(size)}; the limit is {megabytes(MAX_INPUT_BYTES)} for an input file "
                          "(see 'Input limits' in the README)")
+
+
+def check_file(path: Path) -> None:
+    """File-level checks shared by every workbook reader: exists, size limit, not encrypted/old, a zip."""
+    check_input_size(path)
     with open(path, "rb") as handle:
         head = handle.read(8)
     if head == _OLE_MAGIC:
@@ -126,17 +118,17 @@ def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
         else:
             continue
         if info.file_size > limit:
-            raise InputError(f"{path.name}: {what} ({info.filename}) expands to {_mb(info.file_size)}; the limit is "
-                             f"{_mb(limit)} (see 'Input limits' in the README)")
+            raise InputError(f"{path.name}: {what} ({info.filename}) expands to {megabytes(info.file_size)}; the limit is "
+                             f"{megabytes(limit)} (see 'Input limits' in the README)")
     if total > MAX_UNCOMPRESSED_BYTES:
-        raise InputError(f"{path.name} expands to {_mb(total)} when unzipped; the limit is {_mb(MAX_UNCOMPRESSED_BYTES)} "
+        raise InputError(f"{path.name} expands to {megabytes(total)} when unzipped; the limit is {megabytes(MAX_UNCOMPRESSED_BYTES)} "
                          "(see 'Input limits' in the README)")
 
 
 def _small_part(zf: zipfile.ZipFile, name: str) -> bytes:
     info = zf.getinfo(name)
     if info.file_size > MAX_SMALL_PART_BYTES:
-        raise InputError(f"workbook part {name} is {_mb(info.file_size)}; the limit is {_mb(MAX_SMALL_PART_BYTES)}")
+        raise InputError(f"workbook part {name} is {megabytes(info.file_size)}; the limit is {megabytes(MAX_SMALL_PART_BYTES)}")
     return zf.read(name)
 
 
@@ -200,7 +192,7 @@ def _refuse_cells(path: Path, sheet: str, count: int, partial: bool) -> InputErr
     mem = count * 40  # ~40 bytes a cell once read (calamine's cell plus the Python object)
     return InputError(
         f"{path.name}, sheet {sheet}: holds {'more than ' if partial else ''}{count:,} cells; the limit is {MAX_CELLS:,} "
-        f"cells a sheet (Excel's 1,048,576 rows x 8 columns); reading them would need about {_mb(mem)} or more of "
+        f"cells a sheet (Excel's 1,048,576 rows x 8 columns); reading them would need about {megabytes(mem)} or more of "
         "memory. Keep only the evaluations table on the sheet (see 'Input limits' in the README)")
 
 
@@ -225,7 +217,7 @@ def scan_xlsx(path: Path, zf: zipfile.ZipFile, part: str, sheet: str) -> SheetSc
                 if cut < 0:
                     if len(data) > 4 * _CHUNK:
                         raise InputError(f"{path.name}, sheet {sheet}: a single row of the sheet's XML is over "
-                                         f"{_mb(4 * _CHUNK)}; a real row is far smaller (see 'Input limits' in the README)")
+                                         f"{megabytes(4 * _CHUNK)}; a real row is far smaller (see 'Input limits' in the README)")
                     carry = data
                     continue
                 data, carry = data[:cut + 6], data[cut + 6:]
@@ -285,7 +277,7 @@ def scan_ods(path: Path, zf: zipfile.ZipFile) -> int:
                 if cut < 0:
                     carry = data
                     if len(data) > 4 * _CHUNK:
-                        raise InputError(f"{path.name}: a single row is over {_mb(4 * _CHUNK)}")
+                        raise InputError(f"{path.name}: a single row is over {megabytes(4 * _CHUNK)}")
                     continue
                 data, carry = data[:cut + 18], data[cut + 18:]
             for row in data.split(b"<table:table-row")[1:]:
@@ -307,8 +299,6 @@ def scan_ods(path: Path, zf: zipfile.ZipFile) -> int:
 
 
 def _ref(row: int, col: int) -> str:
-    from ..cells import column_letter
-
     return f"{column_letter(col)}{row}"
 
 
@@ -398,7 +388,7 @@ class FastBook(WorkbookBackend):
         if errors or uncalc:
             for marks, kind in ((errors, ErrorValue), (uncalc, Uncalculated)):
                 for ref, text in marks.items():
-                    r, c = _split(ref)
+                    r, c = cell_position(ref)
                     i, j = r - first_row, c - first_col
                     if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
                         rows[i][j] = kind(text)
@@ -424,7 +414,7 @@ class FastBook(WorkbookBackend):
             wb.close()
         for marks, kind in ((scan.errors, ErrorValue), (scan.uncalculated, Uncalculated)):
             for ref, text in marks.items():
-                cells[_split(ref)] = kind(text)
+                cells[cell_position(ref)] = kind(text)
         row_numbers = sorted({r for r, _ in cells})
         col_numbers = sorted({c for _, c in cells})
         rpos = {r: i for i, r in enumerate(row_numbers)}

@@ -35,8 +35,8 @@ import re
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ..cells import cell_position, cell_value, column_cells
 from ..errors import InputError
 from .base import (
     CHART_COLOURS,
@@ -49,9 +49,7 @@ from .base import (
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
-    _split_ref,
     cell_format,
-    cell_value,
     check_sheet_size,
     frame_rows,
     ref_line_cells,
@@ -82,21 +80,6 @@ def excel_pixels(width: float) -> int:
     return int(((256 * width + int(128 / _PX_PER_CHAR)) / 256) * _PX_PER_CHAR)
 
 
-def _column_values(series: pd.Series) -> list:
-    """A column as cell values (what :func:`cell_value` gives per value), converted per column where the dtype
-    allows: floats with NaN as None, integers and booleans as Python scalars."""
-    if pd.api.types.is_bool_dtype(series) and not series.isna().any():
-        return series.astype(bool).tolist()
-    if pd.api.types.is_integer_dtype(series) and not series.isna().any():
-        return series.astype(np.int64).tolist()
-    if pd.api.types.is_float_dtype(series) and series.dtype.kind == "f":
-        values = series.to_numpy(dtype=float)
-        out = values.astype(object)
-        out[np.isnan(values)] = None
-        return out.tolist()
-    return [cell_value(v) for v in series.to_numpy(dtype=object)]
-
-
 def _row_heights(spec: SheetSpec, wrapped: list[bool], widths: list[float]) -> np.ndarray:
     """Lines each data row needs for its wrapped text (the openpyxl backend's rule, per column, vectorised)."""
     lines = np.ones(len(spec.frame), dtype=np.intp)
@@ -111,6 +94,42 @@ def _row_heights(spec: SheetSpec, wrapped: list[bool], widths: list[float]) -> n
         per_line = max(int(width * 1.2) - 2, 1)  # a width unit holds about 1.2 characters of running text
         lines = np.maximum(lines, -(-lengths // per_line))
     return lines
+
+
+def _row_looks(spec: SheetSpec) -> np.ndarray:
+    """Per data row: 0 plain, 1 filled red (the highlight column is true), 2 filled amber (the mark column)."""
+    frame, names = spec.frame, list(spec.frame.columns)
+    looks = np.zeros(len(frame), dtype=np.intp)
+    if spec.mark in names:
+        looks[frame[spec.mark].fillna(False).astype(bool).to_numpy()] = 2
+    if spec.highlight in names:
+        looks[frame[spec.highlight].fillna(False).astype(bool).to_numpy()] = 1
+    return looks
+
+
+def _cells_under(charts: list[ChartSpec]) -> dict[int, list[tuple[int, Any]]]:
+    """The cells under the charts (their reference lines' end points) by sheet row: (column, value) each."""
+    extra: dict[int, list[tuple[int, Any]]] = {}
+    for chart in charts:
+        for row, column, value in ref_line_cells(chart):
+            extra.setdefault(row, []).append((column, value))
+    return extra
+
+
+def _print_setup(ws, spec: SheetSpec) -> None:
+    """Frozen header; print landscape (or portrait), A4, one page wide, header row repeated, page number in the
+    footer, the spec's page breaks."""
+    ws.freeze_panes(spec.header_row, spec.freeze_columns)
+    if spec.landscape:
+        ws.set_landscape()
+    else:
+        ws.set_portrait()
+    ws.set_paper(9)
+    ws.fit_to_pages(1, 0)
+    ws.repeat_rows(spec.header_row - 1)
+    ws.set_footer(f"&C{spec.name} - page &P of &N")
+    if spec.page_breaks:
+        ws.set_h_pagebreaks([spec.header_row + offset for offset in spec.page_breaks])
 
 
 def new_result_book() -> "XlsxWriterBook":
@@ -198,26 +217,29 @@ class _Renderer:
         return found
 
     def sheet(self, spec: SheetSpec, extra_charts: list[ChartSpec], active: bool) -> None:
-        book = self.book
-        ws = book.add_worksheet(spec.name)
-        frame = spec.frame
-        names = list(frame.columns)
-        columns = [spec.column(c) for c in names]
+        """Render one sheet: column widths, the preamble and header, the data rows, print setup and charts."""
+        ws = self.book.add_worksheet(spec.name)
+        names = list(spec.frame.columns)
         wrapped = [spec.wrapped(c) for c in names]
-        any_wrapped = any(wrapped)
         widths = spec.widths()
-        header_row = spec.header_row  # 1-based, as in the spec; xlsxwriter counts rows and columns from 0
         charts = list(spec.charts) + list(extra_charts)
-        # cells under the charts (reference-line end points), written in row order with the rest
-        extra: dict[int, list[tuple[int, Any]]] = {}
-        for chart in charts:
-            for row, column, value in ref_line_cells(chart):
-                extra.setdefault(row, []).append((column, value))
-
+        extra = _cells_under(charts)  # written in row order with the rest
         for j, width in enumerate(widths):
             ws.set_column_pixels(j, j, excel_pixels(width))
+        self._heading(ws, spec, extra)
+        self._data_rows(ws, spec, wrapped, widths, extra)
+        for row in sorted(k for k in extra if k > spec.header_row + len(spec.frame)):  # below the table
+            self._write_extra(ws, row, extra)
+        _print_setup(ws, spec)
+        for chart in charts:
+            self.chart(ws, spec.name, chart, [str(c) for c in names])
+        if active:
+            ws.activate()
 
-        # preamble: italic, the title bold and a point larger; a blank row; then the header
+    def _heading(self, ws, spec: SheetSpec, extra: dict) -> None:
+        """The preamble (italic, the title bold and a point larger), a blank row, then the bold header with the
+        columns' meanings as comments."""
+        header_row = spec.header_row  # 1-based, as in the spec; xlsxwriter counts rows and columns from 0
         preamble = [[cell_value(v) for v in r] for r in spec.preamble]
         for i, row in enumerate(preamble, start=1):
             for j, value in enumerate(row):
@@ -228,46 +250,32 @@ class _Renderer:
         if preamble:
             self._write_extra(ws, len(preamble) + 1, extra)
         head = self.fmt(bold=True, bottom=1, text_wrap=True, valign="bottom")
-        for j, name in enumerate(names):
+        for j, name in enumerate(spec.frame.columns):
             self._write(ws, header_row - 1, j, cell_value(name), head)
-            if columns[j].meaning:
-                ws.write_comment(header_row - 1, j, columns[j].meaning, {"author": "xlcalib", "width": 300, "height": 90})
+            meaning = spec.column(name).meaning
+            if meaning:
+                ws.write_comment(header_row - 1, j, meaning, {"author": "xlcalib", "width": 300, "height": 90})
         self._write_extra(ws, header_row, extra)
 
-        # data rows: one format per (column, value kind, row look), decided per column where it can be
-        flag = frame[spec.highlight].fillna(False).astype(bool).to_numpy() if spec.highlight in names else None
-        mark = frame[spec.mark].fillna(False).astype(bool).to_numpy() if spec.mark in names else None
+    def _data_rows(self, ws, spec: SheetSpec, wrapped: list[bool], widths: list[float], extra: dict) -> None:
+        """The data rows, a block at a time (bounded memory): as row XML where they are plain, else cell by cell;
+        one format per (column, value kind, row look), decided per column where it can be."""
+        frame, names = spec.frame, list(spec.frame.columns)
         n = len(frame)
-        looks = np.zeros(n, dtype=np.intp)  # 0 plain, 1 red (highlight), 2 amber (mark)
-        if mark is not None:
-            looks[mark] = 2
-        if flag is not None:
-            looks[flag] = 1
+        looks = _row_looks(spec)
         line = spec.line_after if spec.line_after is not None and 0 <= spec.line_after < n else None
-        lines = _row_heights(spec, wrapped, widths) if any_wrapped else None
-        cache: dict[tuple, Any] = {}
-
-        def look_of(j: int, kind: type, fill: int, under: bool):
-            # the value's kind decides its format (an "auto:" format shows integers as integers), so one
-            # format per (column, kind, row look) serves every cell
-            key = (j, kind, fill, under)
-            found = cache.get(key)
-            if found is None:
-                number_format = cell_format(columns[j].number_format, 1 if kind is int else 0.5)
-                found = cache[key] = self.fmt(**self._data_props(columns[j], kind, number_format, wrapped[j],
-                                                                 any_wrapped, j, fill, under))
-            return found
-
-        write = self._write
-        first = header_row  # 0-based index of the first data row
+        lines = _row_heights(spec, wrapped, widths) if any(wrapped) else None
+        cache, look_of = self._looks(spec, wrapped)
+        first = spec.header_row  # 0-based index of the first data row
         rows_xml = _RowXml.for_sheet(ws) if n >= FAST_ROWS else None
-        for start in range(0, n, CHUNK_ROWS):  # cell values of a block of rows at a time: bounded memory
+        for start in range(0, n, CHUNK_ROWS):
             stop = min(n, start + CHUNK_ROWS)
-            values = [_column_values(frame[c].iloc[start:stop]) for c in names]
+            values = [column_cells(frame[c].iloc[start:stop]) for c in names]
             if rows_xml is not None and (lines is None or (lines[start:stop] <= 1).all()) and \
                     rows_xml.write(first + start, values, looks[start:stop], None if line is None else line - start,
                                    extra, look_of):
                 continue
+            write = self._write
             for i in range(start, stop):
                 r = first + i
                 if lines is not None and lines[i] > 1:
@@ -276,29 +284,30 @@ class _Renderer:
                 for j, column in enumerate(values):
                     value = column[i - start]
                     kind = type(value)
-                    look = cache.get((j, kind, fill, under)) or look_of(j, kind, fill, under)
-                    write(ws, r, j, value, look)
+                    write(ws, r, j, value, cache.get((j, kind, fill, under)) or look_of(j, kind, fill, under))
                 if extra:
                     self._write_extra(ws, r + 1, extra)
-        for row in sorted(k for k in extra if k > header_row + n):  # below the table
-            self._write_extra(ws, row, extra)
 
-        ws.freeze_panes(header_row, spec.freeze_columns)
-        # print: landscape (or portrait), A4, one page wide, header row repeated, page number in the footer
-        if spec.landscape:
-            ws.set_landscape()
-        else:
-            ws.set_portrait()
-        ws.set_paper(9)
-        ws.fit_to_pages(1, 0)
-        ws.repeat_rows(header_row - 1)
-        ws.set_footer(f"&C{spec.name} - page &P of &N")
-        if spec.page_breaks:
-            ws.set_h_pagebreaks([header_row + offset for offset in spec.page_breaks])
-        for chart in charts:
-            self.chart(ws, spec.name, chart, [str(c) for c in names])
-        if active:
-            ws.activate()
+    def _looks(self, spec: SheetSpec, wrapped: list[bool]):
+        """(cache, look_of): the format of a data cell by (column, value kind, row look, funding line under it).
+
+        The value's kind decides its format (an "auto:" format shows integers as integers), so one format per
+        key serves every cell; the cache is handed out too, for the per-cell loop to look in first.
+        """
+        columns = [spec.column(c) for c in spec.frame.columns]
+        any_wrapped = any(wrapped)
+        cache: dict[tuple, Any] = {}
+
+        def look_of(j: int, kind: type, fill: int, under: bool):
+            key = (j, kind, fill, under)
+            found = cache.get(key)
+            if found is None:
+                number_format = cell_format(columns[j].number_format, 1 if kind is int else 0.5)
+                found = cache[key] = self.fmt(**self._data_props(columns[j], kind, number_format, wrapped[j],
+                                                                 any_wrapped, j, fill, under))
+            return found
+
+        return cache, look_of
 
     @staticmethod
     def _data_props(column, kind, number_format, wrapped: bool, any_wrapped: bool, j: int, fill: int, under: bool):
@@ -364,7 +373,7 @@ class _Renderer:
                 if k == 0 and spec.error_column is not None:
                     series["y_error_bars"] = self._error_bars(sheet, spec, first, last)
                 chart.add_series(series)
-            left, top = _split_ref(spec.anchor)
+            top, left = cell_position(spec.anchor)
             for k, line in enumerate(spec.ref_lines):
                 r = top - 1 + 2 * k
                 chart.add_series({"name": line.name, "categories": [sheet, r, left, r + 1, left],

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from ..cells import cell_position, cell_value
 from .base import (
     FONT_NAME,
     FONT_SIZE,
@@ -37,9 +38,7 @@ from .base import (
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
-    _split_ref,
     cell_format,
-    cell_value,
     frame_rows,
     is_formula_text,
     ref_line_cells,
@@ -173,7 +172,7 @@ class XlwingsBook(WorkbookBackend):
             _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
         for row, column, value in ref_line_cells(spec):  # the same cells as the openpyxl backend writes
             ws.range((row, column)).options(ndim=2).value = [[excel_text(value)]]
-        left, top = _split_ref(spec.anchor)
+        top, left = cell_position(spec.anchor)
         for k, line in enumerate(spec.ref_lines):
             r = top + 2 * k
             _try(lambda: _add_line_series(chart, line.name, ws.range((r, left + 1), (r + 1, left + 1)),
