@@ -425,3 +425,36 @@ def test_sparse_iterative_path_equals_dense(monkeypatch):
     np.testing.assert_allclose(sparse.biases["bias"], dense.biases["bias"], atol=1e-9)
     assert sparse.stats["mu2"] == pytest.approx(dense.stats["mu2"], rel=1e-7)
     assert sparse.stats["rms_bound"] == pytest.approx(dense.stats["rms_bound"], rel=0.05)  # stochastic trace
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**6, 10**6), st.none(),
+                          st.booleans(), st.text(max_size=4)), min_size=2, max_size=12))
+def test_vectorised_number_check_names_the_same_cell_as_the_cell_by_cell_rule(cells):
+    """The C-level coercion accepts exactly what the per-cell rule accepts and names the same first bad cell."""
+    from xlcalib.calibration.data import numeric_column
+
+    def per_cell(values):  # the rule's order: a cell that is no number, else a non-finite one, else one out of range
+        for test in (lambda x: x is None or isinstance(x, (bool, str)), lambda x: not np.isfinite(float(x)),
+                     lambda x: abs(float(x)) > 1e15):
+            for i, x in enumerate(values):
+                if test(x):
+                    return i
+        return None
+
+    expected = per_cell(cells)
+    ids = lambda i: f"row {i}"  # noqa: E731
+    if expected is None:
+        np.testing.assert_array_equal(numeric_column(cells, "score", ids), np.array(cells, dtype=float))
+    else:
+        with pytest.raises(InputError) as info:
+            numeric_column(cells, "score", ids)
+        assert info.value.where["row"] == expected
+
+
+def test_keyword_series_take_the_same_path_as_a_table():
+    frame, *_ = random_design(4)
+    by_table = calibrate_fixed(frame)
+    by_series = calibrate_fixed(assessors=frame["assessor"], objects=frame["object"], scores=frame["score"],
+                                sd=frame["sd"])
+    pd.testing.assert_frame_equal(by_table.values, by_series.values)

@@ -9,6 +9,7 @@ message naming the evaluation's row and its assessor and object.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,32 +78,79 @@ def row_text(i: int) -> str:
     return f"row {i + 1} of the evaluations"
 
 
+def as_array(values) -> np.ndarray:
+    """A column as a numpy array without changing what its cells are.
+
+    A Series or an array keeps its dtype (a float Series stays float: no
+    per-cell conversion); a list becomes an object array, because numpy would
+    otherwise turn ``[1, "2"]`` into text.
+    """
+    if isinstance(values, (pd.Series, pd.Index)):
+        return values.to_numpy()
+    if isinstance(values, np.ndarray):
+        return values
+    return np.asarray(values, dtype=object)
+
+
+#: What pandas' C-level type inference says of object columns that hold only numbers (no text, logical or blank).
+_NUMBER_KINDS = ("floating", "integer", "mixed-integer-float")
+
+
+def _first_bad_number(arr: np.ndarray, name: str, ids) -> None:
+    """Name the first cell of an object column that is not a number (the slow path runs only to say where)."""
+    for i, x in enumerate(arr):
+        if x is None or (isinstance(x, str) and x.strip() == "") or (not isinstance(x, str) and pd.isna(x) is True):
+            raise InputError(f"{row_text(i)} ({ids(i)}): {name} is blank", {"row": i, "column": name})
+        if isinstance(x, (bool, np.bool_, str)):
+            raise InputError(f"{row_text(i)} ({ids(i)}): {name} is not a number ({x!r})", {"row": i, "column": name})
+        try:
+            float(x)
+        except (TypeError, ValueError):
+            raise InputError(f"{row_text(i)} ({ids(i)}): {name} is not a number ({x!r})",
+                             {"row": i, "column": name}) from None
+
+
 def numeric_column(values, name: str, ids) -> np.ndarray:
     """Coerce to float, naming the first row that is blank/text/non-finite or out of range.
 
+    Vectorised: numeric arrays convert in C, object columns are typed by
+    pandas' C-level inference and converted at once; only a column holding
+    something that is not a number is walked, to name the first bad cell.
     *ids(i)* says which assessor and object evaluation *i* is.
     """
-    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) or values.dtype == object else values
-    if arr.dtype != object and np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
+    arr = as_array(values)
+    if arr.dtype.kind in "iuf":
+        out = arr.astype(float, copy=False)
+    elif arr.dtype.kind == "O" and pd.api.types.infer_dtype(arr, skipna=False) in _NUMBER_KINDS:
         out = arr.astype(float)
     else:
-        out = np.empty(len(arr), dtype=float)
-        for i, x in enumerate(arr):
-            if x is None or (isinstance(x, str) and x.strip() == ""):
-                raise InputError(f"{row_text(i)} ({ids(i)}): {name} is blank", {"row": i, "column": name})
-            if isinstance(x, (bool, np.bool_)) or isinstance(x, str):
-                raise InputError(f"{row_text(i)} ({ids(i)}): {name} is not a number ({x!r})", {"row": i, "column": name})
-            try:
-                out[i] = float(x)
-            except (TypeError, ValueError):
-                raise InputError(f"{row_text(i)} ({ids(i)}): {name} is not a number ({x!r})",
-                                 {"row": i, "column": name}) from None
+        _first_bad_number(arr if arr.dtype.kind == "O" else arr.astype(object), name, ids)
+        out = arr.astype(float)
     bad = np.flatnonzero(~np.isfinite(out))
     if bad.size:
         i = int(bad[0])
         what = "blank" if np.isnan(out[i]) else f"not finite ({out[i]})"
         raise InputError(f"{row_text(i)} ({ids(i)}): {name} is {what}", {"row": i, "column": name})
     return check_calibration_numbers(out, name, lambda i: f"{row_text(i)} ({ids(i)})")
+
+
+#: A text that is empty or whitespace only, between the separators of joined names.
+_BLANK_BETWEEN = re.compile(r"(?:^|\x00)[^\S\x00]*(?:\x00|$)")
+
+
+def _blank_text(names: np.ndarray) -> np.ndarray | None:
+    """Which distinct names are blank text (None when none is).
+
+    One C-level search over the names joined by NUL (which no name from a
+    workbook holds) answers the common case -- no blank name -- at once; a
+    list that has one, or holds NULs or non-text names, is checked name by name.
+    """
+    if pd.api.types.infer_dtype(names, skipna=False) == "string":
+        joined = "\x00".join(names)
+        if joined.count("\x00") == len(names) - 1 and _BLANK_BETWEEN.search(joined) is None:
+            return None
+    mask = np.fromiter((type(u) is str and not u.strip() for u in names), dtype=bool, count=len(names))
+    return mask if mask.any() else None
 
 
 def factorized_labels(values, name: str) -> tuple[np.ndarray, pd.Index, np.ndarray]:
@@ -112,14 +160,14 @@ def factorized_labels(values, name: str) -> tuple[np.ndarray, pd.Index, np.ndarr
     the *distinct* ids only, so a million evaluations by 5,000 assessors cost
     5,000 string checks, not a million.
     """
-    arr = np.asarray(values)
+    arr = as_array(values)
     if arr.dtype.kind not in "iufO":
         arr = arr.astype(object)
     codes, uniques = pd.factorize(arr)
     bad = codes < 0  # NaN / None
     if arr.dtype.kind == "O":
-        blank_text = np.fromiter((type(u) is str and not u.strip() for u in uniques), dtype=bool, count=len(uniques))
-        if blank_text.any():
+        blank_text = _blank_text(np.asarray(uniques, dtype=object))
+        if blank_text is not None:
             bad |= blank_text[np.maximum(codes, 0)] & (codes >= 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -157,9 +205,7 @@ def _sequence_columns(assessors, objects, scores, sd, confidence, level):
     lengths = {"assessors": len(assessors), "objects": len(objects), "scores": len(scores), kind: len(unc)}
     if len(set(lengths.values())) != 1:
         raise InputError("the input columns differ in length: " + ", ".join(f"{k} {v}" for k, v in lengths.items()))
-    scores = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=object)
-    unc = np.asarray(unc, dtype=object) if kind == "level" else unc
-    return np.asarray(assessors, dtype=object), np.asarray(objects, dtype=object), scores, unc, kind
+    return as_array(assessors), as_array(objects), as_array(scores), as_array(unc), kind
 
 
 def _confidences(unc, kind: str, levels: Levels | None, ids) -> np.ndarray:
@@ -167,8 +213,9 @@ def _confidences(unc, kind: str, levels: Levels | None, ids) -> np.ndarray:
     where = lambda i: f"{row_text(i)} ({ids(i)})"  # noqa: E731
     if kind == "level":
         table = levels.confidences()
-        keys = pd.Series(unc, dtype=object).map(lambda x: None if x is None else str(x).strip().lower())
-        conf = keys.map(table).to_numpy(dtype=float)
+        codes, names = pd.factorize(as_array(unc))  # a few distinct level names: look each up once
+        known = np.array([table.get(str(n).strip().lower(), np.nan) for n in names] + [np.nan])
+        conf = known[codes]  # code -1 (blank) picks the NaN at the end
         bad = np.flatnonzero(np.isnan(conf))
         if bad.size:
             i = int(bad[0])
@@ -229,8 +276,14 @@ class PanelData:
 
 
 def _refuse_repeated_pairs(data: PanelData) -> None:
-    """A repeated evaluation is usually a data-entry error, and averaging it away would hide that."""
+    """A repeated evaluation is usually a data-entry error, and averaging it away would hide that.
+
+    One sort of the pair keys finds whether any pair repeats (no hashing); only then are the rows named.
+    """
     pair = data.ai.astype(np.int64) * data.n_objects + data.oi
+    ordered = np.sort(pair)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return
     dup = pd.Series(pair).duplicated(keep=False).to_numpy()
     if dup.any():
         rows = np.flatnonzero(pair == pair[np.flatnonzero(dup)[0]])
