@@ -13,6 +13,7 @@ from scipy.optimize import minimize
 import xlcalib
 from xlcalib.calibration import MODEL_WORDS, MODELS, model_name
 from xlcalib.calibration.graph import Design
+from xlcalib.calibration.models import fixed as fixed_model
 from xlcalib.calibration.models import random_assessors
 from xlcalib.calibration.simulate import simulate_panel
 from xlcalib.errors import InputError
@@ -171,3 +172,19 @@ def test_rankings_are_drawn_with_the_objects_spread():
     assert table["rank"].is_monotonic_increasing
     fixed = xlcalib.calibrate(p.evaluations.drop(columns="sd"), model="fixed").ranking(top_k=8, draws=1000)
     assert fixed.attrs["decision_model"] == "fixed"
+
+
+def test_probe_trace_of_the_centred_biases_agrees_with_the_exact_one(monkeypatch):
+    """Large panels estimate tr(P H P) by probes; on a panel small enough for both, they agree to a few per cent."""
+    from xlcalib.calibration import moments
+
+    p = simulate_panel(60, 400, 3, n_subjects=4, cross_reads=0.2, seed=3)
+    ev = p.evaluations.drop(columns="level")
+    a = pd.factorize(ev["assessor"])[0].astype(np.intp)
+    o = pd.factorize(ev["object"])[0].astype(np.intp)
+    design = Design(a, o, 1 / ev["sd"].to_numpy() ** 2, a.max() + 1, o.max() + 1)
+    fit = fixed_model.fit_component(design, ev["score"].to_numpy(), "simple", True)
+    exact = moments._centred_trace(design, fit.covariance)
+    monkeypatch.setattr(moments, "PROBE_TRACE_ASSESSORS", 10)
+    probed = moments._centred_trace(design, fit.covariance)
+    assert probed == pytest.approx(exact, rel=0.05)

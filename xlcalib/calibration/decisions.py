@@ -356,8 +356,10 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     draws, note = _capped_draws(draws, O, post)
 
     # draws, ranks and P(above) from the decision basis (see CalibrationResult.decision_basis), in table order
-    v_hat, se_hat = np.empty(O), np.empty(O)
-    v_hat[o_idx], se_hat[o_idx] = basis.values, basis.se
+    v_hat, se_hat = np.empty(O), np.full(O, np.nan)
+    v_hat[o_idx] = basis.values
+    if line.threshold is not None:  # P(value > X) is exact from the SEs; a line by places needs only draws
+        se_hat[o_idx] = basis.se
     rank_sum, above_count, rank_lower, rank_upper, keep = _simulate_ranks(
         post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level)
     frame = pd.DataFrame({

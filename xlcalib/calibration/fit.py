@@ -240,8 +240,7 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
     fit = other.fit_component(design, data.scores, gauge, data.face_value)
     weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
     post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
-    value_var, _ = post.variances()
-    return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, np.sqrt(value_var), t_df, other.NAME)
+    return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,

@@ -71,12 +71,13 @@ class Difference:
                 f"({self.level:.0%} interval {self.lower:.3g} to {self.upper:.3g})")
 
 
-@dataclass(frozen=True)
+@dataclass
 class DecisionBasis:
     """The posterior rankings and P(above the line) are drawn from, for one comparable set of objects.
 
     ``values``/``se``: posterior means and SDs of the objects (in the result's
-    gauge, in ``object_index`` order); ``model``: the model they come from.
+    gauge, in ``object_index`` order; ``se`` is computed when first asked for --
+    a ranking by places needs only draws); ``model``: the model they come from.
     For the random-assessors model this is the random-both fit of the same
     panel: a statement about where an object stands *among the others* needs
     the objects' own spread as a prior, without which the top objects look
@@ -87,9 +88,15 @@ class DecisionBasis:
     assessor_index: np.ndarray
     object_index: np.ndarray
     values: np.ndarray
-    se: np.ndarray
     t_df: int | None
     model: str
+    known_se: np.ndarray | None = None
+
+    @property
+    def se(self) -> np.ndarray:
+        if self.known_se is None:
+            self.known_se = np.sqrt(self.posterior.variances()[0])
+        return self.known_se
 
 
 @dataclass
@@ -174,8 +181,8 @@ class CalibrationResult:
         part = self.components[0]
         rows = self.values.iloc[part.object_index]
         return DecisionBasis(part.posterior, part.assessor_index, part.object_index,
-                             rows["value"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float), self.t_df,
-                             self.stats.get("model", "fixed"))
+                             rows["value"].to_numpy(dtype=float), self.t_df, self.stats.get("model", "fixed"),
+                             rows["se"].to_numpy(dtype=float))
 
     def locate(self, name) -> tuple[Posterior, int, int]:
         """(posterior, component number, position within the component) of an object name."""
