@@ -5,6 +5,7 @@ Run: ``python benchmarks/bench_calibration.py`` (or ``make bench``).
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def string_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(assessor=names_a[frame["assessor"].to_numpy()], object=names_o[frame["object"].to_numpy()])
 
 
-def _large_case_in_subprocess(kind: str, what: str = "fit") -> dict:
+def _large_case_in_subprocess(kind: str, what: str = "fit", model: str = "fixed") -> dict:
     """Time + peak RSS of one national-scale job in a fresh process (peak memory is per process).
 
     ``what``: "fit" (calibrate with standard errors, intervals, mu2, bounds) or "ranking" (the ranking
@@ -58,7 +59,7 @@ frame = string_ids(panel(5000, 400_000, seed=1))
 if {kind!r} == "confidence":
     frame = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.perf_counter(); r = xlcalib.calibrate(frame); t = time.perf_counter() - t0
+t0 = time.perf_counter(); r = xlcalib.calibrate(frame, model={model!r}); t = time.perf_counter() - t0
 extra = {{}}
 if {what!r} == "ranking":
     t0 = time.perf_counter(); table = r.ranking(top_k=40_000); t = time.perf_counter() - t0
@@ -74,14 +75,41 @@ def _ranking_peer(result, top_k: int, draws: int, seed: int = 0):
     """The straightforward way: build the objects x objects covariance of the values and sample it with
     numpy's multivariate_normal, then rank every draw (what a user without xlcalib's streaming sampler does)."""
     post, _a, _o = result.components[0]
-    G = np.tril(post.inverse()) + np.tril(post.inverse(), -1).T
-    H = G - (1.0 / post.solver.C if post.fixed else 0.0)
+    H = post.h_matrix()
     Dk = post.k[None, :] - post.D.toarray()
     cov = post.w * (Dk @ H @ Dk.T + np.diag(1.0 / post.Cd))
     rng = np.random.default_rng(seed)
     values = rng.multivariate_normal(result.values["value"].to_numpy(), cov, size=draws, method="cholesky")
     ranks = np.argsort(np.argsort(-values, axis=1), axis=1) + 1
     return (ranks <= top_k).mean(axis=0)
+
+
+#: pyfixest (benchmark-only; its pins may conflict with the project's) runs in its own environment: set
+#: XLCALIB_PYFIXEST_PYTHON to that environment's interpreter (README, Benchmarks).
+PYFIXEST_PYTHON = os.environ.get("XLCALIB_PYFIXEST_PYTHON")
+
+
+def _pyfixest_bare_fit(n_assessors: int, n_objects: int) -> dict | None:
+    """pyfixest's warm bare fit (demeaning only: no effects, no SEs) of the same panel, in its own process."""
+    if not PYFIXEST_PYTHON or not os.path.exists(PYFIXEST_PYTHON):
+        return None
+    code = f"""
+import json, sys, time
+sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
+from bench_calibration import panel, string_ids
+import pyfixest as pf
+frame = string_ids(panel({n_assessors}, {n_objects}, seed=1)).assign(w=lambda d: 1 / d["sd"] ** 2)
+pf.feols("score ~ 1 | assessor + object", data=frame.head(20_000), weights="w")  # warm: compile, caches
+times = []
+for _ in range(3):
+    t0 = time.perf_counter(); pf.feols("score ~ 1 | assessor + object", data=frame, weights="w")
+    times.append(time.perf_counter() - t0)
+print(json.dumps({{"seconds": sorted(times)[1], "version": pf.__version__}}))
+"""
+    out = subprocess.run([PYFIXEST_PYTHON, "-c", code], capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def wls_dummies(frame: pd.DataFrame):
@@ -94,21 +122,26 @@ def wls_dummies(frame: pd.DataFrame):
 
 def run() -> list[dict]:
     rows = []
-    for kind in ("sd", "confidence"):
-        runs = [_large_case_in_subprocess(kind) for _ in range(3)]
+    peer = _pyfixest_bare_fit(5000, 400_000)
+    peer_s = peer.get("seconds") if peer else None
+    peer_name = (f"pyfixest {peer['version']} feols, warm bare fit (no effects, no SEs)" if peer_s else
+                 "pyfixest (set XLCALIB_PYFIXEST_PYTHON; " + (peer or {}).get("error", "not available") + ")")
+    for kind, model in (("sd", "fixed"), ("confidence", "fixed"), ("sd", "random-assessors")):
+        runs = [_large_case_in_subprocess(kind, model=model) for _ in range(3 if model == "fixed" else 1)]
         secs = statistics.median(r["seconds"] for r in runs)
         peak = max(r["peak_mb"] for r in runs)
-        rows.append({"case": f"1,000,000 evaluations, 5,000 assessors, 400,000 objects, text ids ({kind}; "
-                             "values+biases with SEs, intervals, mu2, bounds)",
-                     "ours_s": secs, "peer": "-", "peer_s": None, "ratio": None,
-                     "note": f"peak RSS {peak:.0f} MB (whole process incl. data); goal <= 1.5 s, <= 1 GB"})
+        rows.append({"case": f"1,000,000 evaluations, 5,000 assessors, 400,000 objects, text ids ({kind}, model "
+                             f"{model}; values+biases with SEs, intervals, mu2, bounds)",
+                     "ours_s": secs, "peer": peer_name, "peer_s": peer_s,
+                     "ratio": peer_s / secs if peer_s else None,
+                     "note": f"peak RSS {peak:.0f} MB (whole process incl. data); goal ratio >= 1, <= 1 GB"})
     big = _large_case_in_subprocess("sd", "ranking")
     rows.append({"case": "ranking statistics of the 400,000-object panel (top 40,000 line)", "ours_s": big["seconds"],
                  "peer": "-", "peer_s": None, "ratio": None,
                  "note": f"{big['draws']} draws (bounded: draws x objects <= 5e7), rank intervals from {big['kept']} "
                          f"stored draws; peak RSS {big['peak_mb']:.0f} MB incl. the fit"})
     mid = panel(80, 1000, seed=3)
-    mid_result = xlcalib.calibrate(mid)
+    mid_result = xlcalib.calibrate(mid, model="fixed")
     ours = median_time(lambda: mid_result.ranking(top_k=100, draws=10_000), 3)
     peer = median_time(lambda: _ranking_peer(mid_result, 100, 10_000), 1)
     ours_p = mid_result.ranking(top_k=100, draws=10_000)["p_above"].reindex(mid_result.values.index).to_numpy()
@@ -117,10 +150,10 @@ def run() -> list[dict]:
                  "peer": "numpy multivariate_normal + argsort", "peer_s": peer, "ratio": peer / ours,
                  "note": f"max |P difference| {np.max(np.abs(ours_p - peer_p)):.3f} (Monte Carlo); goal <= 1 s"})
     small = panel(60, 1200, seed=2)  # ~3,000 evaluations
-    ours = median_time(lambda: xlcalib.calibrate(small), 7)
+    ours = median_time(lambda: xlcalib.calibrate(small, model="fixed"), 7)
     peer = median_time(lambda: wls_dummies(small), 3)
     fit = wls_dummies(small)
-    r = xlcalib.calibrate(small)
+    r = xlcalib.calibrate(small, model="fixed")
     n_obj = small["object"].nunique()
     v_peer = fit.params[:n_obj]
     b_peer = np.concatenate([[0.0], fit.params[n_obj:]])
