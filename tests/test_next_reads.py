@@ -121,7 +121,7 @@ def test_first_pick_is_the_brute_force_best_for_a_threshold():
             rho = 1 - se1**2 / se0**2
             gains[(a, o)] = before - float(np.sum(2 * owens_t(z, np.sqrt((1 - rho) / (1 + rho)))))
     best = max(gains, key=gains.get)
-    picks = result.next_reads(1, threshold=X)
+    picks = result.next_reads(1, threshold=X, objective="borderline")
     assert (picks.assessor[0], picks.object[0]) == best
     assert picks.gain[0] == pytest.approx(gains[best], abs=1e-9)
     assert picks.p_above[0] == pytest.approx(float(ndtr(z[list(result.values.index).index(best[1])])), abs=1e-12)
@@ -181,7 +181,7 @@ def test_errors_objective_first_pick_is_brute_force_best():
     picks = result.next_reads(1, threshold=X, confidence=1.0, objective="errors")
     assert (picks.assessor[0], picks.object[0]) == best
     assert picks.gain[0] == pytest.approx(gains[best], abs=1e-9)
-    assert "expected wrong sides" in picks.reason[0]
+    assert "expected wrong sides" in picks.attrs["objective"]
 
 
 def test_owens_t_at_one_is_the_plain_borderline_mass():
@@ -196,7 +196,7 @@ def test_monte_carlo_pre_posterior_matches():
     frame = _panel(7, A=6, O=20)
     result = calibrate_fixed(frame, sd="sd", gauge="simple")
     X = float(result.values["value"].median())
-    pick = result.next_reads(1, threshold=X, confidence=1.0)
+    pick = result.next_reads(1, threshold=X, confidence=1.0, objective="borderline")
     a, o, oi, names, state, var_x, cov = _first_pick(result, pick)
     # predictive distribution of the new score: N(v_o + b_a, var_x + 1); the refit is linear in it
     rng = np.random.default_rng(0)
@@ -250,7 +250,7 @@ def test_reproducible_and_ordered():
     pd.testing.assert_frame_equal(first, second)
     assert first.gain.iloc[0] > 0
     assert first.attrs["line"].startswith("top 8")
-    assert all(first.reason.str.contains("settles the decision on"))
+    assert all(first.reason.str.startswith("Ask ")) and all(first.reason.str.contains("chance of being above the line"))
 
 
 def test_without_line_reduces_the_largest_standard_errors():
@@ -319,7 +319,7 @@ def test_cli_on_demo_workbook(tmp_path, capsys):
     write_demo_exercise(path)
     assert main(["next-reads", str(path), "--reads", "3", "--fund", "10"]) == 0
     out = capsys.readouterr().out
-    assert "Next reads for the funding line top 10" in out and out.count(" reads P") == 3
+    assert "Next reads for the funding line top 10" in out and out.count(" to read P") == 3
     book = openpyxl.load_workbook(tmp_path / "demo_next_reads.xlsx")
     assert "Next reads" in book.sheetnames and "Values" in book.sheetnames
     rows = [[c.value for c in row] for row in book["Next reads"].iter_rows()]

@@ -58,7 +58,7 @@ CASES = {
         ["object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank", "rank_lower",
          "rank_upper", "p_above", "p_above_mc_se", "decision", "changed"]], 2),
     "CALIB_NEXT_READS": ((*CALIB_ARGS, 3, 4), CORE.next_reads(3, top_k=4)[
-        ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after", "settles",
+        ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after", "settles",
          "reason"]], 2),
     "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
     "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),
@@ -210,8 +210,8 @@ def test_blank_cells(name):
 def test_header_flag_shapes(name):
     args, _, _ = CASES[name]
     entry = REGISTRY[name]
-    n_args = len(entry.args)
-    padded = list(args) + [None] * (n_args - 1 - len(args))
+    at = [a.name for a in entry.args].index("header")  # optional arguments added later come after it
+    padded = list(args) + [None] * (at - len(args))
     with_header = harness.call(name, *padded, True)
     without = harness.call(name, *padded, False)
     assert len(with_header) == len(without) + 1

@@ -21,6 +21,7 @@ from xlcalib.cells import (
     number_vector,
     parse_choice,
     parse_flag,
+    parse_label,
     parse_number,
     parse_whole,
     same_length,
@@ -344,35 +345,70 @@ def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold
     return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}", header, build)
 
 
-_NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
-                       "settles", "reason")
+_NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before",
+                       "se_after", "settles", "reason")
 
 
 @udf("CALIB_NEXT_READS", category=CATEGORY,
-     help="The extra (assessor, object) reads that would settle the funding decision best, best first, each with "
-          "the reason; without a funding line the reads that most reduce the values' standard errors (spills).",
+     help="The extra (assessor, object) reads that settle the funding decision best, each with one plain sentence; "
+          "never a conflicted pair, a load above the maximum or a pair outside the subjects (spills).",
      args=(*_COMMON[:4],
            Arg("reads", "Number of extra reads to suggest (default 10)", range=False),
            Arg("top_k", "Optional funding line: number of places", range=False),
            Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
            Arg("max_load", "Optional: at most this many reads per assessor, existing reads included", range=False),
-           *_COMMON[4:]),
+           *_COMMON[4:],
+           Arg("conflicts", "Optional two-column range: assessor, object pairs never to suggest (rows naming someone "
+                            "with no scored read are left out)"),
+           Arg("loads", "Optional two-column range: assessor, max load, existing reads included (beats max_load for "
+                        "the assessors listed)"),
+           Arg("subjects", "Optional two-column range: name (assessor or object), subjects separated by commas; only "
+                           "pairs sharing a subject are suggested (no subjects listed: not restricted)")),
      core=xlcalib.calibration.CalibrationResult.next_reads, returns="table", columns=_NEXT_READS_COLUMNS,
-     example=f"=CALIB_NEXT_READS({_EXAMPLE_ARGS}, 5, 10)",
-     formula="greedy: the read (a, o) with the largest expected drop in sum_o P_o(1-P_o), E[P'(1-P')] = "
-             "2 T(z_o, sqrt((1-rho_o)/(1+rho_o))) (Owen's T) with rho_o the share of Var(v_o) the reads remove "
-             "(Sherman-Morrison: the covariance after a read does not depend on its score); no line: the largest "
-             "drop in sum_o Var(v_o)")
+     example=f"=CALIB_NEXT_READS({_EXAMPLE_ARGS}, 5, 10, , , , , , TRUE, Assignment!J2:K40, Assignment!A2:B30)",
+     formula="greedy: the read (a, o) with the largest expected drop in the objects on the wrong side, "
+             "sum_o min(P_o, 1-P_o), E[min(P', 1-P')] = 2 T(z_o, sqrt((1-rho_o)/rho_o)) (Owen's T) with rho_o the "
+             "share of Var(v_o) the reads remove (Sherman-Morrison: the covariance after a read does not depend on "
+             "its score); no line: the largest drop in sum_o Var(v_o); only pairs the rules allow")
 def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=None, threshold=None, max_load=None,
-                     kind=None, levels=None, gauge=None, header=True):
+                     kind=None, levels=None, gauge=None, header=True, conflicts=None, loads=None, subjects=None):
     reads = parse_whole(reads, "reads", 10, low=1)
     top_k = parse_whole(top_k, "top_k", None, low=1)
     threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
     max_load = parse_whole(max_load, "max_load", None, low=0)
+    pairs = [(a, parse_label(o, f"the conflicts range, object of {a!r}"))
+             for a, o in _rule_rows(conflicts, "conflicts")]
+    per_assessor = {a: parse_whole(n, f"the loads range, max load of {a!r}", None, low=0)
+                    for a, n in _rule_rows(loads, "loads")}
+    subject_map = dict(_rule_rows(subjects, "subjects"))
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
 
     def build(result):
-        table = result.next_reads(reads, top_k=top_k, threshold=threshold, max_load=max_load)
+        from xlcalib.calibration.read_rules import known_to_panel
+
+        cap = max_load if not per_assessor else {
+            **({} if max_load is None else {a: max_load for a in result.biases.index}), **per_assessor}
+        rules = known_to_panel(result.biases.index, result.values.index, conflicts=pairs or None, max_load=cap,
+                               suitability=subject_map or None)
+        table = result.next_reads(reads, top_k=top_k, threshold=threshold, max_load=rules[1], conflicts=rules[0],
+                                  suitability=rules[2])
         return {name: table[name] for name in _NEXT_READS_COLUMNS}
 
-    return _spill(solved, f"next_reads:{reads}:{top_k}:{threshold}:{max_load}", header, build)
+    rules_key = _content_key((conflicts, loads, subjects))
+    return _spill(solved, f"next_reads:{reads}:{top_k}:{threshold}:{max_load}:{rules_key}", header, build)
+
+
+def _rule_rows(cells, name: str) -> list[tuple]:
+    """An optional two-column range as (name, second cell) rows; blank rows are skipped, and so is a first row
+    headed like a table (Assessor, Name, Conflict assessor)."""
+    if is_blank_range(cells):
+        return []
+    rows = []
+    for i, row in enumerate(as_rows(cells)):
+        if len(row) < 2:
+            raise InputError(f"the {name} range needs two columns")
+        if all(is_blank(c) for c in row[:2]) or (i == 0 and isinstance(row[0], str) and " ".join(
+                row[0].strip().lower().split()) in ("assessor", "name", "conflict assessor")):
+            continue
+        rows.append((parse_label(row[0], f"row {i + 1} of the {name} range, first column"), row[1]))
+    return rows

@@ -93,7 +93,18 @@ def _add_next_reads(sub) -> None:
     nline = nxt.add_mutually_exclusive_group()
     nline.add_argument("--fund", type=int, metavar="K", help="funding line: K places (default: the Settings sheet)")
     nline.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
-    nxt.add_argument("--max-load", type=int, metavar="N", help="at most N reads per assessor, existing reads included")
+    nxt.add_argument("--max-load", type=int, metavar="N",
+                     help="at most N reads per assessor, existing and pending reads included (replaces the Assignment "
+                          "sheet's max loads)")
+    nxt.add_argument("--loads", metavar="FILE.csv", help="max load per assessor: a CSV file with columns Assessor, "
+                     "Max load (beats the Assignment sheet's and --max-load for the assessors it lists)")
+    nxt.add_argument("--conflicts", metavar="FILE.csv", help="conflicts of interest never to suggest: a CSV file with "
+                     "columns Assessor, Object (added to the Assignment sheet's)")
+    nxt.add_argument("--subjects", metavar="FILE.csv", help="subjects of assessors and objects: a CSV file with "
+                     "columns Name, Subjects (comma/semicolon separated); only pairs sharing a subject are suggested "
+                     "(replaces the Assignment sheet's subjects or Suitability grid)")
+    nxt.add_argument("--ignore-assignment", action="store_true",
+                     help="do not apply the workbook's Assignment sheet (conflicts, max loads, subjects)")
     nxt.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
     nxt.add_argument("-o", "--out", help="output workbook (default <stem>_next_reads.xlsx)")
 
@@ -194,7 +205,9 @@ def _assign(args) -> int:
 
 def _next_reads(args) -> int:
     suggestions, out = next_reads_file(args.workbook, args.out, reads=args.reads, fund=args.fund,
-                                       threshold=args.threshold, max_load=args.max_load, sheet=args.sheet)
+                                       threshold=args.threshold, max_load=args.max_load, sheet=args.sheet,
+                                       conflicts=args.conflicts, loads=args.loads, subjects=args.subjects,
+                                       ignore_assignment=args.ignore_assignment)
     print(next_reads_text(suggestions))
     print(f"results written to {out}")
     return 0
@@ -205,9 +218,9 @@ def next_reads_text(suggestions) -> str:
     attrs = suggestions.attrs
     head = (f"Next reads for the funding line {attrs['line']}" if attrs.get("line") else
             "Next reads (no funding line: the reads that most reduce the values' uncertainty)")
-    lines = [head + ":"]
+    lines = ["Rules kept (never broken):"] + [f"  {line}" for line in attrs.get("rules", [])] + [head + ":"]
     for row in suggestions.itertuples(index=False):
-        lines.append(f"  {row.order}. {row.assessor} reads {row.object}: {row.reason}")
+        lines.append(f"  {row.order}. {row.reason}")
     if attrs.get("note"):
         lines.append(f"  Note: {attrs['note']}.")
     if len(suggestions) == 0 and not attrs.get("note"):

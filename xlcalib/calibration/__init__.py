@@ -7,7 +7,8 @@ Layers inside the package, from the ground:
 * :mod:`.posterior` -- the joint Gaussian every model's uncertainty takes;
 * :mod:`.models` -- one module per model family; :mod:`.robustness` -- the worst-case design bounds;
 * :mod:`.fit` -- :func:`calibrate`; :mod:`.result` -- :class:`CalibrationResult`;
-* :mod:`.decisions` (ranking, P(above the line), lottery), :mod:`.next_reads` -- from the result's posterior;
+* :mod:`.decisions` (ranking, P(above the line), lottery), :mod:`.next_reads` -- from the result's posterior,
+  within the panel's rules (:mod:`.read_rules`: conflicts, loads, pending reads, subjects);
 * :mod:`.design` (design check and report), :mod:`.assignment` (who reads what) -- before any score.
 """
 from __future__ import annotations

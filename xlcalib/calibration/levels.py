@@ -8,6 +8,7 @@ score scale) or as an SD in score units taken at face value.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,27 @@ class Levels:
     def describe(self) -> str:
         unit = "SD in score units" if self.kind == "sd" else "relative confidence"
         return f"levels ({unit}): " + ", ".join(f"{k} {v:.4g}" for k, v in self.values.items())
+
+    @classmethod
+    def from_description(cls, text) -> "Levels | None":
+        """The levels a :meth:`describe` line names (numbers to 4 significant digits); None when it is not one.
+
+        A result records its levels in ``stats["levels"]`` as this line; reading it back lets
+        a later step (e.g. next reads) name the level a confidence stands for.
+        """
+        match = re.fullmatch(r"levels \((SD in score units|relative confidence)\): (.+)", str(text).strip())
+        if match is None:
+            return None
+        values = {}
+        for part in match.group(2).split(", "):
+            name, _, number = part.rpartition(" ")
+            try:
+                values[name] = float(number)
+            except ValueError:
+                return None
+            if not name or not values[name] > 0:
+                return None
+        return cls(values, "sd" if match.group(1).startswith("SD") else "relative")
 
 
 def default_levels(ratio: float = DEFAULT_LEVEL_RATIO) -> Levels:

@@ -3,7 +3,10 @@
 Mid-panel the secretary can ask a few assessors for one more read each.  The
 posterior covariance of the calibrated values after a read does *not* depend
 on the score the read will get, so the effect of every possible read can be
-computed before anyone scores it.
+computed before anyone scores it.  Only the reads the panel's rules allow are
+considered -- conflicts, maximum loads, pending reads and subjects are hard
+constraints (:mod:`xlcalib.calibration.read_rules`) -- and each suggestion
+says in one sentence what it is expected to change.
 
 The model (see :class:`xlcalib.calibration.posterior.Posterior`), in units of the
 noise scale ``w``: ``v_o = V_o/Cd_o + (k - d_o)' theta`` with ``Cov(theta) =
@@ -15,17 +18,35 @@ w H``, ``d_o = c_.o / Cd_o`` and object noise ``w / Cd_o``.  A read of object
     Cov(v_o, x)  = w [delta_{o o*} / Cd_o* + (d_o - k)' H (d_o* - e_a*)]
     x' Cov x     = w [1/Cd_o* + (d_o* - e_a*)' H (d_o* - e_a*)]
 
-Objective with a funding line ``X``: the expected drop in the *borderline
-mass* ``sum_o P_o (1 - P_o)``, ``P_o = Phi(z_o)``, ``z_o = (v_o - X)/sd_o``.
+Objective with a funding line ``X`` (``P_o = Phi(z_o)``, ``z_o = (v_o -
+X)/sd_o``): the expected drop in the number of objects on the wrong side of
+the line, ``sum_o min(P_o, 1 - P_o)`` (``objective="errors"``, the default),
+or in the *borderline mass* ``sum_o P_o (1 - P_o)`` (``"borderline"``).
 Before the read's score is known, the updated mean is ``N(v_o, var_o -
-var'_o)``; with ``rho_o = 1 - var'_o/var_o`` the pre-posterior expectation is
-closed-form (``Phi(z) - Phi_2(z, z; rho)`` and Owen's T):
+var'_o)`` (the law of total variance: the posterior mean's spread is what the
+variance loses); with ``rho_o = 1 - var'_o/var_o`` the updated standardised
+distance is
 
-    E[P'(1 - P')] = 2 T(z_o, sqrt((1 - rho_o)/(1 + rho_o)))
+    z'_o = (z_o + sqrt(rho_o) Z) / sqrt(1 - rho_o),    Z ~ N(0, 1),
 
-(``rho = 0`` gives ``Phi(z)(1 - Phi(z))``, ``rho -> 1`` gives 0).  A set of
-reads is chosen greedily: after each pick the read is added to the design
-(covariances need no score), the reduced system is re-solved, and the
+and the pre-posterior expectations are closed-form (Owen's T; for the
+borderline mass ``Phi(z) - Phi_2(z, z; rho)``):
+
+    E[min(P', 1 - P')] = 2 T(z_o, sqrt((1 - rho_o)/rho_o))
+    E[P'(1 - P')]      = 2 T(z_o, sqrt((1 - rho_o)/(1 + rho_o)))
+
+(``rho = 0`` gives ``min(P, 1 - P)`` and ``P(1 - P)``, ``rho -> 1`` gives 0).
+The wrong sides are the default because misclassification at the line is what
+a panel must avoid; on simulated panels that objective left fewer objects on
+the wrong side than the borderline mass in most settings
+(``benchmarks/bench_next_reads.py``, ``benchmarks/next_reads_ungrouped.py``).  Each
+suggestion's sentence gives where ``P'_o = Phi(z'_o)`` will most likely land:
+``P'`` is increasing in ``Z``, so its quantiles are ``Phi((z_o + sqrt(rho_o)
+q_p)/sqrt(1 - rho_o))``; the sentence names the 1/3 and 2/3 quantiles, so
+"below L% or above U%" happens with probability 2/3.
+
+A set of reads is chosen greedily: after each pick the read is added to the
+design (covariances need no score), the reduced system is re-solved, and the
 remaining candidates are scored against the same ``z_o`` and starting
 variances (so ``rho_o`` is the joint effect of all reads picked so far).
 Candidates are first screened by the first-order gain ``sum_o
@@ -45,6 +66,11 @@ Without a line the reads that most reduce ``sum_o Var(v_o)`` are chosen
 (A-optimal design): they go to the objects and assessors with the largest
 standard errors and the weakest links between assessors.
 
+The confidence a new read is assumed to have is the assessor's typical one:
+on a panel scored with levels (High/Medium/Low) the level the assessor used
+most often (ties: the lower), named in the sentence; otherwise the median of
+the assessor's confidences.  ``confidence=`` overrides it.
+
 Cost per greedy step: one Cholesky factor and inverse of the A x A reduced
 system (O(A^3)), products O(nnz A + O A), O(candidates) for the screen and
 O(EXACT_CANDIDATES x RELEVANT_OBJECTS) Owen's T evaluations.  Memory O(O A).
@@ -55,25 +81,31 @@ design, e.g. Krause & Guestrin (2005).
 Example
 -------
 >>> import xlcalib
->>> from xlcalib.datasets import load_example  # doctest: +SKIP
->>> result = xlcalib.calibrate(frame, sd="sd")  # doctest: +SKIP
->>> result.next_reads(5, top_k=10)  # doctest: +SKIP
+>>> from xlcalib.calibration.simulate import simulate_panel
+>>> panel = simulate_panel(12, 40, 3, seed=2)
+>>> result = xlcalib.calibrate(panel.evaluations.drop(columns="sd"), level="level")
+>>> subjects = {**{a: s for a, s in panel.expertise.items()}, **panel.subjects.map(lambda s: [s]).to_dict()}
+>>> picks = result.next_reads(3, top_k=10, conflicts=panel.conflicts, max_load=12, suitability=subjects)
+>>> picks.reason[0].startswith("Ask ")
+True
 """
 from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, owens_t
+from scipy.special import ndtr, ndtri, owens_t
 
 from ..cells import whole_argument
 from ..errors import InputError
+from .levels import Levels, levels_table
+from .read_rules import per_assessor, read_rules
 
-__all__ = ["suggest_next_reads", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS", "MAX_CELLS",
-           "MAX_READS"]
+__all__ = ["suggest_next_reads", "likely_range", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS",
+           "MAX_CELLS", "MAX_READS", "LEVEL_MATCH"]
 
 #: Candidates scored exactly (Owen's T) per greedy step after the first-order screen.
 EXACT_CANDIDATES = 256
@@ -87,79 +119,12 @@ MAX_READS = 10_000
 #: multi-threaded BLAS spinning on a shared machine cost 5-100x here (measured: 100 x 100 inverse 19 ms
 #: with threads vs 0.14 ms without).
 SINGLE_THREAD_ASSESSORS = 512
+#: Relative tolerance for naming a confidence by its level (a result records its levels to 4 digits).
+LEVEL_MATCH = 1e-3
 
 #: The columns of the suggestions table, in order (every adapter shows them so).
-NEXT_READS_COLUMNS = ["order", "assessor", "object", "confidence", "gain", "p_above", "se_before", "se_after",
-           "settles", "reason"]
-
-
-def _pairs(pairs, name: str, a_pos: dict, o_pos: dict, n_objects: int) -> np.ndarray:
-    """(assessor, object) pairs -> int64 keys a * O + o; unknown names are reported all at once."""
-    if pairs is None:
-        return np.zeros(0, dtype=np.int64)
-    if isinstance(pairs, pd.DataFrame):
-        cols = {str(c).strip().lower(): c for c in pairs.columns}
-        if "assessor" in cols and "object" in cols:
-            rows = list(zip(pairs[cols["assessor"]], pairs[cols["object"]]))
-        elif pairs.shape[1] == 2:
-            rows = list(pairs.itertuples(index=False, name=None))
-        else:
-            raise InputError(f"{name} must have columns 'assessor' and 'object' (or exactly two columns)")
-    else:
-        try:
-            rows = [tuple(p) for p in pairs]
-        except TypeError:
-            raise InputError(f"{name} must be a list of (assessor, object) pairs or a two-column table") from None
-    bad_shape = [i + 1 for i, p in enumerate(rows) if len(p) != 2]
-    if bad_shape:
-        raise InputError(f"{name}: entries {bad_shape[:10]} are not (assessor, object) pairs")
-    unknown_a = sorted({str(a) for a, _ in rows if a not in a_pos})
-    unknown_o = sorted({str(o) for _, o in rows if o not in o_pos})
-    if unknown_a or unknown_o:
-        parts = []
-        if unknown_a:
-            parts.append(f"assessor(s) not in the panel: {', '.join(unknown_a[:10])}"
-                         + (f" and {len(unknown_a) - 10} more" if len(unknown_a) > 10 else ""))
-        if unknown_o:
-            parts.append(f"object(s) not in the panel: {', '.join(unknown_o[:10])}"
-                         + (f" and {len(unknown_o) - 10} more" if len(unknown_o) > 10 else ""))
-        raise InputError(f"{name}: " + "; ".join(parts))
-    a = np.array([a_pos[a] for a, _ in rows], dtype=np.int64)
-    o = np.array([o_pos[o] for _, o in rows], dtype=np.int64)
-    return a * n_objects + o
-
-
-def _per_assessor(value, name: str, names: pd.Index, default: np.ndarray, low: float, integer: bool) -> np.ndarray:
-    """A scalar or an assessor -> number mapping; unknown assessors and bad numbers named."""
-    out = default.astype(float).copy()
-    if value is None:
-        return out
-    items = value.items() if isinstance(value, (Mapping, pd.Series)) else None
-    if items is None:
-        items = [(None, value)]
-    pos = {a: i for i, a in enumerate(names)}
-    bad = []
-    for key, number in items:
-        try:
-            x = float(number)
-            ok = (not isinstance(number, (bool, np.bool_)) and math.isfinite(x) and x >= low
-                  and (not integer or x.is_integer()))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            bad.append(f"{key}: {number!r}" if key is not None else repr(number))
-            continue
-        if key is None:
-            out[:] = x
-        elif key in pos:
-            out[pos[key]] = x
-        else:
-            bad.append(f"{key} (not an assessor of the panel)")
-    if bad:
-        what = "a whole number" if integer else "a positive number"
-        raise InputError(f"{name} must be {what}{' >= ' + format(low, 'g') if integer else ''} "
-                         f"(or a mapping assessor -> number); bad: {', '.join(bad[:10])}")
-    return out
+NEXT_READS_COLUMNS = ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after",
+                      "settles", "reason"]
 
 
 class _State:
@@ -243,8 +208,13 @@ def _blas_limit(n_assessors: int):
 
 
 def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
-                       confidence=None, objective: str = "borderline") -> pd.DataFrame:
+                       confidence=None, objective: str = "errors", suitability=None, min_suitability=None,
+                       pending=None, levels=None) -> pd.DataFrame:
     """The ``k`` extra (assessor, object) reads that settle the funding decision best, best first.
+
+    Every rule is a hard constraint: no suggestion is ever a conflicted pair, a
+    pair already read or pending, a pair outside the subjects (when given), or
+    takes an assessor above their maximum load.
 
     Parameters
     ----------
@@ -258,63 +228,155 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         Allowed (assessor, object) pairs (list of pairs or a table with columns assessor, object);
         default every pair not yet read.
     max_load:
-        Largest number of reads per assessor, existing reads included (a number or assessor -> number).
+        Largest number of reads per assessor, existing and pending reads included (a number or
+        assessor -> number).
     conflicts:
         (assessor, object) pairs never to suggest.
     confidence:
         Confidence of a new read in the panel's own units (relative confidence, or 1/SD^2 when the
-        levels are SDs): a number or assessor -> number; default each assessor's median in the panel.
+        levels are SDs): a number or assessor -> number; default each assessor's typical confidence
+        (the level used most often on a panel scored with levels, else the median).
     objective:
-        With a line: ``"borderline"`` (default) minimises the expected borderline mass sum_o P_o(1 - P_o);
-        ``"errors"`` the expected number of objects on the wrong side, sum_o min(P_o, 1 - P_o), whose
-        pre-posterior expectation is 2 T(z_o, sqrt((1 - rho_o)/rho_o)).
+        With a line: ``"errors"`` (default) minimises the expected number of objects on the wrong side,
+        sum_o min(P_o, 1 - P_o), whose pre-posterior expectation is 2 T(z_o, sqrt((1 - rho_o)/rho_o));
+        ``"borderline"`` the expected borderline mass sum_o P_o(1 - P_o).
+    suitability:
+        Only suitable pairs are suggested: an assessors x objects grid (DataFrame indexed by assessor,
+        objects as columns), a long ``assessor, object, suitability`` table (missing pairs 0), or a
+        subjects mapping name -> subjects for assessors and objects alike (text split at commas or
+        semicolons, or a list; suitability = number of shared subjects; a name without subjects is
+        not restricted).  See :mod:`xlcalib.calibration.read_rules` for why it is a constraint.
+    min_suitability:
+        A pair is suitable when its suitability is at least this; default: any positive suitability
+        (one shared subject).
+    pending:
+        (assessor, object) pairs allocated but not scored yet: never suggested, counted in the loads
+        (pairs naming someone outside the scored panel are skipped).
+    levels:
+        The level table the panel was scored with (a :class:`~xlcalib.calibration.Levels`, a mapping
+        name -> SD, or a two-column table), used to name each read's assumed confidence; default the
+        levels the result records in ``stats["levels"]``.
 
     Returns
     -------
-    DataFrame with columns ``order, assessor, object, confidence, gain, p_above, se_before, se_after,
-    settles, reason``.  ``gain`` is the expected drop in the borderline mass sum_o P_o(1 - P_o) (or in
-    the expected wrong sides) with a line, or in sum_o Var(v_o) (score units squared) without;
-    ``p_above`` is the read object's normal P(above the line) now; ``se_before``/``se_after`` its
-    standard error before any suggested read and after this and the earlier ones (for a ``top_k``
-    line measured relative to the line's assessors, so a little below the Values table's SE, which
-    includes the common gauge uncertainty); ``settles`` the object whose decision gains most.
-    ``attrs`` records the objective, the line and a note when fewer than k reads were possible.
+    DataFrame with columns ``order, assessor, object, confidence, level, gain, p_above, se_before,
+    se_after, settles, reason``.  ``confidence`` is the confidence the read is assumed to have and
+    ``level`` its level name (blank when the panel has no levels); ``gain`` is the expected drop in
+    the number of objects on the wrong side (or in the borderline mass sum_o P_o(1 - P_o)) with a line, or in
+    sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal P(above
+    the line) now; ``se_before``/``se_after`` its standard error before any suggested read and after
+    this and the earlier ones (for a ``top_k`` line measured relative to the line's assessors, so a
+    little below the Values table's SE, which includes the common gauge uncertainty); ``settles`` the
+    object whose decision gains most; ``reason`` one plain sentence: whom to ask for what, and what
+    it is expected to change.  ``attrs`` records the objective, the line, the rules applied
+    (``rules``: one sentence per rule with the pairs it excluded) and a note when fewer than k reads
+    were possible.
     """
-
     k = whole_argument(k, "k (number of reads)", low=1, high=MAX_READS)
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if top_k is not None and threshold is not None:
         raise InputError("give either top_k or threshold as the funding line, not both")
-    post, a_idx, o_idx = _connected_posterior(result)
+    post, a_idx, o_idx, values = _connected_posterior(result)
     design = post.design
-    A = design.n_assessors
     assessors = result.biases.index[a_idx]
     objects = result.values.index[o_idx]
-    a_pos = {a: i for i, a in enumerate(assessors)}
-    o_pos = {o: i for i, o in enumerate(objects)}
-    values = result.values["value"].to_numpy(dtype=float)[o_idx]
     line, X, kvec = _line_and_gauge(post, values, top_k, threshold)
-    allowed = _allowed_pairs(design, candidates, conflicts, a_pos, o_pos)
-    load = np.bincount(design.ai, minlength=A).astype(float)
-    cap = _per_assessor(max_load, "max_load", assessors, np.full(A, np.inf), 0, True)
-    conf = _per_assessor(confidence, "confidence", assessors, _median_confidence(design), 0, False)
+    rules = read_rules(design, assessors, objects, candidates=candidates, conflicts=conflicts, pending=pending,
+                       suitability=suitability, min_suitability=min_suitability, max_load=max_load)
+    reader = _assumed_confidence(result, post, confidence, levels, assessors)
+    with _blas_limit(design.n_assessors):
+        frame = _greedy(post, k, line, X, kvec, rules, reader, assessors, objects, values, OBJECTIVES[objective])
+    frame.attrs["rules"] = rules.lines
+    frame.attrs["excluded"] = dict(rules.excluded)
+    return frame
+
+
+@dataclass
+class _Reader:
+    """The confidence each assessor's next read is assumed to have, its level name, and how to say it."""
+
+    conf: np.ndarray
+    level: list
+    words: list
+
+
+def _level_table(result, levels):
+    """(level names, their confidences in the panel's units) sorted by confidence, or None without levels."""
+    if levels is not None:
+        table = levels_table(levels)
+    elif result.stats.get("uncertainty_kind") == "level":
+        table = Levels.from_description(result.stats.get("levels", ""))
+    else:
+        table = None
+    if table is None:
+        return None
+    names = list(table.values)
+    conf = np.array([1.0 / v**2 if table.kind == "sd" else float(v) for v in table.values.values()])
+    order = np.argsort(conf, kind="stable")
+    return [names[i] for i in order], conf[order]
+
+
+def _match_levels(c: np.ndarray, table) -> np.ndarray | None:
+    """Each confidence's level position in *table* (sorted), or None when one matches no level."""
+    names, conf = table
+    pos = np.clip(np.searchsorted(conf, c), 0, conf.size - 1)
+    below = np.clip(pos - 1, 0, conf.size - 1)
+    pos = np.where(np.abs(conf[below] - c) < np.abs(conf[pos] - c), below, pos)
+    if np.any(np.abs(conf[pos] - c) > LEVEL_MATCH * c):
+        return None
+    return pos.astype(np.intp)
+
+
+def _assumed_confidence(result, post, confidence, levels, assessors) -> _Reader:
+    """Each assessor's typical confidence (see the module docstring), overridden by ``confidence``."""
+    design = post.design
+    A = design.n_assessors
+    table = _level_table(result, levels)
+    li = _match_levels(design.c, table) if table is not None else None
+    if li is not None:
+        L = len(table[0])
+        counts = np.bincount(design.ai.astype(np.intp) * L + li, minlength=A * L).reshape(A, L)
+        typical_level = np.argmax(counts, axis=1)  # first of equal counts: the lower confidence
+        exact = np.array([np.median(design.c[li == j]) if np.any(li == j) else table[1][j] for j in range(L)])
+        typical = exact[typical_level]
+    else:
+        typical = _median_confidence(design)
+    conf = per_assessor(confidence, "confidence", assessors, typical, 0, False)
     if np.any(conf <= 0):
         raise InputError("confidence must be positive for every assessor")
-    with _blas_limit(A):
-        return _greedy(post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values,
-                       float(post.w), OBJECTIVES[objective])
+    kind = result.stats.get("uncertainty_kind", "")
+    level, words = [], []
+    for a in range(A):
+        name = ""
+        if table is not None:
+            match = _match_levels(conf[a:a + 1], table)
+            name = table[0][int(match[0])] if match is not None else ""
+        usual = "usually" if conf[a] == typical[a] else "assumed"
+        if name:
+            words.append(f"{usual} {name} confidence")
+        elif kind == "sd":
+            words.append(f"{'usual' if usual == 'usually' else 'assumed'} SD {math.sqrt(post.w / conf[a]):.2g}")
+        else:
+            words.append(f"{usual} confidence {conf[a]:.3g}")
+        level.append(name)
+    return _Reader(conf, level, words)
 
 
 def _connected_posterior(result):
-    """(posterior, assessor positions, object positions) of a connected result the dense algebra can hold."""
-    parts = result.components
-    if not parts:
+    """(posterior, assessor positions, object positions, values) the decisions are drawn from.
+
+    The same basis as the ranking's P(above the line) (``result.decision_basis()``), so a suggestion's
+    "chance of being above the line" is the one the Ranking shows; the dense algebra must hold it.
+    """
+    if not result.components:
         raise InputError("next_reads needs a result made by xlcalib.calibrate (this one carries no uncertainty)")
-    if len(parts) != 1:
-        raise InputError(f"next_reads needs a connected panel; this one has {len(parts)} unconnected groups of "
-                         "assessors and objects -- add reads that link them first (see design_check)")
-    post = parts[0].posterior
+    if len(result.components) != 1 and result.decision_basis_fit is None:
+        raise InputError(f"next_reads needs a connected panel; this one has {len(result.components)} unconnected "
+                         "groups of assessors and objects fitted apart -- add reads that link them first (see "
+                         "design_check), or calibrate with a model that compares groups")
+    basis = result.decision_basis()
+    post = basis.posterior
     if post.iterative:
         raise InputError(f"next_reads works with up to {post.design.n_assessors - 1:,} assessors "
                          "(dense reduced system); this panel is larger")
@@ -322,7 +384,7 @@ def _connected_posterior(result):
     if A * O > MAX_CELLS:
         raise InputError(f"next_reads is bounded to assessors x objects <= {MAX_CELLS:,}; this panel has "
                          f"{A:,} x {O:,} = {A * O:,}")
-    return post, parts[0].assessor_index, parts[0].object_index
+    return post, basis.assessor_index, basis.object_index, np.asarray(basis.values, dtype=float)
 
 
 def _line_and_gauge(post, values: np.ndarray, top_k, threshold):
@@ -355,16 +417,6 @@ def _line_and_gauge(post, values: np.ndarray, top_k, threshold):
     return None, None, kvec
 
 
-def _allowed_pairs(design, candidates, conflicts, a_pos: dict, o_pos: dict) -> np.ndarray:
-    """Keys a * O + o of the pairs that may be suggested: not read yet, not in conflict, among the candidates."""
-    A, O = design.n_assessors, design.n_objects
-    existing = design.ai.astype(np.int64) * O + design.oi.astype(np.int64)
-    banned = np.union1d(existing, _pairs(conflicts, "conflicts", a_pos, o_pos, O))
-    if candidates is None:
-        return np.setdiff1d(np.arange(A * O, dtype=np.int64), banned, assume_unique=False)
-    return np.setdiff1d(np.unique(_pairs(candidates, "candidates", a_pos, o_pos, O)), banned)
-
-
 def _median_confidence(design) -> np.ndarray:
     """Each assessor's median confidence in the panel: the default confidence of their next read."""
     A = design.n_assessors
@@ -379,13 +431,13 @@ def _best_for_variance(state: _State, ca, co, cc, var_x, own, w: float):
     O = state.Cd.size
     gain = w * state.weighted_reduction(np.ones(O), ca, co, cc, var_x, own)
     best = int(np.argmax(gain))
-    return best, float(gain[best]), int(co[best]), None
+    return best, float(gain[best]), int(co[best])
 
 
 def _best_at_line(state: _State, ca, co, cc, var_x, own, z, var0, expected):
     """With a line: screen every candidate to first order, score the best exactly (Owen's T) near the line.
 
-    Returns (best candidate, its gain, the object it settles most, that object's drop).
+    Returns (best candidate, its gain, the object it settles most).
     """
     O = state.Cd.size
     rho_s = np.clip(1.0 - state.var / var0, 0.0, 1.0 - 1e-12)
@@ -405,65 +457,129 @@ def _best_at_line(state: _State, ca, co, cc, var_x, own, z, var0, expected):
     drops = mass_s[rel][:, None] - expected(z[rel][:, None], rho_new)
     gains = drops.sum(axis=0)
     jb = int(np.argmax(gains))  # first of equals: top is sorted by screen then pair key, so reproducible
-    return int(top[jb]), float(gains[jb]), int(rel[int(np.argmax(drops[:, jb]))]), float(drops[:, jb].max())
+    return int(top[jb]), float(gains[jb]), int(rel[int(np.argmax(drops[:, jb]))])
 
 
-def _greedy(post, k, line, X, kvec, allowed, load, cap, conf, assessors, objects, o_pos, values, w, expected):
+def _greedy(post, k, line, X, kvec, rules, reader: _Reader, assessors, objects, values, expected):
     """The greedy loop (see the module docstring); returns the suggestions frame."""
     O = post.design.n_objects
-    state = _State(post, kvec)
+    w = float(post.w)
+    state = start = _State(post, kvec)
     var0 = state.var.copy()
     sd0 = np.sqrt(np.maximum(var0, 1e-300))
     z = (values - X) / (sd0 * math.sqrt(w)) if line is not None else None
+    allowed, load = rules.allowed, rules.load.copy()
     picks, note = [], ""
     for step in range(k):
-        allowed = allowed[load[allowed // O] < cap[allowed // O]]
+        allowed = allowed[load[allowed // O] < rules.cap[allowed // O]]
         if allowed.size == 0:
             note = (f"only {step} of the {k} reads asked for are possible: no allowed pair is left "
-                    "(every pair read, in conflict, outside the candidates or over the assessor's max load)")
+                    "(every pair read, pending, in conflict, outside the subjects or candidates, or its assessor "
+                    "at their maximum load)")
             break
         ca = (allowed // O).astype(np.intp)
         co = (allowed % O).astype(np.intp)
-        cc = conf[ca]
+        cc = reader.conf[ca]
         var_x, own = state.pieces(ca, co)
         if line is None:
-            best, j_gain, settles, drop_settles = _best_for_variance(state, ca, co, cc, var_x, own, w)
+            best, gain, settles = _best_for_variance(state, ca, co, cc, var_x, own, w)
         else:
-            best, j_gain, settles, drop_settles = _best_at_line(state, ca, co, cc, var_x, own, z, var0, expected)
-        cov_own = 1.0 / state.Cd[co[best]] + own[best]
+            best, gain, settles = _best_at_line(state, ca, co, cc, var_x, own, z, var0, expected)
         a_b, o_b, c_b = int(ca[best]), int(co[best]), float(cc[best])
-        var_after = state.var[o_b] - c_b * cov_own**2 / (1.0 + c_b * var_x[best])
-        picks.append(dict(order=step + 1, assessor=assessors[a_b], object=objects[o_b], confidence=c_b, gain=j_gain,
-                          p_above=float(ndtr(z[o_b])) if line is not None else np.nan,
-                          se_before=float(math.sqrt(w * var0[o_b])),
-                          se_after=float(math.sqrt(w * max(var_after, 0.0))),
-                          _settles=settles, _drop=drop_settles))
+        var_after = state.var[o_b] - c_b * (1.0 / state.Cd[o_b] + own[best]) ** 2 / (1.0 + c_b * var_x[best])
+        picks.append(dict(order=step + 1, a=a_b, o=o_b, confidence=c_b, gain=gain, var_after=max(var_after, 0.0),
+                          settles=settles, alone=_variance_after_alone(start, a_b, o_b, settles, c_b)))
         # ---- add the read to the design (scores are not needed for covariances) and re-solve
         load[a_b] += 1
         allowed = allowed[allowed != a_b * O + o_b]
         if step + 1 < k:
             post = post.with_reads(np.array([a_b]), np.array([o_b]), np.array([c_b]))
             state = _State(post, kvec)
-    return _suggestions_frame(picks, line, z, objects, o_pos, expected, note)
+    return _suggestions_frame(picks, line, z, var0, w, reader, start, assessors, objects, expected, note)
 
 
-def _suggestions_frame(picks, line, z, objects, o_pos, expected, note) -> pd.DataFrame:
-    """The picks as the suggestions table, each with its reason in words."""
-    rows = []
-    for pick in picks:
-        s_obj = objects[pick.pop("_settles")]
-        drop = pick.pop("_drop")
-        if line is None:
-            reason = (f"largest drop in the total variance of the values ({pick['gain']:.3g} score units squared): "
-                      f"SE of {pick['object']} from {pick['se_before']:.3g} to {pick['se_after']:.3g}")
-        else:
-            p_s = float(ndtr(z[o_pos[s_obj]]))
-            what = "expected wrong sides" if expected is _expected_errors else "expected borderline mass P(1-P)"
-            reason = (f"settles the decision on {s_obj} (P(above the line) {p_s:.2f}): {what} "
-                      f"down by {drop:.3g}, {pick['gain']:.3g} over all objects")
-            if s_obj != pick["object"]:
-                reason += f", through assessor {pick['assessor']}'s bias"
-        rows.append({**pick, "settles": s_obj, "reason": reason})
+def _variance_after_alone(start: _State, a: int, o: int, settles: int, c: float) -> float:
+    """Var(v_settles) after this one read on the panel as it is now (units of w): what the sentence describes."""
+    ca, co = np.array([a], dtype=np.intp), np.array([o], dtype=np.intp)
+    var_x, _own = start.pieces(ca, co)
+    cov = float(start.covariances(np.array([settles], dtype=np.intp), ca, co)[0, 0])
+    return max(float(start.var[settles]) - c * cov**2 / (1.0 + c * float(var_x[0])), 0.0)
+
+
+def _percent(p: float) -> str:
+    return "under 1%" if p < 0.005 else "over 99%" if p > 0.995 else f"{100 * p:.0f}%"
+
+
+def likely_range(z: float, rho: float) -> tuple[float, float]:
+    """The 1/3 and 2/3 quantiles of P' = Phi((z + sqrt(rho) Z)/sqrt(1 - rho)), Z ~ N(0, 1) (module docstring).
+
+    After a read that removes the share *rho* of the variance, P(above the line) falls below the first
+    with probability 1/3 and rises above the second with probability 1/3.
+
+    >>> [round(p, 3) for p in likely_range(0.0, 0.5)]
+    [0.333, 0.667]
+    """
+    r = min(max(float(rho), 0.0), 1.0 - 1e-12)
+    q = float(ndtri(2.0 / 3.0)) * math.sqrt(r)
+    return float(ndtr((z - q) / math.sqrt(1.0 - r))), float(ndtr((z + q) / math.sqrt(1.0 - r)))
+
+
+def _movement(chance: str, z: float, rho: float, after: str) -> str:
+    """'<chance> of being above the line is 55% now and would most likely move to below 25% or above 85% ...'.
+
+    The tertiles of the updated chance (:func:`likely_range`): when they straddle the chance now, the read
+    moves it below the lower or above the upper (2 chances in 3); when both lie on one side, it most likely
+    (2 chances in 3) falls below the upper, or rises above the lower.  Percentages are rounded outwards, so
+    each statement stays true.
+    """
+    now = float(ndtr(z))
+    low, high = likely_range(z, rho)
+    text = f"{chance} of being above the line is {_percent(now)} now and would"
+    below, above = min(max(math.ceil(100 * low), 1), 99), max(min(math.floor(100 * high), 99), 1)
+    if high - low < 0.01:
+        return f"{text} barely move {after}"
+    if high <= now:
+        return f"{text} most likely fall below {max(math.ceil(100 * high), 1)}% {after}"
+    if low >= now:
+        return f"{text} most likely rise above {min(math.floor(100 * low), 99)}% {after}"
+    if below >= above:  # a small move that whole percentages cannot show
+        return f"{text} barely move {after}"
+    return f"{text} most likely move to below {below}% or above {above}% {after}"
+
+
+def _sentence(pick: dict, line, z, var0, w: float, reader: _Reader, start: _State, assessors, objects) -> str:
+    """One plain sentence: whom to ask for what, with the assumed confidence, and what the read should change.
+
+    The change described is this read's alone, on the panel as it is now (the earlier suggestions need not
+    all be made): the standard error without a line, else where P(above the line) will most likely land.
+    """
+    a, o, s = assessors[pick["a"]], objects[pick["o"]], objects[pick["settles"]]
+    ask = f"Ask {a} ({reader.words[pick['a']]}) to read {o}"
+    rho = 1.0 - pick["alone"] / var0[pick["settles"]]
+    if line is None:
+        return (f"{ask}: {o}'s standard error would fall from {math.sqrt(w * var0[pick['o']]):.2g} to "
+                f"{math.sqrt(w * pick['alone']):.2g} (the read that most reduces the values' total uncertainty).")
+    if pick["settles"] == pick["o"]:
+        chance = f"{o}'s chance"
+    else:  # the read matters most through a bias: say whose, and for which object
+        design = start.post.design
+        by_a = design.ai == pick["a"]
+        via = (f"{a}'s bias, which matters for the {int(by_a.sum())} objects {a} has read" if np.any(
+            by_a & (design.oi == pick["settles"])) else f"the biases of {o}'s other readers")
+        chance = f"the read pins down {via}, most of all {s}, whose chance"
+    return f"{ask}: {_movement(chance, z[pick['settles']], rho, 'after the read')}."
+
+
+def _suggestions_frame(picks, line, z, var0, w, reader: _Reader, start: _State, assessors, objects, expected,
+                       note) -> pd.DataFrame:
+    """The picks as the suggestions table, each with its sentence."""
+    rows = [{"order": p["order"], "assessor": assessors[p["a"]], "object": objects[p["o"]],
+             "confidence": p["confidence"], "level": reader.level[p["a"]], "gain": p["gain"],
+             "p_above": float(ndtr(z[p["o"]])) if line is not None else np.nan,
+             "se_before": float(math.sqrt(w * var0[p["o"]])), "se_after": float(math.sqrt(w * p["var_after"])),
+             "settles": objects[p["settles"]],
+             "reason": _sentence(p, line, z, var0, w, reader, start, assessors, objects)}
+            for p in picks]
     frame = pd.DataFrame(rows, columns=NEXT_READS_COLUMNS)
     frame.attrs.update({
         "objective": (("expected drop in sum_o min(P_o, 1-P_o) (expected wrong sides)" if expected is _expected_errors

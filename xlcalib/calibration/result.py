@@ -232,13 +232,17 @@ class CalibrationResult:
                             epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
 
     def next_reads(self, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
-                   confidence=None, objective: str = "borderline") -> pd.DataFrame:
-        """The k extra (assessor, object) reads that settle the funding decision best.
+                   confidence=None, objective: str = "errors", suitability=None, min_suitability=None,
+                   pending=None, levels=None) -> pd.DataFrame:
+        """The k extra (assessor, object) reads that settle the funding decision best, within the panel's rules.
 
+        Conflicts, maximum loads, pending reads and suitability (subjects) are hard constraints.
         See :func:`xlcalib.calibration.next_reads.suggest_next_reads`.
         """
         return suggest_next_reads(self, k, top_k=top_k, threshold=threshold, candidates=candidates,
-                                  max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective)
+                                  max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective,
+                                  suitability=suitability, min_suitability=min_suitability, pending=pending,
+                                  levels=levels)
 
     def diagnostics(self) -> pd.DataFrame:
         """The stats as a two-column (statistic, value) table with a meaning column."""

@@ -207,6 +207,77 @@ def read_suitability_grid(rows: list[list], a_names, o_names, sheet: str = "Suit
     return S
 
 
+#: The columns of the rule files ``xlcalib next-reads`` takes for a CSV panel (``--conflicts``, ``--loads``,
+#: ``--subjects``): the Assignment sheet's tables as files, headers matched like the sheet's.
+RULE_FILES = {
+    "conflicts": {"assessor": ("assessor", "conflict assessor"), "object": ("object", "conflict object")},
+    "loads": {"name": ("assessor", "name"), "max": _TABLES["assessors"]["max"] + ("load",)},
+    "subjects": {"name": ("name", "assessor", "object"), "subjects": _TABLES["assessors"]["subjects"] + ("areas",)},
+}
+
+
+def read_rules_file(path, kind: str):
+    """One rule file for next reads: conflicts -> (assessor, object) frame; loads -> {assessor: max load};
+    subjects -> {name: subjects}.  A header row names the columns (see :data:`RULE_FILES`); every bad cell
+    is reported at once, by file, row and column."""
+    from ..workbook.csv_backend import CsvBook
+
+    path = Path(path)
+    option = f"--{kind}"
+    if path.suffix.lower() != ".csv":
+        raise InputError(f"{option}: give a .csv file (header row, one rule per row), not {path.name}")
+    rows = CsvBook(path, sheet=path.name).read_block(path.name).rows
+    header = [_canon(h) for h in rows[0]] if rows else []
+    spec = RULE_FILES[kind]
+    cols = {key: next(j for j, h in enumerate(header) if h in aliases)
+            for key, aliases in spec.items() if any(h in aliases for h in header)}
+    missing = [aliases[0].title() for key, aliases in spec.items() if key not in cols]
+    if missing:
+        raise InputError(f"{path.name}, row 1 ({option}): no column headed {' or '.join(missing)}; the header row "
+                         f"needs {', '.join(a[0].title() for a in spec.values())}")
+    problems: list[str] = []
+    frame = _read_table(rows, cols, path.name, problems)
+    if problems:
+        problems = [p.replace(f"sheet {path.name}, ", f"{path.name}, ") for p in problems]
+        raise InputError("; ".join(problems[:10]) + (f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""))
+    if kind == "conflicts":
+        return frame[["assessor", "object"]]
+    dup = frame["name"].duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(f"{path.name}, row {frame.attrs['sheet_rows'][i]}: {frame['name'].iat[i]!r} is listed twice")
+    return dict(zip(frame["name"], frame["max" if kind == "loads" else "subjects"]))
+
+
+def assignment_rules(book) -> dict | None:
+    """What next reads must keep, from an openpyxl workbook's Assignment sheet; None when it has none.
+
+    ``conflicts`` (an assessor, object frame or None), ``max_load`` ({assessor: max load}), ``suitability``
+    (the Suitability sheet's grid as a frame, else the Subjects columns as {name: subjects}, else None) and
+    ``source`` (words for the report).  The tables are those ``xlcalib assign`` reads.
+    """
+    names = {n.lower(): n for n in book.sheetnames}
+    name = names.get(SHEET.lower())
+    if name is None or not hasattr(book[name], "iter_rows"):
+        return None
+    tables = read_assignment([list(r) for r in book[name].iter_rows(values_only=True)], name)
+    assessors, objects = tables["assessors"], tables["objects"]
+    a_names, o_names = list(assessors["name"]), list(objects["name"])
+    conflicts = _conflicts(tables.get("conflicts"), a_names, o_names, name)
+    grid = names.get("suitability")
+    if grid is not None and hasattr(book[grid], "iter_rows"):
+        S = read_suitability_grid([list(r) for r in book[grid].iter_rows(values_only=True)], a_names, o_names, grid)
+        suitability, what = pd.DataFrame(S, index=a_names, columns=o_names), f"the suitability grid on sheet {grid}"
+    else:
+        subjects = {n: t for table in (assessors, objects) if "subjects" in table
+                    for n, t in zip(table["name"], table["subjects"]) if _tags(t)}
+        suitability, what = (subjects, "the Subjects columns") if subjects else (None, "")
+    parts = [f"{len(conflicts)} conflict(s)" if conflicts is not None and len(conflicts) else "no conflicts",
+             f"max loads of {len(a_names)} assessors", f"subjects from {what}" if what else "no subjects"]
+    return {"conflicts": conflicts, "max_load": dict(zip(assessors["name"], assessors["max"])),
+            "suitability": suitability, "source": f"sheet {name}: " + ", ".join(parts)}
+
+
 def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
     from ..inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
 

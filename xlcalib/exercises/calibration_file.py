@@ -173,11 +173,19 @@ def _json_payload(result, frames, settings: CalibrationSettings) -> dict:
 
 
 def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=None, max_load=None,
-                    sheet: str = "Evaluations"):
-    """Calibrate a workbook and suggest the next reads; write the result workbook with a "Next reads" sheet.
+                    sheet: str = "Evaluations", conflicts=None, loads=None, subjects=None,
+                    ignore_assignment: bool = False):
+    """Calibrate a workbook and suggest the next reads within the panel's rules; write the result workbook
+    with a "Next reads" sheet.  Returns (suggestions frame, output path).
 
-    Returns (suggestions frame, output path).  The funding line is ``fund``/``threshold`` or, when neither is
-    given, the book's Settings sheet; without any line the reads that most reduce the values' variance.
+    The funding line is ``fund``/``threshold`` or, when neither is given, the book's Settings sheet; without
+    any line the reads that most reduce the values' variance.  Rules (never broken): the workbook's
+    Assignment sheet -- conflicts, max loads, subjects or the Suitability grid -- unless
+    ``ignore_assignment``; pending reads (allocated, no score yet) count in the loads and are never
+    suggested.  Rule files (CSV, a header row): ``conflicts`` (assessor, object) adds to the sheet's
+    conflicts; ``max_load`` (one number for everyone) replaces the sheet's max loads, and ``loads``
+    (assessor, max load) overrides both for the assessors it lists; ``subjects`` (name, subjects, for
+    assessors and objects) replaces the sheet's subjects or Suitability grid.
     """
     from ..workbook import new_result_book, open_book, save_atomically
 
@@ -189,17 +197,65 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     overrides = {}
     if fund is not None or threshold is not None:
         overrides.update(fund_top_k=fund, fund_threshold=threshold)
+    panels = []
     book = _input_book(path, sheet, fast=False)
     try:
-        result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet), **overrides)
+        sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
+        result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
+                                                       before_fit=panels.append, **overrides)
     finally:
         if hasattr(book, "close"):
             book.close()
-    suggestions = next_reads_frame(result, settings, reads, max_load=max_load)
+    rules = _next_read_rules(sheet_rules, result.biases.index, conflicts=conflicts, max_load=max_load, loads=loads,
+                             subjects=subjects)
+    pending = panels[0].pending[["assessor", "object"]] if panels and len(panels[0].pending) else None
+    suggestions = next_reads_frame(result, settings, reads, pending=pending, **rules)
     result_book = new_result_book()
     write_calibration(result_book, result, frames, settings)
     objective = suggestions.attrs.get("objective", "")
-    open_book(result_book).write_frame("Next reads", suggestions, run_preamble(
-        "next reads", f"{settings.describe()}; objective: {objective}", None))
+    preamble = run_preamble("next reads", f"{settings.describe()}; objective: {objective}", None)
+    preamble += [[f"rule: {line}"] for line in suggestions.attrs["rules"]]
+    open_book(result_book).write_frame("Next reads", suggestions, preamble)
     save_atomically(result_book, out)
     return suggestions, out
+
+
+def _sheet_rules(book):
+    """The Assignment sheet's rules (None without the sheet); its errors say how to run without it."""
+    from .assignment import assignment_rules
+
+    try:
+        return assignment_rules(book)
+    except InputError as exc:
+        raise InputError(f"{exc.message} (fix the Assignment sheet, or run with --ignore-assignment)",
+                         exc.where) from None
+
+
+def _next_read_rules(sheet_rules, assessors, *, conflicts, max_load, loads, subjects) -> dict:
+    """The rules next reads keep: the sheet's, with the command line's files and options on top (see
+    :func:`next_reads_file`), and one source line for each."""
+    from .assignment import read_rules_file
+
+    rules = {"conflicts": None, "max_load": None, "suitability": None, "sources": []}
+    if sheet_rules is not None:
+        rules.update({k: sheet_rules[k] for k in ("conflicts", "max_load", "suitability")})
+        rules["sources"].append(f"from {sheet_rules['source']}")
+    if conflicts is not None:
+        extra = read_rules_file(conflicts, "conflicts")
+        rules["conflicts"] = extra if rules["conflicts"] is None else pd.concat([rules["conflicts"], extra],
+                                                                                  ignore_index=True)
+        rules["sources"].append(f"from {Path(conflicts).name}: {len(extra)} conflict(s)")
+    if max_load is not None:
+        rules["max_load"] = max_load
+        rules["sources"].append(f"--max-load {max_load} for every assessor")
+    if loads is not None:
+        per_assessor = read_rules_file(loads, "loads")
+        base = rules["max_load"]
+        if base is not None and not isinstance(base, dict):  # --max-load: for the assessors the file leaves out
+            base = {a: base for a in assessors}
+        rules["max_load"] = {**(base or {}), **per_assessor}
+        rules["sources"].append(f"from {Path(loads).name}: max loads of {len(per_assessor)} assessor(s)")
+    if subjects is not None:
+        rules["suitability"] = read_rules_file(subjects, "subjects")
+        rules["sources"].append(f"from {Path(subjects).name}: subjects of {len(rules['suitability'])} name(s)")
+    return rules

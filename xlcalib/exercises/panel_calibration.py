@@ -28,6 +28,7 @@ from ..calibration import (
     levels_table,
     model_name,
 )
+from ..calibration.read_rules import known_to_panel
 from ..calibration.verdict import linkage_sentence
 from ..cells import is_blank, parse_choice, parse_flag, parse_number, parse_whole
 from ..errors import InputError
@@ -221,14 +222,23 @@ def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def next_reads_frame(result: CalibrationResult, settings: CalibrationSettings, k: int,
-                     max_load: int | None = None) -> pd.DataFrame:
+def next_reads_frame(result: CalibrationResult, settings: CalibrationSettings, k: int, max_load=None, *,
+                     conflicts=None, suitability=None, pending=None, sources=()) -> pd.DataFrame:
     """The "Next reads" sheet: the k extra reads that settle the run's funding line best (none: largest SEs).
 
-    The columns are the core's (:data:`xlcalib.calibration.NEXT_READS_COLUMNS`): the sheet shows the suggestions as computed.
+    The panel's rules are hard constraints (conflicts, max loads, subjects or a suitability grid, pending
+    reads); rules naming someone with no scored read are left out and said so.  ``attrs["rules"]`` holds
+    where the rules came from (*sources*), what was left out, and each rule with the pairs it excluded.
+    The columns are the core's (:data:`xlcalib.calibration.NEXT_READS_COLUMNS`): the sheet shows the
+    suggestions as computed.
     """
-    extra = {} if max_load is None else {"max_load": max_load}
-    return result.next_reads(k, top_k=settings.fund_top_k, threshold=settings.fund_threshold, **extra)
+    conflicts, max_load, suitability, left_out = known_to_panel(
+        result.biases.index, result.values.index, conflicts=conflicts, max_load=max_load, suitability=suitability)
+    levels = (settings.levels or default_levels()) if result.stats.get("uncertainty_kind") == "level" else None
+    table = result.next_reads(k, top_k=settings.fund_top_k, threshold=settings.fund_threshold, max_load=max_load,
+                              conflicts=conflicts, suitability=suitability, pending=pending, levels=levels)
+    table.attrs["rules"] = [*sources, *left_out, *table.attrs.get("rules", [])]
+    return table
 
 
 def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
