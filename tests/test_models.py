@@ -188,3 +188,21 @@ def test_probe_trace_of_the_centred_biases_agrees_with_the_exact_one(monkeypatch
     monkeypatch.setattr(moments, "PROBE_TRACE_ASSESSORS", 10)
     probed = moments._centred_trace(design, fit.covariance)
     assert probed == pytest.approx(exact, rel=0.05)
+
+
+def test_iterative_path_of_the_default_model_agrees_with_the_dense_one(monkeypatch):
+    """Above the dense limit the default model solves iteratively; values agree, SEs within Monte Carlo error."""
+    from xlcalib.calibration import graph
+    from xlcalib.calibration.models import random_assessors as ra
+
+    p = simulate_panel(30, 200, 3, n_subjects=3, cross_reads=0.1, seed=8)
+    ev = p.evaluations.drop(columns="level")
+    monkeypatch.setattr(ra, "EIGEN_ASSESSOR_LIMIT", 5)  # the moments path on both sides
+    dense = xlcalib.calibrate(ev)
+    monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
+    sparse = xlcalib.calibrate(ev)
+    # the iterative side estimates the moments' trace by probes: sigma_b, hence the values, agree to ~1e-4
+    assert sparse.stats["sigma_b"] == pytest.approx(dense.stats["sigma_b"], rel=0.03)
+    np.testing.assert_allclose(sparse.values["value"], dense.values["value"], atol=2e-3)
+    np.testing.assert_allclose(sparse.values["se"], dense.values["se"], rtol=0.15)
+    assert sparse.stats["decision_model"] == "random-both" or "decision_model" not in sparse.stats

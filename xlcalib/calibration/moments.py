@@ -45,7 +45,7 @@ def _centred_trace(design: Design, covariance) -> float:
     (seed fixed) through the factor the fit already has -- a few per cent of the dense inverse's time.
     """
     A = design.n_assessors
-    if A <= PROBE_TRACE_ASSESSORS or covariance.iterative:
+    if A <= PROBE_TRACE_ASSESSORS and not covariance.iterative:
         return float(Posterior(design, covariance, 1.0, 0.0, "simple").variances()[1].sum())
     rng = np.random.default_rng(20240611)
     Z = rng.choice([-1.0, 1.0], size=(A, TRACE_PROBES))

@@ -226,13 +226,22 @@ class Posterior:
         return out
 
     def _draw_theta_sparse(self, n: int, rng) -> np.ndarray:
-        """Perturb-and-solve draws of theta ~ N(0, H): refit noise e ~ N(0, 1/c) (sparse path, fixed model)."""
+        """Perturb-and-solve draws of theta ~ N(0, H) on the iterative path: refit noise e ~ N(0, 1/c).
+
+        The reduced right-hand side of pure noise has covariance M, so solving with it gives covariance
+        M_reg^-1 M M_reg^-1 = H (fixed effects).  With assessors as random effects (``M + ridge I``) the
+        prior's own perturbation ``sqrt(ridge) z`` is added, and (M + ridge I)^-1 (M + ridge I)(M + ridge I)^-1
+        is again H (Papandreou & Yuille 2010, perturb-and-MAP).
+        """
         d = self.design
+        ridge = self.cov.solver.ridge if self.cov is not None else 0.0
         out = np.empty((d.n_assessors, n))
         for j in range(n):
             e = rng.standard_normal(d.c.size) / np.sqrt(d.c)
             E = np.bincount(d.oi, weights=d.c * e, minlength=d.n_objects)
             r = np.bincount(d.ai, weights=d.c * (e - E[d.oi] / d.C_o[d.oi]), minlength=d.n_assessors)
+            if ridge:
+                r += np.sqrt(ridge) * rng.standard_normal(d.n_assessors)
             out[:, j] = self.apply_h(r)
         return out
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
+from ..graph import Design, ReducedSolver
 from ..posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
 
@@ -57,8 +57,9 @@ NAME = "random-assessors"
 ALIASES = ()
 DESCRIPTION = ("recommended: assessors' biases are random effects, shrunk towards 0 as far as the data leave "
                "them uncertain -- safe on weakly linked and expertise-grouped panels")
-#: A dense factor of the reduced system is needed for the restricted likelihood.
-MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
+#: No limit: above graph.DENSE_ASSESSOR_LIMIT assessors the variances come from moments and the system is solved
+#: iteratively (standard errors from perturbation draws), as for the fixed fit.
+MAX_ASSESSORS = None
 #: The model ties groups that share no object (through the biases' common prior): fit the panel as one piece.
 LINKS_GROUPS = True
 #: Rankings and P(above the line) come from the random-both fit of the same panel: statements about where an

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..graph import Design
+from ..graph import DENSE_ASSESSOR_LIMIT, Design
 from ..graph import ReducedSolver
 from ..posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
@@ -46,7 +46,8 @@ ALIASES = ()
 DESCRIPTION = ("objects' values and assessors' biases both random effects: values shrunk towards the panel "
                "mean, biases towards 0")
 #: Every variance is found from eigendecompositions of the A x A reduced system.
-MAX_ASSESSORS = None
+#: Its draws need a factor of the reduced system: above it rankings use the values' own posterior.
+MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
 #: Up to this many assessors both variances are found jointly by REML (an eigendecomposition per trial lam).
 NESTED_ASSESSOR_LIMIT = 250
 #: Up to this many assessors sigma_b is integrated over its posterior (one eigendecomposition); above it the
