@@ -499,7 +499,7 @@ def test_table_agreement_equals_the_coefficients_of_the_ratings(weights, seed):
     h = rng.integers(1, 5, 60)
     m = np.clip(h + rng.integers(-1, 2, 60), 1, 4)
     declared = [1, 2, 3, 4, 5]  # 5 is never used: it still counts in q (Brennan-Prediger, AC1)
-    table = np.bincount((h - 1) * 5 + (m - 1), minlength=25).reshape(5, 5)
+    table = np.bincount(((h - 1) * 5 + (m - 1)).astype(np.intp), minlength=25).reshape(5, 5)
     got = agreement.table_agreement(table, weights, declared)
     expected = agreement_coefficients(np.column_stack([h, m]).astype(float), weights, declared)
     for column in ("estimate", "pa", "pe"):

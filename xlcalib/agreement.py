@@ -1086,6 +1086,8 @@ def agreement_matrix(ratings, coefficient: str = "gwet_ac", weights="identity", 
 
 
 def _rater_position(raters: list, name, which: str) -> int:
+    if isinstance(name, (bool, np.bool_)):  # True == 1 would silently pick the first rater
+        raise InputError(f"{which} is a logical value ({name}); name the rater by its column label")
     for j, rater in enumerate(raters):
         if rater == name or str(rater).strip() == str(name).strip():
             return j

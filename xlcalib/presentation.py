@@ -558,11 +558,10 @@ def headline_reliability(table: pd.DataFrame, complete: bool) -> tuple[str, floa
             "valid; it counts rater leniency as error, as it should when raters differ between items")
 
 
-def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
-                       preamble, *, alpha_interval=None, alpha_note: str = "") -> list[SheetSpec]:
-    """ICC table, a kRR summary led by the one figure to quote (each figure with its interval where it has one), and
-    the k-rater curve with its prophecy.  *alpha_interval*: the bootstrap interval of Krippendorff's alpha
-    (:func:`xlcalib.agreement.agreement_bootstrap`), or *alpha_note* saying why there is none."""
+def krr_summary_sheet(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
+                      preamble, *, alpha_interval=None, alpha_note: str = "") -> SheetSpec:
+    """kRR: the reliability of the average to quote (with its reason), then the other figures, each with its
+    interval where it has one (ICCs: F intervals; kRR and alpha: seeded bootstrap intervals)."""
     from . import reliability as rel
     from .errors import InputError
 
@@ -619,6 +618,17 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
                     "upper": Column("upper", RELIAB, f"upper end of the {level} interval"),
                     "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor"),
                     "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=90)}
+    return SheetSpec("kRR", summary, preamble, summary_cols)
+
+
+def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
+                       preamble, *, alpha_interval=None, alpha_note: str = "") -> list[SheetSpec]:
+    """ICC table, a kRR summary led by the one figure to quote (each figure with its interval where it has one), and
+    the k-rater curve with its prophecy.  *alpha_interval*: the bootstrap interval of Krippendorff's alpha
+    (:func:`xlcalib.agreement.agreement_bootstrap`), or *alpha_note* saying why there is none."""
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    summary = krr_summary_sheet(x, table, boot, alpha, curve, curve_note, preamble, alpha_interval=alpha_interval,
+                                alpha_note=alpha_note)
     icc_cols = {"ICC": Column("ICC", RELIAB, "intraclass correlation"), "F": Column("F", "0.00", "F statistic"),
                 "df1": Column("df1", "0.0", "numerator degrees of freedom"),
                 "df2": Column("df2", "0.0", "denominator degrees of freedom"),
@@ -652,7 +662,7 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
         lines=True, x_range=(0, k_max + 1), y_range=(0, 1), x_major=1 if k_max <= 15 else 5,
         ref_lines=(RefLine("0.8", (0, k_max + 1), (0.8, 0.8)), RefLine("0.9", (0, k_max + 1), (0.9, 0.9))),
         y_number_format="0.0", width_cm=20, height_cm=11))
-    return [icc, SheetSpec("kRR", summary, preamble, summary_cols), spec_curve]
+    return [icc, summary, spec_curve]
 
 
 # ----------------------------------------------------------------------------
@@ -765,7 +775,8 @@ def agreement_sheet(table: pd.DataFrame | None, preamble, *, weights: str = "ide
              ("categories in order", None, None, None, None, None, "", categories),
              ("subjects", None, None, None, None, None, "",
               f"{int(table['n_subjects'].max())} rated (alpha uses the {int(table.loc['krippendorff_alpha', 'n_subjects'])}"
-              f" rated twice or more), {table.attrs.get('n_raters')} raters"),
+              f" rated twice or more), " + (f"{table.attrs['n_raters']} raters" if table.attrs.get("n_raters")
+                                              else "counts per category (raters not identified)")),
              ("standard errors", None, None, None, None, None, "",
               f"over subjects, Gwet's (2008) linearisation; {_level_text(level)} interval estimate ± t(n-1) SE, upper "
               "end capped at 1; p tests the coefficient being 0")]
