@@ -149,3 +149,18 @@ def test_cli_bad_cell_in_a_csv_and_a_repeated_rater_name(tmp_path, capsys):
     rows = [["Subject", "Ann", "Ann"], ["s1", 1, 2], ["s2", 2, 2]]
     assert main(["agreement", str(_xlsx(tmp_path / "d.xlsx", rows))]) == 2
     assert "columns B and C are both headed 'Ann'" in capsys.readouterr().err
+
+
+def test_cli_rater_sampling_adds_the_raters_and_says_how(tmp_path, capsys):
+    grid = [[1, 1, 2], [2, 2, 3], [3, 2, 3], [1, 1, 1], [2, 3, 3], [3, 3, 3], [1, 2, 2], [2, 2, 1]]
+    rows = [["S", "A", "B", "C"]] + [[str(i), *r] for i, r in enumerate(grid, start=1)]
+    path = _xlsx(tmp_path / "full.xlsx", rows)
+    assert main(["agreement", str(path), "--rater-sampling", "-o", str(tmp_path / "a.xlsx")]) == 0
+    out = capsys.readouterr().out
+    core = agreement.conger_kappa(np.array([r[1:] for r in rows[1:]], dtype=float), rater_sampling=True)
+    assert f"SE {core.se:.3f}" in out.splitlines()[1] and core.se > core.se_subjects
+    assert "delete-one-rater jackknife, xlcalib's estimator" in out
+    rows_out = list(openpyxl.load_workbook(tmp_path / "a.xlsx")["Agreement"].iter_rows(values_only=True))
+    assert any(r[0] == "standard errors" and "delete-one-rater jackknife" in r[-1] for r in rows_out)
+    assert main(["agreement", str(_xlsx(tmp_path / "r.xlsx", RATINGS)), "--rater-sampling"]) == 2
+    assert "fully crossed designs" in capsys.readouterr().err

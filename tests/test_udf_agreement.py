@@ -50,6 +50,8 @@ def test_weights_follow_the_declared_order_and_values():
 def test_categories_as_a_row_blanks_skipped_and_numbers_typed_as_text():
     as_row = harness.call("REL_AGREEMENT", GRADES, "linear", None, [ORDER + [None, None]])
     assert as_row == harness.call("REL_AGREEMENT", GRADES, "linear", None, COL(ORDER + [None]))
+    with_empty_values = harness.call("REL_AGREEMENT", GRADES, "linear", None, [[c, None] for c in ORDER])
+    assert with_empty_values == as_row
     numbers = [[1.0, 2.0], [3.0, 3.0], [2.0, 2.0], [1.0, 1.0], [3.0, 2.0]]
     typed = [["1", 2.0], ["3", " 3 "], [2.0, "2"], [1.0, 1.0], ["3", 2.0]]
     assert harness.call("REL_AGREEMENT", typed, "quadratic") == harness.call("REL_AGREEMENT", numbers, "quadratic")

@@ -88,6 +88,8 @@ def _categories(categories):
     if is_blank_range(categories):
         return None
     rows = [row for row in as_rows(categories) if not all(is_blank(c) for c in row)]
+    if len(rows[0]) == 2 and len(rows) > 1 and all(is_blank(value) for _, value in rows):
+        rows = [[label] for label, _ in rows]  # a label column selected with its empty value column
     if len(rows[0]) == 2 and len(rows) > 1:
         for r, (label, value) in enumerate(rows, start=1):
             if is_blank(label):

@@ -79,6 +79,9 @@ def _add_agreement(sub) -> None:
                           'weights, "low=1,mid=2,high=5"; default: the values rated, sorted')
     agr.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     agr.add_argument("--pairs", action="store_true", help="also every pair of raters (the coefficient quoted first)")
+    agr.add_argument("--rater-sampling", action="store_true",
+                     help="add the variance over raters to the standard errors (every rater rated every subject, 3 "
+                          "raters or more): to generalise to other raters, not only other subjects")
     agr.add_argument("--sheet", help="the sheet holding the ratings (default Ratings, else the first sheet)")
     agr.add_argument("--no-subject-column", action="store_true",
                      help="the first column holds ratings too (no subject names)")
@@ -212,7 +215,7 @@ def _agreement(args) -> int:
 
     table, pairs, out = agreement_file(args.ratings, args.out, sheet=args.sheet, weights=args.weights,
                                        categories=args.categories, confidence=args.level, pairs=args.pairs,
-                                       subject_column=not args.no_subject_column)
+                                       subject_column=not args.no_subject_column, rater_sampling=args.rater_sampling)
     print(agreement_text(table, pairs))
     if out is not None:
         print(f"results written to {out}")

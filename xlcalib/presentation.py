@@ -778,12 +778,22 @@ def agreement_sheet(table: pd.DataFrame | None, preamble, *, weights: str = "ide
               f" rated twice or more), " + (f"{table.attrs['n_raters']} raters" if table.attrs.get("n_raters")
                                               else "counts per category (raters not identified)")),
              ("standard errors", None, None, None, None, None, "",
-              f"over subjects, Gwet's (2008) linearisation; {_level_text(level)} interval estimate ± t(n-1) SE, upper "
-              "end capped at 1; p tests the coefficient being 0")]
+              f"{standard_error_words(table)}; {_level_text(level)} interval estimate ± t(n-1) SE, upper end capped "
+              "at 1; p tests the coefficient being 0")]
     if table.attrs.get("note"):
         rows.append(("note", None, None, None, None, None, "", table.attrs["note"]))
     frame = pd.DataFrame(rows, columns=columns)
     return SheetSpec("Agreement", frame, preamble, _agreement_columns(level))
+
+
+def standard_error_words(table: pd.DataFrame) -> str:
+    """How the table's standard errors were computed: over subjects, and over raters when asked for (said to be our
+    jackknife, not a published formula)."""
+    subjects = "over subjects (Gwet's 2008 linearisation)"
+    if "se_raters" not in table.columns:
+        return subjects
+    return (f"{subjects} and over raters: the rater part by the delete-one-rater jackknife, xlcalib's estimator (Gwet "
+            "2008, Psychometrika 73:407, shows the part must be added; his formula for it is not the one used)")
 
 
 def _agreement_columns(level: float) -> dict[str, Column]:

@@ -153,9 +153,11 @@ def parse_categories(text: str | None):
 
 
 def agreement_file(path, out=None, *, sheet: str | None = None, weights: str = "identity", categories=None,
-                   confidence: float = 0.95, pairs: bool = False, subject_column: bool = True):
+                   confidence: float = 0.95, pairs: bool = False, subject_column: bool = True,
+                   rater_sampling: bool = False):
     """Agreement coefficients of a ratings sheet or CSV file; optionally written to *out* (.xlsx: sheets Agreement
-    and Agreement pairs; .csv: the coefficients table; .json: both tables and the settings).
+    and Agreement pairs; .csv: the coefficients table; .json: both tables and the settings).  ``rater_sampling``
+    adds the variance over raters to the coefficients' standard errors (not to the pairs').
 
     Returns (coefficients table, pairwise table or None, output path or None).  The input is never modified.
     """
@@ -175,7 +177,8 @@ def agreement_file(path, out=None, *, sheet: str | None = None, weights: str = "
             book.close()
     declared = parse_categories(categories) if isinstance(categories, str) or categories is None else categories
     try:
-        table = agreement.agreement_coefficients(ratings, weights, declared, confidence=confidence)
+        table = agreement.agreement_coefficients(ratings, weights, declared, confidence=confidence,
+                                                 rater_sampling=rater_sampling)
         pairwise = agreement.pairwise_agreement(ratings, _quoted(table), weights, declared, confidence=confidence) \
             if pairs else None
     except InputError as exc:
@@ -231,7 +234,7 @@ def _json_document(path: Path, table: pd.DataFrame, pairwise, scheme: str) -> di
 
 def agreement_text(table: pd.DataFrame, pairwise: pd.DataFrame | None = None) -> str:
     """The table for the terminal: the coefficient to quote first with its reason, then the others."""
-    from ..presentation import headline_agreement, verdict_agreement
+    from ..presentation import headline_agreement, standard_error_words, verdict_agreement
 
     key, reason = headline_agreement(table)
     level = f"{100 * table.attrs['confidence']:.0f}%"
@@ -249,7 +252,8 @@ def agreement_text(table: pd.DataFrame, pairwise: pd.DataFrame | None = None) ->
         if k == key:
             lines[-1] += "   <- quote this"
     lines.append(f"Why {table.loc[key, 'name']}: {reason}.")
-    lines.append("Standard errors over subjects (Gwet 2008); intervals estimate +- t(n-1) SE, upper end capped at 1.")
+    lines.append(f"Standard errors {standard_error_words(table)}; intervals estimate +- t(n-1) SE, upper end "
+                 "capped at 1.")
     if table.attrs.get("note"):
         lines.append(f"Note: {table.attrs['note']}.")
     if pairwise is not None:
