@@ -559,3 +559,11 @@ def test_scoring_kappa_beyond_the_categories_agreement_takes():
     assert xlcalib.scoring.cohen_kappa(h, h) is None  # a scale of 1,001 categories is not categorical ratings
     metrics = xlcalib.evaluation_metrics(h + 1, h + 1)
     assert metrics["kappa"] is None and metrics["exact_agreement"] == 100.0
+
+
+def test_pairs_are_bounded(monkeypatch):
+    monkeypatch.setattr(agreement, "MAX_PAIRS", 9)
+    x = np.tile(np.arange(1, 6, dtype=float)[:, None], (1, 5))
+    assert len(pairwise_agreement(x[:, :4])) == 6
+    with pytest.raises(InputError, match="5 raters make 10 pairs; at most 9"):
+        pairwise_agreement(x)

@@ -120,3 +120,14 @@ def test_reliability_report_of_continuous_ratings_says_why_there_is_no_agreement
     summary = frames["kRR"].set_index("statistic")
     assert "no interval" in summary.loc["Krippendorff alpha (interval)", "basis"]
     assert summary.loc["Krippendorff alpha (interval)", "value"] > 0.9
+
+
+def test_reliability_report_lists_pairs_up_to_a_number_of_raters(tmp_path, monkeypatch):
+    from xlcalib.exercises import agreement as job
+
+    monkeypatch.setattr(job, "MAX_PAIR_RATERS", 7)
+    path, _, _ = filled_reliability(tmp_path / "rel.xlsx")
+    frames = reliability_report(openpyxl.load_workbook(path), n_boot=20)
+    assert "Agreement pairs" not in frames
+    note = frames["Agreement"].set_index("coefficient").loc["note", "basis"]
+    assert "no Agreement pairs sheet: 8 raters make 28 pairs (listed up to 7 raters)" in note

@@ -118,6 +118,9 @@ LAYOUTS = ("raters", "counts")
 #: subjects x q counts must stay small).
 MAX_CATEGORIES = 1000
 
+#: Most rater pairs :func:`pairwise_agreement` computes (each takes about a millisecond).
+MAX_PAIRS = 50_000
+
 TABLE_COLUMNS = ["name", "estimate", "se", "ci_low", "ci_high", "p_value", "pa", "pe", "n_subjects", "weights"]
 
 
@@ -1046,6 +1049,10 @@ def pairwise_agreement(ratings, coefficient: str = "gwet_ac", weights="identity"
     panel = _panel(ratings, weights, categories, "raters")
     r = panel.n_raters
     symmetric = np.array_equal(panel.weights, panel.weights.T)
+    n_pairs = r * (r - 1) // (2 if symmetric else 1)
+    if n_pairs > MAX_PAIRS:
+        raise InputError(f"{r:,} raters make {n_pairs:,} pairs; at most {MAX_PAIRS:,} are computed (about a minute "
+                         "of work): select fewer raters")
     pairs = [(g, h) for g in range(r) for h in range(r) if (g < h if symmetric else g != h)]
     rows = []
     for g, h in pairs:  # r (r-1) / 2 pairs, each vectorised over subjects

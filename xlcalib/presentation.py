@@ -815,7 +815,8 @@ def agreement_pairs_sheet(pairs: pd.DataFrame, preamble) -> SheetSpec:
     frame = pd.DataFrame({"rater 1": f["rater_1"].astype(str), "rater 2": f["rater_2"].astype(str),
                           "coefficient": f["name"], "estimate": f["estimate"], "SE": f["se"], "lower": f["ci_low"],
                           "upper": f["ci_high"], "subjects": f["n_subjects"],
-                          "verdict": [verdict_agreement(e, lo) for e, lo in zip(f["estimate"], f["ci_low"])]})
+                          "verdict": ["" if name.lower().endswith("percent agreement") else verdict_agreement(e, lo)
+                                      for name, e, lo in zip(f["name"], f["estimate"], f["ci_low"])]})
     level = pairs.attrs.get("confidence", 0.95)
     cols = _agreement_columns(level)
     cols["coefficient"] = Column("coefficient", None, "the coefficient quoted on the Agreement sheet, for this pair")

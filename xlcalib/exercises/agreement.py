@@ -20,6 +20,8 @@ from .common import check_output_differs, run_preamble
 #: The Settings row the reports read, and the weights they use when it is absent: their ratings are ordered scales
 #: (numbers, or categories listed in order), where a near miss deserves partial credit.
 WEIGHTS_SETTING, REPORT_WEIGHTS = "agreement weights", "quadratic"
+#: Most raters whose pairs a report lists (100 raters: 4,950 pairs, a few seconds); beyond, the sheet is left out.
+MAX_PAIR_RATERS = 100
 
 
 def setting_value(backend, label: str):
@@ -78,12 +80,13 @@ def agreement_results(ratings, weights, categories, *, pairs: bool = False, conf
         table = agreement.agreement_coefficients(ratings, weights, categories, confidence=confidence)
     except InputError as exc:
         return None, None, f"the agreement coefficients could not be computed: {exc.message}"
-    pairwise = None
-    if pairs and (table.attrs.get("n_raters") or 0) >= 3:
-        from ..presentation import headline_agreement
-
-        key, _ = headline_agreement(table)
-        pairwise = agreement.pairwise_agreement(ratings, key, weights, categories, confidence=confidence)
+    pairwise, r = None, table.attrs.get("n_raters") or 0
+    if pairs and r > MAX_PAIR_RATERS:
+        table.attrs["note"] = "; ".join(filter(None, [table.attrs.get("note"), (
+            f"no Agreement pairs sheet: {r} raters make {r * (r - 1) // 2:,} pairs (listed up to {MAX_PAIR_RATERS} "
+            "raters)")]))
+    elif pairs and r >= 3:
+        pairwise = agreement.pairwise_agreement(ratings, _quoted(table), weights, categories, confidence=confidence)
     return table, pairwise, ""
 
 
