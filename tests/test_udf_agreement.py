@@ -130,6 +130,8 @@ def test_crosstab_counts_the_subjects_both_rated():
     ("REL_AGREEMENT_BOOTSTRAP", (GRADES, None, None, 1.0), "n_boot argument must be a whole number >= 2"),
     ("REL_AGREEMENT_BOOTSTRAP", (GRADES, None, None, None, -1.0), "seed argument must be a whole number >= 0"),
     ("REL_CROSSTAB", (COL(["A", "B"]), COL(["A"])), "the ranges must be the same size"),
+    ("REL_CROSSTAB", (COL(["A", "B", "C"]), COL(["A", "B", "Q"]), COL(ORDER)),
+     "row 3 of the rater2 range: category 'Q' is not in the category list"),
     ("REL_AGREEMENT_WEIGHTS", (None,), "the categories range is blank"),
     ("REL_AGREEMENT_WEIGHTS", (COL([0.0, 1.0, 2.0]), "ratio"), "ratio weights need positive category values"),
 ])

@@ -209,8 +209,12 @@ def rel_crosstab(rater1, rater2, categories=None, header=True):
     first, _ = as_vector(rater1, "rater1")
     second, _ = as_vector(rater2, "rater2")
     same_length(rater1=first, rater2=second)
-    table = _core(agreement.confusion_table, _ratings([[a, b] for a, b in zip(first, second)]), 1, 2,
-                  _categories(categories))
+    try:
+        table = _core(agreement.confusion_table, _ratings([[a, b] for a, b in zip(first, second)]), 1, 2,
+                      _categories(categories))
+    except InputError as exc:  # the two columns are the user's two ranges
+        raise InputError(re.sub(r"row (\d+), column ([12]) of the ratings range",
+                                lambda m: f"row {m.group(1)} of the rater{m.group(2)} range", exc.message)) from None
     out = table.reset_index()
     out.columns = ["rater1 \\ rater2", *map(str, table.columns)]
     return out
