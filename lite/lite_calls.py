@@ -144,6 +144,8 @@ def timing_cases():
     h = rng.integers(1, 7, 5_000).astype(float)
     m = np.clip(h + rng.normal(0, 0.8, h.size), 1, 6)
     conc = rng.gamma(1.0, 1.0, (100, 20))
+    grades = np.clip(rng.integers(1, 6, (2_000, 1)) + rng.integers(-1, 2, (2_000, 5)), 1, 5).astype(float)
+    grades[rng.random(grades.shape) < 0.1] = np.nan
     return [
         ("calibrate: 900 evaluations (30 assessors x 300 objects)", lambda: xlcalib.calibrate(
             assessors=a, objects=o, scores=s, level=lv)),
@@ -152,6 +154,8 @@ def timing_cases():
         ("icc_table: WordSim-353 (353 x 13)", lambda: xlcalib.icc_table(ws)),
         ("krr_bootstrap: WordSim-353, 200 resamples", lambda: xlcalib.krr_bootstrap(ws, n_boot=200, seed=0)),
         ("evaluation_metrics: 5,000 scores", lambda: xlcalib.evaluation_metrics(h, m)),
+        ("agreement_coefficients: 2,000 subjects x 5 raters, quadratic, 10% missing",
+         lambda: xlcalib.agreement_coefficients(grades, "quadratic")),
         ("annotation certainty: 100 items x 20 classes, 500 Dirichlet draws", lambda: (
             xlcalib.ground_truth.certainty_from_samples(xlcalib.ground_truth.sample_dirichlet(conc, 500, 0)))),
     ]

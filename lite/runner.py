@@ -34,6 +34,7 @@ NOT_IN_LITE = {
     "test_exercises_reliability.py": "the reliability runner on filled template workbook files (openpyxl)",
     "test_exercises_ordinal_agreement.py": "the ordinal runner on filled template workbook files, and the report CLI",
     "test_exercises_ground_truth.py": "the ground truth runner on a filled template workbook file (openpyxl)",
+    "test_exercises_agreement.py": "the agreement command line on workbook and CSV files (excel extra)",
     "test_presentation.py": "result workbooks as files (openpyxl, the CLI, file permissions)",
     "test_workbook_reader.py": "the bounded workbook reader (python-calamine, a compiled package Lite does not have)",
     "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",

@@ -487,3 +487,83 @@ def test_two_rater_kappas_equal_the_other_homes_of_kappa(seed):
     assert cohen == pytest.approx(xlcalib.svensson(h, m).kappa, abs=1e-12)
     qwk = xlcalib.scoring.quadratic_weighted_kappa(h, m)
     assert conger_kappa(x, "quadratic").estimate == pytest.approx(qwk, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------
+# Two raters' table: the same estimates without one row per subject; the old homes of kappa delegate here
+# ----------------------------------------------------------------------------
+@pytest.mark.parametrize("weights", ["identity", "linear", "quadratic", "ordinal", "circular"])
+@pytest.mark.parametrize("seed", range(3))
+def test_table_agreement_equals_the_coefficients_of_the_ratings(weights, seed):
+    rng = np.random.default_rng(seed)
+    h = rng.integers(1, 5, 60)
+    m = np.clip(h + rng.integers(-1, 2, 60), 1, 4)
+    declared = [1, 2, 3, 4, 5]  # 5 is never used: it still counts in q (Brennan-Prediger, AC1)
+    table = np.bincount(((h - 1) * 5 + (m - 1)).astype(np.intp), minlength=25).reshape(5, 5)
+    got = agreement.table_agreement(table, weights, declared)
+    expected = agreement_coefficients(np.column_stack([h, m]).astype(float), weights, declared)
+    for column in ("estimate", "pa", "pe"):
+        assert got[column].to_numpy() == pytest.approx(expected[column].to_numpy(), abs=1e-14)
+    assert got["name"].tolist() == expected["name"].tolist()
+
+
+def test_table_agreement_bad_tables():
+    with pytest.raises(InputError, match="square"):
+        agreement.table_agreement([[1, 2, 3]])
+    with pytest.raises(InputError, match="whole numbers 0 or more"):
+        agreement.table_agreement([[1, -1], [0, 2]])
+    with pytest.raises(InputError, match="empty"):
+        agreement.table_agreement([[0, 0], [0, 0]])
+    with pytest.raises(InputError, match="3 categories named for a 2 x 2 table"):
+        agreement.table_agreement([[1, 0], [0, 1]], categories=["a", "b", "c"])
+    assert math.isnan(agreement.table_agreement([[5]]).loc["conger_kappa", "estimate"])  # one category: undefined
+
+
+def _old_cohen_kappa(h, m):
+    """scoring.cohen_kappa before it delegated (the RSMTool formula on the used categories), kept as the oracle."""
+    codes = np.unique(np.concatenate([np.rint(h), np.rint(m)]), return_inverse=True)[1]
+    hi, mi = codes[:len(h)], codes[len(h):]
+    k = int(codes.max()) + 1
+    pe = float(np.bincount(hi, minlength=k) @ np.bincount(mi, minlength=k)) / float(h.size) ** 2
+    return None if pe == 1 else float((np.mean(hi == mi) - pe) / (1 - pe))
+
+
+def _old_svensson_kappas(x):
+    """ordinal._kappas before it delegated: PA (%), Cohen's kappa and kappa_max from the table, the oracle."""
+    p = x / x.sum()
+    po, pr, pc = np.trace(p), p.sum(axis=1), p.sum(axis=0)
+    pe = float(pr @ pc)
+    if pe >= 1:
+        return 100 * po, math.nan, math.nan
+    return 100 * po, (po - pe) / (1 - pe), (np.minimum(pr, pc).sum() - pe) / (1 - pe)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 100_000), n=st.integers(1, 40), q=st.integers(1, 6))
+def test_old_homes_of_kappa_give_the_same_numbers_as_before(seed, n, q):
+    rng = np.random.default_rng(seed)
+    h = rng.integers(0, q, n).astype(float) * 1.5 + rng.choice([0.0, 0.4], n)  # rounded before kappa
+    m = rng.integers(0, q, n).astype(float)
+    old = _old_cohen_kappa(h, m)
+    new = xlcalib.scoring.cohen_kappa(h, m)
+    assert (new is None) == (old is None) and (old is None or new == pytest.approx(old, abs=1e-12))
+    table = rng.integers(0, 4, (q, q)) * (rng.random((q, q)) < 0.7)
+    table[0, 0] += 2
+    svensson = xlcalib.svensson_from_table(table)
+    for a, b in zip((svensson.PA, svensson.kappa, svensson.kappa_max), _old_svensson_kappas(table)):
+        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, abs=1e-12)
+
+
+def test_scoring_kappa_beyond_the_categories_agreement_takes():
+    h = np.arange(agreement.MAX_CATEGORIES + 1, dtype=float)
+    assert xlcalib.scoring.cohen_kappa(h, h) is None  # a scale of 1,001 categories is not categorical ratings
+    metrics = xlcalib.evaluation_metrics(h + 1, h + 1)
+    assert metrics["kappa"] is None and metrics["exact_agreement"] == 100.0
+
+
+def test_pairs_are_bounded(monkeypatch):
+    monkeypatch.setattr(agreement, "MAX_PAIRS", 9)
+    x = np.tile(np.arange(1, 6, dtype=float)[:, None], (1, 5))
+    assert len(pairwise_agreement(x[:, :4])) == 6
+    with pytest.raises(InputError, match="5 raters make 10 pairs; at most 9"):
+        pairwise_agreement(x)

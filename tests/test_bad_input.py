@@ -97,6 +97,8 @@ def _argv(command: str, tmp_path, out) -> list[str]:
         return ["template", "panel_calibration", "-o", str(out), "--assessors", "3", "--objects", "4"]
     if command in ("demo", "templates"):
         return [command, "--out", str(out)]
+    if command == "agreement":
+        return ["agreement", str(_reliability_book(tmp_path / "rel.xlsx")), "-o", str(out)]
     if command == "assign":
         from xlcalib.templates import build
 
@@ -160,7 +162,7 @@ def test_cli_a_legal_255_character_file_name(command, tmp_path, capsys):
     assert rc == 0 and out.is_file()
 
 
-@pytest.mark.parametrize("command", ["calibrate", "report", "assign"])
+@pytest.mark.parametrize("command", ["calibrate", "report", "assign", "agreement"])
 def test_cli_unreadable_or_missing_input(command, tmp_path, capsys, monkeypatch):
     argv = _argv(command, tmp_path, tmp_path / "out.xlsx")
     source = next(a for a in argv if a.endswith(".xlsx") and not a.endswith("out.xlsx"))
@@ -330,6 +332,7 @@ _M = [1.0, 2, 4, 4, 3, 3, 4, 4]
 _CASES = [[[[0], [1]], [[1]], [[0, 1], [3]]], [[[3]], [[3], [2]]], [[[2]], [[2], [1]]]]
 _DRAWS = gt.sample_dirichlet(gt.irn(_CASES, 4), 50, 0)
 _PRED = np.array([[1, 0, 3], [3, 1, 0], [1, 2, 3]])
+_AGREE = [[1, 1, 2], [2, 2, 2], [3, 2, 3], [1, 1, None], [2, 3, 3], [3, 3, 3]]
 
 #: a valid call of every public function: name -> (positional args, keyword args)
 VALID_CALLS = {
@@ -345,6 +348,15 @@ VALID_CALLS = {
     "krr_bootstrap": ((_GRID,), {"n_boot": 20, "seed": 1, "k": 2, "alpha": 0.1}),
     "krr_empirical": ((_GRID, _GRID + 1), {"n_draws": 5, "seed": 1, "k": 2}),
     "krr_curve": ((_GRID,), {"k_max": 4, "sb_ratings": 2, "seed": 1, "n_draws": 5}),
+    **{name: ((_AGREE,), {"confidence": 0.9, "population_size": 100})
+       for name in ("percent_agreement", "brennan_prediger", "fleiss_kappa", "conger_kappa", "gwet_ac",
+                    "krippendorff_agreement", "agreement_coefficients")},
+    "pairwise_agreement": ((_AGREE, "gwet_ac", "quadratic"), {"confidence": 0.9}),
+    "agreement_matrix": ((_AGREE, "fleiss_kappa"), {}),
+    "agreement_bootstrap": ((_AGREE,), {"n_boot": 50, "seed": 2, "confidence": 0.9}),
+    "agreement_weights": (([1, 2, 4],), {}),
+    "confusion_table": ((_AGREE, 1, 2), {}),
+    "table_agreement": (([[3, 1], [1, 3]],), {}),
     "svensson": ((list("KLMKLM"), list("KLLKMM")), {}),
     "svensson_from_table": (([[3, 1], [1, 3]],), {"n_dropped": 0}),
     "mean_rank_table": ((list("KLMKLM"), list("KLLKMM")), {}),

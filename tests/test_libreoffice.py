@@ -167,6 +167,13 @@ def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
     assert (curve.y_axis.scaling.min, curve.y_axis.scaling.max) == (0, 1)
     rel_pages = _pdf_pages(out / "reliability_result.pdf")
     assert "(quote this)" in " ".join(rel_pages["kRR"][0].split())
+    # the Agreement sheets print the coefficient to quote and its whole reason (wrapped, not cut)
+    for kind in ("reliability", "ordinal"):
+        rows = list(openpyxl.load_workbook(tmp_path / f"{kind}_result.xlsx")["Agreement"].iter_rows(values_only=True))
+        header = next(i for i, r in enumerate(rows) if r[0] == "coefficient")
+        headline, reason = rows[header + 1][0], rows[header + 1][-1]
+        printed = " ".join(" ".join(_pdf_pages(out / f"{kind}_result.pdf")["Agreement"]).split())
+        assert headline.endswith("(quote this)") and headline in printed and reason in printed, kind
 
     # the template prints its instructions whole (row heights hold the wrapped text)
     template_text = subprocess.run(["pdftotext", str(out / "panel_calibration.pdf"), "-"], capture_output=True,

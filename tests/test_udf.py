@@ -48,6 +48,19 @@ GT_PRED = [["Nevus", "Melanoma", "Eczema"], ["Eczema", "Nevus", "Melanoma"], ["N
 _GT_IRN = xlcalib.irn(GT_CASES, 4)
 _GT_DRAWS = xlcalib.ground_truth.sample_dirichlet(_GT_IRN, 1000, 0)
 _GT_PRED_IDS = np.array([[1, 0, 3], [3, 1, 0], [1, 2, 3]])
+# agreement: text categories in a declared order (so any other text is a bad cell), a missing rating, named raters
+AG = [["F1", "F1", "F2"], ["F2", "F2", "F2"], ["F3", "F3", "F4"], ["F4", "F4", "F4"], ["F1", "F2", None],
+      ["F2", "F2", "F3"], ["F3", "F3", "F3"], ["F4", "F3", "F4"], ["F1", "F1", "F1"], ["F2", "F3", "F2"]]
+AG_CATS = COL(["F1", "F2", "F3", "F4"])
+AG_RATERS = [["Ann", "Bob", "Cy"]]
+_AG_FRAME = pd.DataFrame(AG, columns=["Ann", "Bob", "Cy"], index=range(1, 11))
+_AG_TABLE = xlcalib.agreement.agreement_coefficients(AG, "quadratic", ["F1", "F2", "F3", "F4"], confidence=0.9)
+_AG_PAIRS = xlcalib.agreement.pairwise_agreement(_AG_FRAME, "conger_kappa", "quadratic", ["F1", "F2", "F3", "F4"])
+_AG_MATRIX = xlcalib.agreement.agreement_matrix(_AG_FRAME, "gwet_ac", "quadratic", ["F1", "F2", "F3", "F4"])
+_AG_BOOT = xlcalib.agreement.agreement_bootstrap(AG, "krippendorff_alpha", "quadratic", ["F1", "F2", "F3", "F4"],
+                                                 n_boot=200, seed=3)
+_AG_CROSS = xlcalib.agreement.confusion_table([r[:2] for r in AG], 1, 2, ["F1", "F2", "F3", "F4"])
+_AG_WEIGHTS = xlcalib.agreement.agreement_weights(["F1", "F2", "F3", "F4"], "linear")
 
 # name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
 CASES = {
@@ -70,6 +83,21 @@ CASES = {
     "REL_KRR_BOOTSTRAP": ((GRID_CELLS, None, 50.0, 1.0), xlcalib.krr_bootstrap(GRID, n_boot=50, seed=1).to_frame(), 0),
     "REL_KRR_EMPIRICAL": ((GRID_CELLS, REP2, 10.0), xlcalib.krr_empirical(GRID, np.array(REP2), n_draws=10), 0),
     "REL_KRR_CURVE": ((GRID_CELLS, REP2), xlcalib.krr_curve(GRID, replication=np.array(REP2)), 0),
+    "REL_AGREEMENT": ((AG, "quadratic", 0.9, AG_CATS), pd.DataFrame({
+        "coefficient": _AG_TABLE["name"], "estimate": _AG_TABLE["estimate"], "SE": _AG_TABLE["se"],
+        "lower": _AG_TABLE["ci_low"], "upper": _AG_TABLE["ci_high"], "p": _AG_TABLE["p_value"]}), 0),
+    "REL_AGREEMENT_PAIRS": ((AG, "conger_kappa", "quadratic", None, AG_CATS, AG_RATERS), pd.DataFrame({
+        "rater1": _AG_PAIRS["rater_1"], "rater2": _AG_PAIRS["rater_2"], "coefficient": _AG_PAIRS["name"],
+        "estimate": _AG_PAIRS["estimate"], "SE": _AG_PAIRS["se"], "lower": _AG_PAIRS["ci_low"],
+        "upper": _AG_PAIRS["ci_high"], "p": _AG_PAIRS["p_value"], "n": _AG_PAIRS["n_subjects"]}), 0),
+    "REL_AGREEMENT_MATRIX": ((AG, "gwet_ac", "quadratic", AG_CATS, AG_RATERS),
+                             _AG_MATRIX.reset_index().rename(columns={"index": "rater"}), 0),
+    "REL_AGREEMENT_BOOTSTRAP": ((AG, None, "quadratic", 200.0, 3.0, None, AG_CATS), pd.DataFrame({
+        "coefficient": [_AG_BOOT.name], "estimate": [_AG_BOOT.estimate], "SE": [_AG_BOOT.se],
+        "lower": [_AG_BOOT.ci_low], "upper": [_AG_BOOT.ci_high], "n_boot": [200], "seed": [3]}), 0),
+    "REL_CROSSTAB": ((COL([r[0] for r in AG]), COL([r[1] for r in AG]), AG_CATS),
+                     _AG_CROSS.rename_axis(index="rater1 \\ rater2", columns=None).reset_index(), 0),
+    "REL_AGREEMENT_WEIGHTS": ((AG_CATS, "linear"), _AG_WEIGHTS.reset_index(), 1),
     "ORD_SVENSSON": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").to_frame(), 0),
     "ORD_RP": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").RP, 1),
     "ORD_RC": ((COL(R1), COL(R2), CATS), xlcalib.svensson(R1, R2, "KLM").RC, 1),
@@ -190,6 +218,11 @@ def test_bad_cells_give_short_text_naming_the_problem(name, bad):
         assert "decimal comma" in text or "3,5" in text
 
 
+#: functions whose sample spoils an optional choice, and its default (REL_AGREEMENT_WEIGHTS: every text is a
+#: category name, so the bad cells go into the weights scheme, where a blank is the default scheme)
+BLANK_TAKES_DEFAULT = {"REL_AGREEMENT_WEIGHTS": "quadratic"}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_blank_cells(name):
     args, _, spoil_at = CASES[name]
@@ -202,6 +235,9 @@ def test_blank_cells(name):
     if blank_is_missing and isinstance(CASES[name][0][spoil_at], list):
         # a blank rating is a missing rating: a number comes back
         assert not (isinstance(text, str) and text.startswith(ERROR_PREFIX)), got
+    elif name in BLANK_TAKES_DEFAULT:  # the spoiled argument is an optional choice: blank means its default
+        args[spoil_at] = BLANK_TAKES_DEFAULT[name]
+        assert got == harness.call(name, *args) and not (isinstance(text, str) and text.startswith(ERROR_PREFIX))
     else:
         assert isinstance(text, str) and text.startswith(ERROR_PREFIX) and ("blank" in text or "missing" in text), got
 

@@ -157,8 +157,8 @@ def test_every_function_survives_garbage_in_every_argument():
     assert not internal, internal[:5]  # bad input is an InputError with a message, not a bug report
 
 
-CORE_MODULES = ["xlcalib.calibration", "xlcalib.reliability", "xlcalib.ordinal", "xlcalib.scoring",
-                "xlcalib.ground_truth", "xlcalib.inputs"]
+CORE_MODULES = ["xlcalib.calibration", "xlcalib.reliability", "xlcalib.agreement", "xlcalib.ordinal",
+                "xlcalib.scoring", "xlcalib.ground_truth", "xlcalib.inputs"]
 
 
 def test_core_never_imports_xlwings():

@@ -34,7 +34,9 @@ def _metrics(human, system, exclude_zero):
 def _metric(key, human, system, exclude_zero):
     value = _metrics(human, system, exclude_zero)[key]
     if value is None:
-        raise InputError(f"{key} is undefined for these scores (a variance is 0 or too few responses)")
+        why = ("every rounded score in one category, or more than 1,000 distinct rounded scores" if key == "kappa"
+               else "a variance is 0 or too few responses")
+        raise InputError(f"{key} is undefined for these scores ({why})")
     return value
 
 

@@ -75,8 +75,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .cells import as_rows, check_memory, excel_error_code, is_blank, is_number_text, probability_argument, \
-    real_argument, seed_argument, whole_argument
+from .cells import UNCALCULATED_TEXT, Uncalculated, as_rows, check_memory, excel_error_code, is_blank, is_number_text, \
+    parse_number, probability_argument, real_argument, seed_argument, whole_argument
 from .errors import InputError
 
 __all__ = [
@@ -95,6 +95,7 @@ __all__ = [
     "pairwise_agreement",
     "agreement_matrix",
     "confusion_table",
+    "table_agreement",
     "agreement_bootstrap",
 ]
 
@@ -116,6 +117,9 @@ LAYOUTS = ("raters", "counts")
 #: Most distinct categories accepted (agreement coefficients are for categorical ratings; the q x q weights and the
 #: subjects x q counts must stay small).
 MAX_CATEGORIES = 1000
+
+#: Most rater pairs :func:`pairwise_agreement` computes (each takes about a millisecond).
+MAX_PAIRS = 50_000
 
 TABLE_COLUMNS = ["name", "estimate", "se", "ci_low", "ci_high", "p_value", "pa", "pe", "n_subjects", "weights"]
 
@@ -198,6 +202,8 @@ def _category_key(value):
     """
     if isinstance(value, (bool, np.bool_)):
         return None, f"is a logical value ({'TRUE' if value else 'FALSE'}); type the category as text or a number"
+    if type(value) is Uncalculated:  # a formula's text is not its value
+        return None, UNCALCULATED_TEXT
     error = excel_error_code(value)
     if error is not None:
         return None, f"holds the Excel error {error}"
@@ -224,9 +230,9 @@ def _shown(key) -> object:
 
 def _declared_categories(categories):
     """The declared categories: (keys in order, values for the weights or None, labels as shown)."""
-    if isinstance(categories, pd.Series):
-        categories = dict(zip(categories.index, categories.to_numpy()))
-    if isinstance(categories, dict):
+    if isinstance(categories, pd.Series):  # label -> value; a label given twice is reported, not merged
+        labels, values = list(categories.index), list(categories.to_numpy())
+    elif isinstance(categories, dict):
         labels, values = list(categories), list(categories.values())
     else:
         if isinstance(categories, str) or not hasattr(categories, "__iter__"):
@@ -291,6 +297,8 @@ class _Coded:
     labels: tuple
     subjects: list
     raters: list
+    #: where the ratings mix numbers and text without a declared order: the first text cell, described
+    mixed_text: str = ""
 
 
 def _grid(ratings, what: str):
@@ -372,6 +380,7 @@ def _cell_name(position: int, width: int, subjects, raters) -> str:
 def _categorised(shape, inverse, missing, unique_keys, problems, categories, subjects, raters) -> _Coded:
     """Distinct cell keys -> category codes (declared order, or sorted), reporting bad and unknown values."""
     width = shape[1]
+    mixed = ""
     marked = np.where(missing, len(unique_keys), inverse)  # missing cells point past the distinct values
     occurs = np.bincount(marked, minlength=len(unique_keys) + 1)[:-1] > 0
 
@@ -396,12 +405,24 @@ def _categorised(shape, inverse, missing, unique_keys, problems, categories, sub
         numbers = np.array(numeric, dtype=float) if not text else None
         labels = tuple(_shown(k) for k in keys)
         index = {k: i for i, k in enumerate(keys)}
+        if numeric and text:  # text among numbers: often a typing slip ("3,5"), named if weights need an order
+            j = next(j for j in present if unique_keys[j] == text[0])
+            mixed = _text_among_numbers(first_cell(j), text[0])
     if len(keys) > MAX_CATEGORIES:
         raise InputError(f"the ratings hold {len(keys):,} distinct categories (at most {MAX_CATEGORIES:,}); "
                          "agreement coefficients are for categorical ratings (grades, diagnoses, pass/fail)")
     lookup = np.array([index.get(k, -1) if k is not None else -1 for k in unique_keys] + [-1], dtype=np.intp)
     codes = lookup[marked].reshape(shape)
-    return _Coded(codes, keys, numbers, labels, subjects, raters)
+    return _Coded(codes, keys, numbers, labels, subjects, raters, mixed if categories is None else "")
+
+
+def _text_among_numbers(where: str, text: str) -> str:
+    """A text rating among numbers described in the cells' words (a decimal comma or thousands separator named)."""
+    try:
+        parse_number(text, where)
+    except InputError as exc:
+        return exc.message
+    return f"{where} holds the text '{text}'"  # pragma: no cover - a number text is a number key, never text
 
 
 # ----------------------------------------------------------------------------
@@ -543,6 +564,10 @@ def _panel(ratings, weights, categories, layout: str) -> _Panel:
             notes.append(f"rater(s) {', '.join(map(str, idle))} rated nobody and are left out")
             codes, raters = codes[:, rated_by_rater], [raters[j] for j in np.flatnonzero(rated_by_rater)]
         counts = _counts_from_codes(codes, q)
+        scheme = weights.strip().lower() if isinstance(weights, str) else ""
+        if coded.mixed_text and scheme in WEIGHTS and scheme != "identity":
+            raise InputError(f"{coded.mixed_text} ({scheme} weights need numbers, or the categories declared in "
+                             "order)")
     matrix, weights_name = _weight_matrix(weights, numbers, len(labels))
     r_i = counts.sum(axis=1)
     rated = r_i > 0
@@ -976,8 +1001,11 @@ def agreement_coefficients(ratings, weights="identity", categories=None, *, layo
     notes = list(dict.fromkeys(n for res in results for n in res.note.split("; ") if n))
     if panel.codes is None:
         notes.append("Conger's kappa needs a subjects x raters table; not computed from counts")
+    r_i = panel.counts.sum(axis=1)
+    complete = bool((r_i == (panel.n_raters or r_i.max())).all())
     table.attrs.update(confidence=confidence, categories=list(panel.labels), n_raters=panel.n_raters,
-                       note="; ".join(notes))
+                       note="; ".join(notes), category_shares=(panel.counts.sum(axis=0) / r_i.sum()).tolist(),
+                       complete=complete)
     return table
 
 
@@ -1021,6 +1049,10 @@ def pairwise_agreement(ratings, coefficient: str = "gwet_ac", weights="identity"
     panel = _panel(ratings, weights, categories, "raters")
     r = panel.n_raters
     symmetric = np.array_equal(panel.weights, panel.weights.T)
+    n_pairs = r * (r - 1) // (2 if symmetric else 1)
+    if n_pairs > MAX_PAIRS:
+        raise InputError(f"{r:,} raters make {n_pairs:,} pairs; at most {MAX_PAIRS:,} are computed (about a minute "
+                         "of work): select fewer raters")
     pairs = [(g, h) for g in range(r) for h in range(r) if (g < h if symmetric else g != h)]
     rows = []
     for g, h in pairs:  # r (r-1) / 2 pairs, each vectorised over subjects
@@ -1061,6 +1093,8 @@ def agreement_matrix(ratings, coefficient: str = "gwet_ac", weights="identity", 
 
 
 def _rater_position(raters: list, name, which: str) -> int:
+    if isinstance(name, (bool, np.bool_)):  # True == 1 would silently pick the first rater
+        raise InputError(f"{which} is a logical value ({name}); name the rater by its column label")
     for j, rater in enumerate(raters):
         if rater == name or str(rater).strip() == str(name).strip():
             return j
@@ -1089,6 +1123,62 @@ def confusion_table(ratings, rater_1, rater_2, categories=None) -> pd.DataFrame:
                        columns=pd.Index(coded.labels, name=str(coded.raters[h])))
     out.attrs["n_dropped"] = int(((a >= 0) ^ (b >= 0)).sum())
     return out
+
+
+def _contingency(table) -> np.ndarray:
+    """A two raters' q x q table of counts, checked (square, whole counts 0 or more, not empty)."""
+    try:
+        x = np.asarray(table.to_numpy() if isinstance(table, pd.DataFrame) else table, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("the table of two raters must hold counts (numbers) only") from None
+    if x.ndim != 2 or x.shape[0] != x.shape[1] or x.shape[0] < 1:
+        raise InputError(f"the table of two raters must be square (q x q), got shape {x.shape}")
+    if not np.isfinite(x).all() or (x < 0).any() or (x != np.round(x)).any():
+        raise InputError("the table of two raters must hold counts (whole numbers 0 or more)")
+    if x.shape[0] > MAX_CATEGORIES:
+        raise InputError(f"the table has {x.shape[0]:,} categories (at most {MAX_CATEGORIES:,})")
+    if x.sum() < 1:
+        raise InputError("the table of two raters is empty (no subject counted)")
+    return x
+
+
+def table_agreement(table, weights="identity", categories=None) -> pd.DataFrame:
+    """Every coefficient's point estimate from two raters' q x q table (rows rater 1, columns rater 2).
+
+    For two raters who both rated every subject, the subject sums the estimates need follow from the table
+    ``x_kl`` (n = sum x): ``sum_i pa_i = sum_kl x_kl (w_kl + w_lk)/2``, each rater's category counts are the
+    table's margins, and every subject has 2 ratings; the same :func:`gwet_ac` ... formulas (module docstring)
+    then give Cohen's kappa (``conger_kappa``), Scott's pi (``fleiss_kappa``), AC1/AC2, Brennan-Prediger,
+    Krippendorff's alpha and percent agreement, without one row per subject (tables of any total count).
+    No standard errors: those need the ratings (:func:`agreement_coefficients`).
+
+    ``categories`` names the rows/columns in order (numbers weight by value, text by rank; default 1..q).
+    Returns a table indexed by coefficient with columns ``name``, ``estimate``, ``pa``, ``pe``.
+
+    >>> t = table_agreement([[20, 5], [10, 15]])   # Cohen: pa = 0.7, pe = 0.5
+    >>> t.loc["conger_kappa", "name"], round(float(t.loc["conger_kappa", "estimate"]), 4)
+    ("Cohen's kappa", 0.4)
+    """
+    x = _contingency(table)
+    q = x.shape[0]
+    _, numbers, labels = _declared_categories(categories if categories is not None else range(1, q + 1))
+    if len(labels) != q:
+        raise InputError(f"{len(labels)} categories named for a {q} x {q} table")
+    w, weights_name = _weight_matrix(weights, numbers, q)
+    n = np.float64(x.sum())
+    rows, columns = x.sum(axis=1), x.sum(axis=0)
+    agree = float(np.sum(x * (w + w.T)))  # sum over subjects of sum_k r_ik (r*_ik - 1); each has 2 ratings
+    sums = {"n": n, "n2": n, "pa": np.float64(agree / 2), "share": (rows + columns) / 2,
+            "n_gk": np.vstack([rows, columns]), "n_g": np.array([n, n]),
+            "k_r": np.float64(2 * n), "k_agree": np.float64(agree), "k_counts": rows + columns}
+    out = []
+    for key in COEFFICIENTS:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate, pa, pe = (float(v) for v in _estimate(key, sums, w))
+        out.append((key, _display_name(key, weights_name, 2), estimate, pa, pe))
+    frame = pd.DataFrame(out, columns=["coefficient", "name", "estimate", "pa", "pe"]).set_index("coefficient")
+    frame.attrs.update(categories=list(labels), weights=weights_name, n_subjects=int(n))
+    return frame
 
 
 # ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Command-line interface: ``xlcalib demo | calibrate | next-reads | assign | template | templates | report``.
+"""Command-line interface: ``xlcalib demo | calibrate | next-reads | assign | template | templates | report |
+agreement``.
 
 The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
 table, runs :func:`xlcalib.calibrate` through the same runner the
@@ -61,7 +62,31 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("kind", choices=list(RUNNERS))
     rep.add_argument("workbook")
     rep.add_argument("-o", "--out", help="output workbook (default <stem>_report.xlsx; the input is never modified)")
+    _add_agreement(sub)
     return parser
+
+
+def _add_agreement(sub) -> None:
+    agr = sub.add_parser("agreement", help="chance-corrected agreement of categorical ratings: Gwet's AC1/AC2, "
+                                           "Cohen's/Conger's and Fleiss' kappa, Krippendorff's alpha ... with intervals")
+    agr.add_argument("ratings", help="a ratings sheet (.xlsx/.xlsm/.ods: sheet Ratings, else the first) or a .csv: a "
+                                     "header row naming the raters, one row per subject, its name in the first column")
+    agr.add_argument("--weights", default="identity",
+                     help="identity (default, unweighted), linear, quadratic, ordinal, radical, ratio, circular or "
+                          "bipolar; numbers are weighted by value, text labels by their place in --categories")
+    agr.add_argument("--categories", metavar="LIST",
+                     help='the categories in order, "A,B,C" (unused ones count too), or with a value each for the '
+                          'weights, "low=1,mid=2,high=5"; default: the values rated, sorted')
+    agr.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    agr.add_argument("--pairs", action="store_true", help="also every pair of raters (the coefficient quoted first)")
+    agr.add_argument("--rater-sampling", action="store_true",
+                     help="add the variance over raters to the standard errors (every rater rated every subject, 3 "
+                          "raters or more): to generalise to other raters, not only other subjects")
+    agr.add_argument("--sheet", help="the sheet holding the ratings (default Ratings, else the first sheet)")
+    agr.add_argument("--no-subject-column", action="store_true",
+                     help="the first column holds ratings too (no subject names)")
+    agr.add_argument("-o", "--out", help="also write the table to an .xlsx (sheets Agreement, Agreement pairs), .csv "
+                                         "or .json file (the input is never modified)")
 
 
 def _add_calibrate(sub) -> None:
@@ -196,6 +221,18 @@ def _report(args) -> int:
     return 0
 
 
+def _agreement(args) -> int:
+    from .exercises.agreement import agreement_file, agreement_text
+
+    table, pairs, out = agreement_file(args.ratings, args.out, sheet=args.sheet, weights=args.weights,
+                                       categories=args.categories, confidence=args.level, pairs=args.pairs,
+                                       subject_column=not args.no_subject_column, rater_sampling=args.rater_sampling)
+    print(agreement_text(table, pairs))
+    if out is not None:
+        print(f"results written to {out}")
+    return 0
+
+
 def _assign(args) -> int:
     result, out = assign_file(args.workbook, args.out, share=args.share, seed=args.seed)
     print("\n".join(design_verdict(result)))
@@ -268,7 +305,7 @@ def _demo(args) -> int:
 
 #: Each command's handler: reads its options, runs the job, prints; returns the exit code.
 COMMANDS = {"demo": _demo, "calibrate": _calibrate, "next-reads": _next_reads, "template": _template,
-            "templates": _templates, "assign": _assign, "report": _report}
+            "templates": _templates, "assign": _assign, "report": _report, "agreement": _agreement}
 
 
 def _print_problems(exc) -> None:

@@ -47,6 +47,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from .agreement import table_agreement
 from .cells import check_memory, whole_argument
 from .errors import InputError
 
@@ -242,14 +243,15 @@ def _discordant_pairs(x: np.ndarray) -> float:
 
 
 def _kappas(x: np.ndarray) -> tuple[float, float, float]:
-    n = x.sum()
-    p = x / n
-    po = np.trace(p)
-    pr, pc = p.sum(axis=1), p.sum(axis=0)
-    pe = float(pr @ pc)
-    if pe >= 1:
-        return float(100 * po), float("nan"), float("nan")
-    return float(100 * po), float((po - pe) / (1 - pe)), float((np.minimum(pr, pc).sum() - pe) / (1 - pe))
+    """PA (percent), Cohen's kappa (from :func:`xlcalib.agreement.table_agreement`, the one home of kappa) and
+    kappa_max = (sum_k min(p_k., p_.k) - pe) / (1 - pe), the largest kappa the margins permit (Cohen 1960)."""
+    coefficients = table_agreement(x)
+    pa, kappa, pe = coefficients.loc["conger_kappa", ["pa", "estimate", "pe"]].astype(float)
+    if np.isnan(kappa):
+        return float(100 * pa), float("nan"), float("nan")
+    p = x / x.sum()
+    kappa_max = (np.minimum(p.sum(axis=1), p.sum(axis=0)).sum() - pe) / (1 - pe)
+    return float(100 * pa), float(kappa), float(kappa_max)
 
 
 #: Largest number of objects an agreement table may hold (counts stay exact in floating point).

@@ -558,27 +558,39 @@ def headline_reliability(table: pd.DataFrame, complete: bool) -> tuple[str, floa
             "valid; it counts rater leniency as error, as it should when raters differ between items")
 
 
-def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
-                       preamble) -> list[SheetSpec]:
-    """ICC table, a kRR summary led by the one figure to quote, and the k-rater curve with its prophecy."""
+def krr_summary_sheet(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
+                      preamble, *, alpha_interval=None, alpha_note: str = "") -> SheetSpec:
+    """kRR: the reliability of the average to quote (with its reason), then the other figures, each with its
+    interval where it has one (ICCs: F intervals; kRR and alpha: seeded bootstrap intervals)."""
     from . import reliability as rel
     from .errors import InputError
 
     complete = not np.isnan(x).any()
     observed_k = int((~np.isnan(x)).sum(axis=1).max())
     name, value, why = headline_reliability(table, complete)
+    form = "ICC2k" if complete else "ICC1k"
     icc1 = float(table.loc["ICC1", "ICC"])
-    rows = [(f"Reliability of the average of {observed_k} raters: {name} (quote this)", value, verdict_reliability(value),
-             why),
-            ("items", x.shape[0], "", "rows of the Ratings sheet with at least one rating"),
-            ("raters (columns)", x.shape[1], "", "columns of the Ratings sheet"),
-            ("ratings", int((~np.isnan(x)).sum()), "", "non-blank rating cells"),
-            ("ICC(1) single rating", icc1, verdict_reliability(icc1),
+
+    def ci(row: str) -> tuple[float, float]:
+        return float(table.loc[row, "CI_low"]), float(table.loc[row, "CI_high"])
+
+    a_low, a_high, a_basis = None, None, f"agreement of single ratings; {alpha_note or 'no interval'}"
+    if alpha_interval is not None:
+        a_low, a_high = alpha_interval.ci_low, alpha_interval.ci_high
+        a_basis = (f"agreement of single ratings; interval: percentile bootstrap over items, {alpha_interval.n_boot} "
+                   f"replicates, seed {alpha_interval.seed} (Zapf et al. 2016)")
+    rows = [(f"Reliability of the average of {observed_k} raters: {name} (quote this)", value, *ci(form),
+             verdict_reliability(value), why),
+            ("items", x.shape[0], None, None, "", "rows of the Ratings sheet with at least one rating"),
+            ("raters (columns)", x.shape[1], None, None, "", "columns of the Ratings sheet"),
+            ("ratings", int((~np.isnan(x)).sum()), None, None, "", "non-blank rating cells"),
+            ("ICC(1) single rating", icc1, *ci("ICC1"), verdict_reliability(icc1),
              "reliability of one rating (one-way, all ratings): the basis of the Spearman-Brown prophecy"),
-            ("ICC(1,k) mean rating", float(table.loc["ICC1k", "ICC"]), "", "one-way, the average of the item's ratings"),
-            ("kRR bootstrap (mean of item means)", boot.estimate, "", "resampling items and raters; see CI below"),
-            ("kRR CI low", boot.ci_low, "", "95% bootstrap interval"), ("kRR CI high", boot.ci_high, "", ""),
-            ("Krippendorff alpha (interval)", alpha, verdict_reliability(alpha), "agreement of single ratings")]
+            ("ICC(1,k) mean rating", float(table.loc["ICC1k", "ICC"]), *ci("ICC1k"), "",
+             "one-way, the average of the item's ratings"),
+            ("kRR bootstrap (mean of item means)", boot.estimate, boot.ci_low, boot.ci_high, "",
+             "resampling items and raters; percentile interval"),
+            ("Krippendorff alpha (interval)", alpha, a_low, a_high, verdict_reliability(alpha), a_basis)]
     for target in (0.8, 0.9):
         try:
             k = rel.raters_needed(icc1, target)
@@ -586,21 +598,37 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
                                                                            if k > observed_k else ""))
         except InputError as exc:
             k, text = None, exc.message
-        rows.append((f"raters needed for {target:.1f}", k, "", text))
+        rows.append((f"raters needed for {target:.1f}", k, None, None, "", text))
     if "spearman_brown" in curve.columns and "sb_icc1" in curve.attrs:
-        rows.append(("why Spearman-Brown at k = 1 differs from ICC(1)", curve.attrs["sb_icc1"], "",
+        rows.append(("why Spearman-Brown at k = 1 differs from ICC(1)", curve.attrs["sb_icc1"], None, None, "",
                      f"the curve's Spearman-Brown column starts from an ICC(1) of only 2 randomly drawn ratings per "
                      f"item ({curve.attrs['sb_icc1']:.3f}), as a small pilot would; ICC(1) above uses all ratings "
                      f"({icc1:.3f}). The gap shows how far a 2-rater pilot can be off."))
     if table.attrs.get("note"):
-        rows.append(("note", None, "", table.attrs["note"]))
+        rows.append(("note", None, None, None, "", table.attrs["note"]))
     if curve_note:
-        rows.append(("kRR curve", None, "", curve_note))
-    summary = pd.DataFrame(rows, columns=["statistic", "value", "verdict", "basis"], dtype=object)  # counts stay integers
+        rows.append(("kRR curve", None, None, None, "", curve_note))
+    summary = pd.DataFrame(rows, columns=["statistic", "value", "lower", "upper", "verdict", "basis"],
+                           dtype=object)  # counts stay integers
+    level = _level_text(table.attrs.get("ci_level", 0.95))
     summary_cols = {"statistic": Column("statistic", None, "", max_width=50),
                     "value": Column("value", MIXED, "the figure"),
+                    "lower": Column("lower", RELIAB, f"lower end of the {level} interval (ICC: F distribution, Shrout "
+                                                     "& Fleiss 1979; bootstrap rows: percentile interval)"),
+                    "upper": Column("upper", RELIAB, f"upper end of the {level} interval"),
                     "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor"),
                     "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=90)}
+    return SheetSpec("kRR", summary, preamble, summary_cols)
+
+
+def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
+                       preamble, *, alpha_interval=None, alpha_note: str = "") -> list[SheetSpec]:
+    """ICC table, a kRR summary led by the one figure to quote (each figure with its interval where it has one), and
+    the k-rater curve with its prophecy.  *alpha_interval*: the bootstrap interval of Krippendorff's alpha
+    (:func:`xlcalib.agreement.agreement_bootstrap`), or *alpha_note* saying why there is none."""
+    observed_k = int((~np.isnan(x)).sum(axis=1).max())
+    summary = krr_summary_sheet(x, table, boot, alpha, curve, curve_note, preamble, alpha_interval=alpha_interval,
+                                alpha_note=alpha_note)
     icc_cols = {"ICC": Column("ICC", RELIAB, "intraclass correlation"), "F": Column("F", "0.00", "F statistic"),
                 "df1": Column("df1", "0.0", "numerator degrees of freedom"),
                 "df2": Column("df2", "0.0", "denominator degrees of freedom"),
@@ -634,7 +662,166 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
         lines=True, x_range=(0, k_max + 1), y_range=(0, 1), x_major=1 if k_max <= 15 else 5,
         ref_lines=(RefLine("0.8", (0, k_max + 1), (0.8, 0.8)), RefLine("0.9", (0, k_max + 1), (0.9, 0.9))),
         y_number_format="0.0", width_cm=20, height_cm=11))
-    return [icc, SheetSpec("kRR", summary, preamble, summary_cols), spec_curve]
+    return [icc, summary, spec_curve]
+
+
+# ----------------------------------------------------------------------------
+# agreement of categorical ratings (reliability and ordinal reports)
+# ----------------------------------------------------------------------------
+#: Landis & Koch (1977) benchmarks: the lower end of each band and its word.
+AGREEMENT_BANDS = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
+#: A category holding this share of all ratings makes kappa-type coefficients low even when raters agree (the kappa
+#: paradox, Feinstein & Cicchetti 1990): the headline then is Gwet's AC, which stays stable (Gwet 2008).
+DOMINANT_SHARE = 0.8
+
+#: What each coefficient takes as chance agreement, in words (Gwet 2014, ch. 2).
+AGREEMENT_MEANINGS = {
+    "percent_agreement": "share of agreeing rater pairs per subject (weighted: partial credit for near misses); "
+                         "not corrected for chance",
+    "brennan_prediger": "chance = every category equally likely (1/q, q the categories listed)",
+    "conger_kappa": "chance from each rater's own use of the categories (Cohen's kappa for two raters; Conger 1980)",
+    "fleiss_kappa": "chance from the pooled use of the categories, raters interchangeable (Scott's pi for two "
+                    "raters; Fleiss 1971)",
+    "gwet_ac": "chance only on the subjects hard to classify: stable when one category dominates (Gwet 2008)",
+    "krippendorff_alpha": "observed vs expected disagreement among the subjects rated twice or more, corrected for "
+                          "small samples (Krippendorff 2011)",
+}
+
+#: How each weight scheme gives credit for a near miss (Gwet 2014, ch. 3).
+WEIGHT_WORDS = {
+    "identity": "identity (unweighted): only the same category counts as agreement",
+    "linear": "linear: a near miss earns 1 - |difference| / range",
+    "quadratic": "quadratic: a near miss earns 1 - (difference / range)^2 (Cohen's weighted kappa; alpha is then "
+                 "the interval alpha)",
+    "ordinal": "ordinal: credit by how many categories lie between (ranks only)",
+    "radical": "radical: a near miss earns 1 - sqrt(|difference| / range)",
+    "ratio": "ratio: differences relative to the size of the values (ratio alpha)",
+    "circular": "circular: the scale wraps around (directions, hours)",
+    "bipolar": "bipolar: differences near the ends of the scale weigh more",
+    "custom": "the weight matrix given",
+}
+
+
+def agreement_band(value: float) -> str:
+    """Landis & Koch's (1977) word for an agreement coefficient."""
+    if not np.isfinite(value):
+        return "undefined"
+    if value < 0:
+        return "poor (below chance)"
+    return next(word for low, word in AGREEMENT_BANDS if value > low or low == 0.0)
+
+
+def verdict_agreement(estimate: float, lower: float) -> str:
+    """The estimate's band, and the band the interval reaches down to when it is another (Gwet 2014, ch. 6:
+    benchmark with the uncertainty, not the point alone)."""
+    word = agreement_band(estimate)
+    low = agreement_band(lower) if np.isfinite(lower) else word
+    return word if low == word or word == "undefined" else f"{word}; the interval reaches {low}"
+
+
+def headline_agreement(table: pd.DataFrame) -> tuple[str, str]:
+    """Which coefficient to quote (a key of the table) and why: the design and the data decide."""
+    attrs = table.attrs
+    shares = attrs.get("category_shares") or [1.0]
+    top = int(np.argmax(shares))
+    defined = table["estimate"].notna()
+    if shares[top] >= DOMINANT_SHARE and defined.get("gwet_ac", False):
+        label = (attrs.get("categories") or ["?"])[top]
+        return "gwet_ac", (f"category {label} holds {shares[top]:.0%} of the ratings: with one category that common, "
+                           "kappa-type coefficients come out low even when raters agree (the kappa paradox); Gwet's AC "
+                           "counts chance only on subjects hard to classify and stays stable (Gwet 2008)")
+    r = attrs.get("n_raters")
+    if not attrs.get("complete", True) and defined.get("krippendorff_alpha", False):
+        return "krippendorff_alpha", ("some subjects lack some raters' ratings: Krippendorff's alpha uses every subject "
+                                      "rated twice or more, each by the ratings it has (Krippendorff 2011)")
+    if "conger_kappa" in table.index and defined["conger_kappa"]:
+        if r == 2:
+            return "conger_kappa", ("two raters rated every subject: Cohen's kappa, the usual coefficient, takes chance "
+                                    "from each rater's own use of the categories (Cohen 1960; weighted, Cohen 1968)")
+        return "conger_kappa", (f"the same {r} raters rated every subject: Conger's kappa (Cohen's kappa for several "
+                                "raters) takes chance from each rater's own use of the categories (Conger 1980)")
+    if defined.get("fleiss_kappa", False):
+        return "fleiss_kappa", ("counts per category only (who rated what unknown): Fleiss' kappa, chance from the "
+                                "pooled use of the categories (Fleiss 1971)")
+    return "percent_agreement", ("every rating is in one category: the chance-corrected coefficients are undefined; "
+                                 "only the share of agreeing pairs is left")
+
+
+def agreement_sheet(table: pd.DataFrame | None, preamble, *, weights: str = "identity",
+                    why_not: str = "") -> SheetSpec:
+    """Agreement: the coefficient to quote with its reason, then the other coefficients as a table (estimate, SE,
+    interval, p, Landis-Koch verdict, what each takes as chance), then how it was computed.
+
+    *table* is :func:`xlcalib.agreement.agreement_coefficients`'s; without it (*why_not*) the sheet says why.
+    """
+    columns = ["coefficient", "estimate", "SE", "lower", "upper", "p", "verdict", "basis"]
+    if table is None:
+        frame = pd.DataFrame([("not computed", None, None, None, None, None, "", why_not)], columns=columns)
+        return SheetSpec("Agreement", frame, preamble, _agreement_columns(0.95))
+    key, reason = headline_agreement(table)
+    order = [key] + [k for k in table.index if k != key]
+    rows = []
+    for k in order:
+        row = table.loc[k]
+        name = f"{row['name']} (quote this)" if k == key else row["name"]
+        basis = reason if k == key else AGREEMENT_MEANINGS[k]
+        # Landis & Koch's bands are for chance-corrected coefficients: percent agreement gets none
+        verdict = "" if k == "percent_agreement" else verdict_agreement(row["estimate"], row["ci_low"])
+        rows.append((name, row["estimate"], row["se"], row["ci_low"], row["ci_high"], row["p_value"], verdict, basis))
+    level = table.attrs.get("confidence", 0.95)
+    categories = ", ".join(map(str, table.attrs.get("categories", [])))
+    rows += [("weights", None, None, None, None, None, "", WEIGHT_WORDS.get(weights, weights) + "; numbers weighted "
+              "by value, text by its place in the category order"),
+             ("categories in order", None, None, None, None, None, "", categories),
+             ("subjects", None, None, None, None, None, "",
+              f"{int(table['n_subjects'].max())} rated (alpha uses the {int(table.loc['krippendorff_alpha', 'n_subjects'])}"
+              f" rated twice or more), " + (f"{table.attrs['n_raters']} raters" if table.attrs.get("n_raters")
+                                              else "counts per category (raters not identified)")),
+             ("standard errors", None, None, None, None, None, "",
+              f"{standard_error_words(table)}; {_level_text(level)} interval estimate ± t(n-1) SE, upper end capped "
+              "at 1; p tests the coefficient being 0")]
+    if table.attrs.get("note"):
+        rows.append(("note", None, None, None, None, None, "", table.attrs["note"]))
+    frame = pd.DataFrame(rows, columns=columns)
+    return SheetSpec("Agreement", frame, preamble, _agreement_columns(level))
+
+
+def standard_error_words(table: pd.DataFrame) -> str:
+    """How the table's standard errors were computed: over subjects, and over raters when asked for (said to be our
+    jackknife, not a published formula)."""
+    subjects = "over subjects (Gwet's 2008 linearisation)"
+    if "se_raters" not in table.columns:
+        return subjects
+    return (f"{subjects} and over raters: the rater part by the delete-one-rater jackknife, xlcalib's estimator (Gwet "
+            "2008, Psychometrika 73:407, shows the part must be added; his formula for it is not the one used)")
+
+
+def _agreement_columns(level: float) -> dict[str, Column]:
+    return {"coefficient": Column("coefficient", None, "the coefficient; the first row is the one to quote",
+                                  max_width=45),
+            "estimate": Column("estimate", RELIAB, "(pa - pe) / (1 - pe): 1 = perfect, 0 = chance agreement"),
+            "SE": Column("SE", RELIAB, "standard error over subjects"),
+            "lower": Column("lower", RELIAB, f"lower end of the {_level_text(level)} interval"),
+            "upper": Column("upper", RELIAB, f"upper end of the {_level_text(level)} interval"),
+            "p": Column("p", PVALUE, "two-sided p-value of the coefficient being 0 (no agreement beyond chance)"),
+            "verdict": Column("verdict", None, "Landis & Koch (1977): above 0.8 almost perfect, 0.6 substantial, 0.4 "
+                                               "moderate, 0.2 fair, else slight", max_width=40),
+            "basis": Column("basis", None, "why this one / what it takes as chance", wrap=True, max_width=90)}
+
+
+def agreement_pairs_sheet(pairs: pd.DataFrame, preamble) -> SheetSpec:
+    """Agreement pairs: one coefficient for every pair of raters, lowest first (who disagrees with whom)."""
+    f = pairs.sort_values("estimate", kind="mergesort", na_position="first").reset_index(drop=True)
+    frame = pd.DataFrame({"rater 1": f["rater_1"].astype(str), "rater 2": f["rater_2"].astype(str),
+                          "coefficient": f["name"], "estimate": f["estimate"], "SE": f["se"], "lower": f["ci_low"],
+                          "upper": f["ci_high"], "subjects": f["n_subjects"],
+                          "verdict": ["" if name.lower().endswith("percent agreement") else verdict_agreement(e, lo)
+                                      for name, e, lo in zip(f["name"], f["estimate"], f["ci_low"])]})
+    level = pairs.attrs.get("confidence", 0.95)
+    cols = _agreement_columns(level)
+    cols["coefficient"] = Column("coefficient", None, "the coefficient quoted on the Agreement sheet, for this pair")
+    cols["subjects"] = Column("subjects", COUNT, "subjects either of the two rated")
+    return SheetSpec("Agreement pairs", frame, preamble, cols)
 
 
 # ----------------------------------------------------------------------------

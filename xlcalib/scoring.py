@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .agreement import MAX_CATEGORIES, table_agreement
 from .cells import MAX_ABS_SCORE, check_memory, real_argument, whole_argument
 from .errors import InputError
 
@@ -81,20 +82,31 @@ def _pairs(human, system, exclude_zero: bool, names=("human", "system")):
 
 
 def cohen_kappa(h, m) -> float | None:
-    """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (as the RSMTool documentation defines it)."""
-    # categories that neither rater used add nothing to agreement or chance agreement, so the used
-    # categories give the same kappa as the full range without a K x K table (scores 0 and 1e6 stay cheap)
-    codes = np.unique(np.concatenate([np.rint(h), np.rint(m)]), return_inverse=True)[1].astype(np.intp)
-    hi, mi = codes[:len(h)], codes[len(h):]
-    K = int(codes.max()) + 1
-    pe = float(np.bincount(hi, minlength=K).astype(float) @ np.bincount(mi, minlength=K)) / float(h.size) ** 2
-    if pe == 1:
+    """Unweighted Cohen's kappa on integer scores shifted to the minimum, full category range (as the RSMTool
+    documentation defines it), computed by :func:`xlcalib.agreement.table_agreement` (the one home of kappa).
+
+    Categories that neither rater used add nothing to agreement or chance agreement, so the table of the used
+    categories gives the same kappa as the full range (scores 0 and 1e6 stay cheap).  None when kappa is undefined
+    (every score in one category) or when the scores take more than ``agreement.MAX_CATEGORIES`` distinct rounded
+    values (kappa is for scores on a scale of categories; its table would not fit).
+    """
+    values, codes = np.unique(np.concatenate([np.rint(h), np.rint(m)]), return_inverse=True)
+    q = values.size
+    if q > MAX_CATEGORIES:
         return None
-    return float((np.mean(hi == mi) - pe) / (1 - pe))
+    codes = codes.astype(np.intp).ravel()
+    table = np.bincount(codes[:len(h)] * q + codes[len(h):], minlength=q * q).reshape(q, q)
+    kappa = float(table_agreement(table).loc["conger_kappa", "estimate"])
+    return None if np.isnan(kappa) else kappa
 
 
 def quadratic_weighted_kappa(h, m) -> float | None:
-    """QWK = 2 Cov(M, H) / (Var(H) + Var(M) + (mean M - mean H)^2), population (ddof 0) moments."""
+    """QWK = 2 Cov(M, H) / (Var(H) + Var(M) + (mean M - mean H)^2), population (ddof 0) moments.
+
+    RSMTool's continuous form, for system scores that are not categories; it stays here because
+    :mod:`xlcalib.agreement` is for categorical ratings.  On whole-number scores it equals Cohen's quadratic
+    weighted kappa, ``agreement.conger_kappa(ratings, "quadratic")`` (tested).
+    """
     h, m = np.asarray(h, float), np.asarray(m, float)
     denom = h.var() + m.var() + (m.mean() - h.mean()) ** 2
     if denom == 0:

@@ -1,5 +1,5 @@
-"""The ordinal agreement exercise on a workbook: Categories + Ratings (Object, Rater 1, Rater 2) -> sheets
-Svensson, MeanRanks and ROC (with a chart)."""
+"""The ordinal agreement exercise on a workbook: Categories + Ratings (Object, Rater 1, Rater 2) (+ Settings) ->
+sheets Svensson, MeanRanks and ROC (with a chart), and Agreement (the chance-corrected coefficients)."""
 from __future__ import annotations
 
 import re
@@ -9,15 +9,19 @@ import pandas as pd
 from ..cells import is_blank
 from ..errors import InputError
 from ..workbook import open_book
+from .agreement import agreement_results, declared_categories, report_weights
 from .common import first_column_list, run_preamble, sheet_grid, write_sheets
 
 
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
-    """Categories + Ratings (Object, Rater 1, Rater 2) -> sheets Svensson, MeanRanks, ROC (with a chart)."""
+    """Categories + Ratings (Object, Rater 1, Rater 2) (+ Settings) -> sheets Svensson, MeanRanks, ROC (with a chart)
+    and Agreement (chance-corrected coefficients, weights following the category order or the values given)."""
     from .. import ordinal  # loaded when an ordinal report runs, not with the command line
-    from ..presentation import ordinal_sheets
+    from ..presentation import agreement_sheet, ordinal_sheets
 
     backend = open_book(book)
+    weights = report_weights(backend)
+    declared = declared_categories(backend)
     categories = first_column_list(backend, "Categories")
     _, block, first_row = sheet_grid(backend, "Ratings")
     r1 = [None if is_blank(r[0]) else str(r[0]).strip() for r in block]
@@ -31,8 +35,16 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
               "MeanRanks": ordinal.mean_rank_table(r1, r2, categories or None),
               "ROC": ordinal.roc_points(r1, r2, categories or None)}
     pre = run_preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
-                                            f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}", now)
+                                            f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}; "
+                                            f"agreement weights {weights}", now)
     header = backend.read_block("Ratings").rows[0]
     names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
-    write_sheets(backend, ordinal_sheets(frames, names, pre))
-    return frames
+    # the agreement coefficients follow Svensson's category order, or the values the Categories sheet gives
+    order = declared if isinstance(declared, pd.Series) else list(result.categories)
+    ratings = pd.DataFrame({"rater 1": r1, "rater 2": r2})
+    if names[0] != names[1]:
+        ratings.columns = list(names)
+    table, _, why_not = agreement_results(ratings, weights, order)
+    specs = ordinal_sheets(frames, names, pre) + [agreement_sheet(table, pre, weights=weights, why_not=why_not)]
+    write_sheets(backend, specs)
+    return {**frames, "Agreement": specs[-1].frame}

@@ -66,6 +66,25 @@ def list_sheet(wb, title: str, header: str, names, width: float):
     return ws
 
 
+def agreement_settings(wb, weights: str = "quadratic"):
+    """A Settings sheet with the one setting the reports' Agreement sheet reads: its weights (a drop-down of the
+    schemes of :data:`xlcalib.agreement.WEIGHTS`)."""
+    from ..agreement import WEIGHTS
+
+    ws = wb.create_sheet("Settings")
+    ws.append(["Setting", "Value", "Meaning"])
+    ws["A2"] = "Agreement weights"
+    input_cell(ws["B2"], weights)
+    ws["C2"] = ("credit a near miss earns on the Agreement sheet: identity = none (categories without order); "
+                "quadratic = 1 - (difference / range)^2; linear, ordinal, radical, ratio, circular, bipolar (see the "
+                "README); text categories are weighted by their place on the Categories sheet")
+    list_validation(ws, '"' + ",".join(WEIGHTS) + '"', "B2", "Pick one of the weight schemes in the list")
+    ws["C2"].alignment = styles()["wrap"]
+    ws.column_dimensions["A"].width, ws.column_dimensions["B"].width, ws.column_dimensions["C"].width = 20, 14, 90
+    ws.row_dimensions[2].height = 48
+    return ws
+
+
 def protect(ws):
     ws.protection.sheet = True  # no password: it guards formulas against slips, not against people
     ws.protection.formatCells = False

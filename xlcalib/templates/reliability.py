@@ -1,7 +1,8 @@
-"""The reliability template: a Ratings grid (items x raters) and an optional second replication."""
+"""The reliability template: a Ratings grid (items x raters), an optional second replication and the Settings
+sheet (agreement weights)."""
 from __future__ import annotations
 
-from .common import column_letter, input_cell, instructions_sheet
+from .common import agreement_settings, column_letter, input_cell, instructions_sheet
 
 
 def reliability(items: int = 50, raters: int = 5, replication: bool = True, scale=(0, 10)):
@@ -15,7 +16,11 @@ def reliability(items: int = 50, raters: int = 5, replication: bool = True, scal
         "If the whole exercise was repeated with new raters, enter the repeat on Replication2 (same items, same order) "
         "to measure the reliability of the averages empirically.",
         "Results (Run main, or: xlcalib report reliability THIS_FILE.xlsx): sheets ICC (six forms with confidence "
-        "intervals), kRR (bootstrap k-rater reliability, Krippendorff's alpha) and kRR curve with a chart.",
+        "intervals), kRR (bootstrap k-rater reliability, Krippendorff's alpha, each with its interval) and kRR curve "
+        "with a chart.",
+        "Sheet Agreement treats the ratings as categories: chance-corrected agreement (Gwet's AC, Cohen's/Conger's "
+        "and Fleiss' kappa, Krippendorff's alpha ...) with intervals, the one to quote first with its reason; "
+        "Agreement pairs shows it for every pair of raters. The weights are on the Settings sheet.",
         f"Ratings are expected on the scale {scale[0]}..{scale[1]}.",
     ])
     ws = wb.active
@@ -33,4 +38,5 @@ def reliability(items: int = 50, raters: int = 5, replication: bool = True, scal
             for c in range(2, raters + 2):
                 input_cell(sheet.cell(row=r, column=c))
         sheet.freeze_panes = "B2"
+    agreement_settings(wb)
     return wb
