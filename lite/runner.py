@@ -38,6 +38,7 @@ NOT_IN_LITE = {
     "test_workbook_reader.py": "the bounded workbook reader (python-calamine, a compiled package Lite does not have)",
     "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",
     "test_workbook_xlsxwriter.py": "result workbook files streamed by XlsxWriter through the CLI (excel extra)",
+    "test_imports_integration.py": "review exports through the CLI, workbook files and the Run-main macros (excel extra)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 _FILES = "reads or writes workbook files through the excel extra (python-calamine/CLI), which Lite never loads"
@@ -60,6 +61,9 @@ SKIP = {
     "test_merged_cells_message": _FILES,
     "test_xlsx_output_keeps_formula_looking_names_as_text": _FILES + " (result files: XlsxWriter)",
     "test_cli_on_demo_workbook": _FILES + " (result files: XlsxWriter)",
+    "test_cmt_resaved_as_xlsx": _FILES,
+    "test_long_table_written_as_csv_and_xlsx": _FILES + " (result files: XlsxWriter)",
+    "test_core_never_loads_the_importers_and_importers_load_no_excel_library": _PROCESSES,
 }
 
 
