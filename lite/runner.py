@@ -39,6 +39,7 @@ NOT_IN_LITE = {
     "test_workbook_reader.py": "the bounded workbook reader (python-calamine, a compiled package Lite does not have)",
     "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",
     "test_workbook_xlsxwriter.py": "result workbook files streamed by XlsxWriter through the CLI (excel extra)",
+    "test_imports_integration.py": "review exports through the CLI, workbook files and the Run-main macros (excel extra)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 _FILES = "reads or writes workbook files through the excel extra (python-calamine/CLI), which Lite never loads"

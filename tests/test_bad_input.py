@@ -104,6 +104,11 @@ def _argv(command: str, tmp_path, out) -> list[str]:
 
         build("panel_calibration", tmp_path / "plan.xlsx", assessors=6, objects=12, reads=2, assignment=True)
         return ["assign", str(tmp_path / "plan.xlsx"), "-o", str(out)]
+    if command == "import":
+        from .test_imports_systems import HOTCRP
+
+        (tmp_path / "reviews.csv").write_text(HOTCRP)
+        return ["import", str(tmp_path / "reviews.csv"), "-o", str(out)]
     raise AssertionError(f"new CLI command {command!r}: add a valid command line to tests/test_bad_input.py::_argv")
 
 

@@ -79,6 +79,40 @@ def test_libreoffice_opens_and_recalculates_everything(tmp_path):
     assert blank["Instructions"]["B10"].value == 0 and blank["Assessors"]["B2"].value == 0
 
 
+@pytest.mark.skipif(_soffice() is None, reason="LibreOffice (soffice) not installed; .ci/run installs it")
+def test_libreoffice_opens_a_template_filled_from_an_export(tmp_path):
+    """A template filled by an import (its tables grown past their prepared rows) and an export's result workbook
+    open in LibreOffice Calc; the template's counts follow the imported rows."""
+    import numpy as np
+
+    from .imports_writers import easychair_csv
+    from .test_imports_roundtrip import connected_panel
+
+    long = connected_panel()
+    export = tmp_path / "review.csv"
+    export.write_bytes(easychair_csv(long, np.random.default_rng(2)))
+    panel = build("panel_calibration", tmp_path / "panel.xlsx", assessors=3, objects=2)[0]
+    assert main(["import", str(export), "--into", str(panel), "-o", str(tmp_path / "filled.xlsx")]) == 0
+    assert main(["calibrate", str(export), "-o", str(tmp_path / "export_result.xlsx")]) == 0
+    files = [tmp_path / "filled.xlsx", tmp_path / "export_result.xlsx"]
+    out = tmp_path / "lo"
+    profile = (tmp_path / "lo_profile").as_uri()  # a private profile: no lock clash with another soffice
+    proc = subprocess.run([_soffice(), f"-env:UserInstallation={profile}", "--headless", "--calc", "--convert-to", "xlsx",
+                           "--outdir", str(out), *map(str, files)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for f in files:
+        wb = openpyxl.load_workbook(out / f.name, data_only=True)
+        for ws in wb.worksheets:
+            for row in ws.iter_rows(values_only=True):
+                assert not any(isinstance(v, str) and v.startswith(ERROR_TEXTS) for v in row), (f.name, ws.title, row)
+    filled = openpyxl.load_workbook(out / "filled.xlsx", data_only=True)
+    counts = {r[0]: r[1] for r in filled["Assessors"].iter_rows(min_row=2, values_only=True) if r[0]}
+    assert counts == long["assessor"].value_counts().to_dict()
+    objects = {r[0]: r[1] for r in filled["Objects"].iter_rows(min_row=2, values_only=True) if r[0]}
+    assert objects == long["object"].value_counts().to_dict()
+    assert filled["Instructions"]["B10"].value == len(long)
+
+
 def _pdf_pages(pdf) -> dict[str, list[str]]:
     """Text of each printed page, grouped by sheet (every result sheet's footer reads '<sheet> - page i of n')."""
     import re
@@ -179,5 +213,5 @@ def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
     template_text = subprocess.run(["pdftotext", str(out / "panel_calibration.pdf"), "-"], capture_output=True,
                                    text=True, check=True).stdout
     flat = " ".join(template_text.split())
-    for line in (c.value for c in openpyxl.load_workbook(files[1])["Instructions"]["A"][2:8] if c.value):
+    for line in (c.value for c in openpyxl.load_workbook(files[1])["Instructions"]["A"][2:9] if c.value):
         assert line[-40:] in flat, line[-40:]

@@ -26,7 +26,7 @@ def test_committed_templates_equal_a_fresh_build(kind, tmp_path):
 
 def test_calibration_template_structure():
     wb = openpyxl.load_workbook(ROOT / "workbook_templates" / "panel_calibration.xlsx")
-    assert wb.sheetnames == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations"]
+    assert wb.sheetnames == ["Instructions", "Settings", "Levels", "Assessors", "Objects", "Evaluations", "Import"]
     ev = wb["Evaluations"]
     assert "Evaluations" in ev.tables and [c.value for c in ev[1]] == ["Assessor", "Object", "Score", "Level"]
     kinds = sorted(dv.type for dv in ev.data_validations.dataValidation)
@@ -43,13 +43,20 @@ def test_calibration_template_structure():
         assert wb.defined_names[f"{prefix}Names"].attr_text == f"{prefix}List[{prefix}]"
     lists = sorted(dv.formula1 for dv in ev.data_validations.dataValidation if dv.type == "list")
     assert {"AssessorNames", "ObjectNames"} <= set(lists)
+    # Import: the export to read, then the roles of its columns saved per review system (blank until an import)
+    imp = wb["Import"]
+    assert [imp.cell(row=r, column=1).value for r in range(2, 9)] == [
+        "Export file", "From", "Round", "Scale", "Identity map", "Evaluations imported", "Last import"]
+    assert imp["B2"].protection.locked is False and not imp.protection.sheet
+    assert [c.value for c in imp[10]] == ["Role", "hotcrp", "cmt", "easychair", "openreview", "grid"]
+    assert imp["A11"].value == "menu" and imp["C11"].value.startswith("Chair Console")
     # Settings: funding line, interval level, model, lottery rows next to the scale, threshold and gauge
     settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
     assert settings["Interval level"] == 0.95 and settings["Model"] == "random-assessors"
     assert "Funding line (top k)" in settings and "Funding line (score)" in settings and settings["Lottery"] == "no"
     # instructions: every wrapped line has a row height that holds it
     ins = wb["Instructions"]
-    for row in range(3, 9):
+    for row in range(3, 10):
         text = ins.cell(row=row, column=1).value or ""
         assert ins.row_dimensions[row].height >= 15 * -(-len(text) // 120), row
 
@@ -60,8 +67,22 @@ def test_macro_variant(tmp_path):
     with zipfile.ZipFile(xlsm) as z:
         assert "xl/vbaProject.bin" in z.namelist()  # the xlwings VBA module from the standalone quickstart
     code = py.read_text()
-    assert "def main():" in code and 'run_from_excel("calibrate_panel", xw.Book.caller())' in code
     compile(code, str(py), "exec")
+    # Run main calibrates, except on the Import sheet, where it imports the export named there
+    from types import SimpleNamespace
+
+    calls = []
+    namespace: dict = {"__name__": "panel"}
+    exec(code, namespace)
+    for active, entry in (("Evaluations", "calibrate_panel"), ("Import", "import_export")):
+        book = SimpleNamespace(sheets=SimpleNamespace(active=SimpleNamespace(name=active)))
+        namespace["xw"] = SimpleNamespace(Book=SimpleNamespace(caller=lambda book=book: book))
+        namespace["run_from_excel"] = lambda name, b: calls.append((name, b.sheets.active.name))
+        namespace["main"]()
+    namespace["import_export"]()
+    assert calls == [("calibrate_panel", "Evaluations"), ("import_export", "Import"), ("import_export", "Import")]
+    reliability = build("reliability", tmp_path / "rel.xlsm", macro=True)[1].read_text()
+    assert 'run_from_excel("reliability_report", xw.Book.caller())' in reliability
     wb = openpyxl.load_workbook(xlsm, keep_vba=True)
     assert {"Instructions", "Evaluations", "Levels"} <= set(wb.sheetnames)
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import xlcalib
+import xlcalib.imports
 from udf_registry.registry import ERROR_PREFIX, REGISTRY
 
 from . import xlwings_harness as harness
@@ -62,7 +63,16 @@ _AG_BOOT = xlcalib.agreement.agreement_bootstrap(AG, "krippendorff_alpha", "quad
 _AG_CROSS = xlcalib.agreement.confusion_table([r[:2] for r in AG], 1, 2, ["F1", "F2", "F3", "F4"])
 _AG_WEIGHTS = xlcalib.agreement.agreement_weights(["F1", "F2", "F3", "F4"], "linear")
 
-# name -> (raw args, expected core value or table, index of an argument to spoil with bad cells)
+# a funder's grid of letter grades (proposals x assessors), with a COI and a blank cell
+GRADES = "A, AB, B, BC, C, D"
+LETTER_GRID = [["Proposal", "Dr Lee", "Dr Moss", "Dr Nair"], ["P-01", "A", "AB", "COI"], ["P-02", "BC", None, "B"],
+               ["P-03", "D", "N/A", "A"], ["P-04", "B", "C", "AB"]]
+_GRID_READ = xlcalib.imports.read_cells(LETTER_GRID, scale=GRADES, name="the grid range")
+#: functions whose blank cell is an assessor not assigned (left out and counted), not an error
+GRID_FUNCTIONS = ("CALIB_FROM_GRID", "CALIB_GRID_REPORT")
+
+# name -> (raw args, expected core value or table, what to spoil with bad cells: an argument's index, or
+# (index, row, column) of one cell of a range whose first cells are labels)
 CASES = {
     "CALIB_VALUES": (CALIB_ARGS, CORE.values.reset_index()[["object", "value", "se", "lower", "upper", "n", "raw_mean"]], 2),
     "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "se", "lower", "upper", "n"]], 2),
@@ -75,6 +85,12 @@ CASES = {
          "reason"]], 2),
     "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
     "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),
+    "CALIB_FROM_GRID": ((LETTER_GRID, GRADES), xlcalib.imports.evaluations_frame(_GRID_READ.evaluations), (0, 2, 1)),
+    "CALIB_GRID_REPORT": ((LETTER_GRID, GRADES), pd.DataFrame({
+        "what": ["note"] * len(_GRID_READ.notes) + ["left out"] * 2, "cell": [""] * len(_GRID_READ.notes) + ["C4", "D2"],
+        "assessor": [""] * len(_GRID_READ.notes) + ["Dr Moss", "Dr Nair"],
+        "object": [""] * len(_GRID_READ.notes) + ["P-03", "P-01"],
+        "reason": _GRID_READ.notes + ["not assigned (N/A)", "conflict of interest (COI)"]}), (0, 2, 1)),
     "REL_ICC": ((GRID_CELLS, "ICC1"), xlcalib.icc(GRID, "ICC1"), 0),
     "REL_ICC_TABLE": ((GRID_CELLS,), xlcalib.icc_table(GRID).reset_index(), 0),
     "REL_SPEARMAN_BROWN": ((0.59, 13.0), xlcalib.spearman_brown(0.59, 13), 0),
@@ -190,11 +206,14 @@ def test_happy_path_through_xlwings_equals_core(name):
     _equal(got, expected)
 
 
-def _spoil(value, bad):
-    """Put a bad cell into an argument (the second cell of a range, or the value itself)."""
+def _spoil(value, bad, cell=None):
+    """Put a bad cell into an argument (the second cell of a range, or *cell* (row, column) of it, or the value
+    itself)."""
     if isinstance(value, list):
         rows = [list(r) for r in value]
-        if len(rows) > 1:
+        if cell is not None:
+            rows[cell[0]][cell[1]] = bad
+        elif len(rows) > 1:
             rows[1][0] = bad
         else:
             rows[0][1 if len(rows[0]) > 1 else 0] = bad
@@ -207,7 +226,8 @@ def _spoil(value, bad):
 def test_bad_cells_give_short_text_naming_the_problem(name, bad):
     args, _, spoil_at = CASES[name]
     args = list(args)
-    args[spoil_at] = _spoil(args[spoil_at], bad)
+    spoil_at, cell = (spoil_at, None) if isinstance(spoil_at, int) else (spoil_at[0], spoil_at[1:])
+    args[spoil_at] = _spoil(args[spoil_at], bad, cell)
     got = harness.call(name, *args)
     text = got[0][0] if isinstance(got, list) else got
     assert isinstance(text, str) and text.startswith(ERROR_PREFIX), got
@@ -227,11 +247,12 @@ BLANK_TAKES_DEFAULT = {"REL_AGREEMENT_WEIGHTS": "quadratic"}
 def test_blank_cells(name):
     args, _, spoil_at = CASES[name]
     args = list(args)
-    args[spoil_at] = _spoil(args[spoil_at], None)
+    spoil_at, cell = (spoil_at, None) if isinstance(spoil_at, int) else (spoil_at[0], spoil_at[1:])
+    args[spoil_at] = _spoil(args[spoil_at], None, cell)
     got = harness.call(name, *args)
     text = got[0][0] if isinstance(got, list) else got
     blank_is_missing = (name.startswith(("REL_", "ORD_", "EVAL_", "GT_")) and name not in
-                        ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE", "EVAL_PRMSE", "EVAL_DSM"))
+                        ("REL_KRR_EMPIRICAL", "REL_KRR_CURVE", "EVAL_PRMSE", "EVAL_DSM")) or name in GRID_FUNCTIONS
     if blank_is_missing and isinstance(CASES[name][0][spoil_at], list):
         # a blank rating is a missing rating: a number comes back
         assert not (isinstance(text, str) and text.startswith(ERROR_PREFIX)), got

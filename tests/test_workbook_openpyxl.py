@@ -181,3 +181,41 @@ def test_atomic_saves_keep_the_previous_file_on_a_crash(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="cannot write .*out.xlsx: disk full"):  # one line for the user, not a traceback
         write_bytes_atomically(b"new", target)
     assert target.read_bytes() == b"previous" and [p.name for p in tmp_path.iterdir()] == ["out.xlsx"]
+
+
+def test_write_values_and_fit_table_fill_an_input_sheet(tmp_path):
+    """The import's way into an input sheet: values only (formula-looking text stays text, None clears), and an
+    Excel Table grown as Excel grows one (formulas, styles and validation continue; column names follow)."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+    from openpyxl.worksheet.table import Table
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "List"
+    for row in (["Name", "Length"], ["a", "=LEN(A2)"], ["b", "=LEN(A3)"]):
+        ws.append(row)
+    ws.add_table(Table(displayName="T", ref="A1:B3"))
+    dv = DataValidation(type="list", formula1='"a,b,c"')
+    ws.add_data_validation(dv)
+    dv.add("A2:A3")
+    wb.save(tmp_path / "l.xlsx")
+    wb = openpyxl.load_workbook(tmp_path / "l.xlsx")
+    ws = wb["List"]
+    backend = OpenpyxlBook(wb)
+    backend.fit_table("list", 5, 2)
+    table = ws.tables["T"]
+    assert table.ref == "A1:B5" and ws["B5"].value == "=LEN(A5)"
+    assert "A4:A5" in str(ws.data_validations.dataValidation[0].sqref)
+    backend.write_values("List", 4, 1, [["=SUM(1)"], ["c"]])
+    assert ws["A4"].value == "=SUM(1)" and ws["A4"].data_type == "s"
+    backend.write_values("List", 2, 1, [[None], ["x"]])
+    assert ws["A2"].value is None and ws["A3"].value == "x"
+    backend.write_values("List", 1, 1, [["Who"]])
+    backend.fit_table("List", 5, 3)
+    backend.write_values("List", 1, 3, [["Note"]])
+    assert [c.name for c in table.tableColumns] == ["Who", "Length", "Note"] and table.ref == "A1:C5"
+    backend.fit_table("List", 2, 1)  # never shrinks
+    assert table.ref == "A1:C5"
+    wb.save(tmp_path / "l2.xlsx")
+    again = openpyxl.load_workbook(tmp_path / "l2.xlsx")["List"]
+    assert [c.name for c in again.tables["T"].tableColumns] == ["Who", "Length", "Note"]

@@ -55,6 +55,10 @@ class _Range:
     def cells(self):
         return [(r, c) for r in range(self.first[0], self.last[0] + 1) for c in range(self.first[1], self.last[1] + 1)]
 
+    @property
+    def shape(self):
+        return self.last[0] - self.first[0] + 1, self.last[1] - self.first[1] + 1
+
     def options(self, ndim=None):
         return self
 
@@ -126,6 +130,9 @@ class _Charts(list):
 
 class _Table:
     def __init__(self, rng):
+        self.range = rng
+
+    def resize(self, rng):
         self.range = rng
 
 

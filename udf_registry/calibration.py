@@ -1,4 +1,5 @@
-"""Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN."""
+"""Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN, and the review grid
+readers CALIB_FROM_GRID and CALIB_GRID_REPORT."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +11,7 @@ from collections import OrderedDict
 import pandas as pd
 
 import xlcalib
+import xlcalib.imports
 from xlcalib.cells import (
     as_rows,
     as_vector,
@@ -28,6 +30,7 @@ from xlcalib.cells import (
     trim_trailing_blanks,
 )
 from xlcalib.errors import InputError
+from xlcalib.imports import evaluations_frame
 from xlcalib.inputs import EVALUATION_COLUMNS
 
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
@@ -412,3 +415,53 @@ def _rule_rows(cells, name: str) -> list[tuple]:
             continue
         rows.append((parse_label(row[0], f"row {i + 1} of the {name} range, first column"), row[1]))
     return rows
+
+
+# ----------------------------------------------------------------------------- review grids -> long rows
+_GRID_ARGS = (
+    Arg("grid", "The grid: a header row of assessor names above one row per proposal (its id in the first column); "
+                "cells hold scores or letter grades, COI / N/A mark no evaluation, a blank cell is not assigned; "
+                "a weight column may follow an assessor's ('Dr Lee weight')"),
+    Arg("scale", 'Optional declared scale, which wins over the one inferred: "1-5", "A, AB, B, BC, C, D" (best '
+                 'first) or "A=6, AB=5, B=4"', range=False),
+    Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
+)
+
+
+def _grid(grid, scale):
+    from xlcalib.imports import read_cells
+
+    if is_blank_range(grid):
+        raise InputError("the grid range is blank: select the proposals x assessors grid with its header row")
+    return read_cells(as_rows(grid), scale=None if is_blank(scale) else scale, name="the grid range")
+
+
+@udf("CALIB_FROM_GRID", category=CATEGORY,
+     help="A proposals x assessors grid as long rows (Assessor, Object, Score, uncertainty): letters read on the "
+          "declared or inferred scale (higher = better); COI / N/A and blank cells left out (see CALIB_GRID_REPORT).",
+     args=_GRID_ARGS, core=xlcalib.imports.read_cells, returns="table", columns=("Assessor", "Object", "Score"),
+     columns_note="then the uncertainty column: Confidence (1 each, or the weight column beside an assessor's "
+                  "scores), or Level / SD when the grid's confidences are read so",
+     example='=CALIB_FROM_GRID(Grid!A1:F40, "A, AB, B, BC, C, D")',
+     formula="one row per non-blank scored cell: assessor = its column's header, object = its row's first cell, "
+             "score = the cell's number, or the grade's value on the scale (best grade highest)")
+def calib_from_grid(grid, scale=None, header=True):
+    return evaluations_frame(_grid(grid, scale).evaluations)
+
+
+@udf("CALIB_GRID_REPORT", category=CATEGORY,
+     help="What CALIB_FROM_GRID did not import, cell by cell with the reason (COI, N/A ...), after its notes "
+          "(the scale declared or inferred, letters turned so that higher = better, blank cells counted).",
+     args=_GRID_ARGS, core=xlcalib.imports.read_cells, returns="table",
+     columns=("what", "cell", "assessor", "object", "reason"),
+     example='=CALIB_GRID_REPORT(Grid!A1:F40, "A, AB, B, BC, C, D")',
+     formula="cells are counted from the range's top-left cell (A1 = its first cell); what = note or left out")
+def calib_grid_report(grid, scale=None, header=True):
+    result = _grid(grid, scale)
+    report = result.report
+    n = len(result.notes)
+    return pd.DataFrame({"what": ["note"] * n + ["left out"] * len(report),
+                         "cell": [""] * n + report["cell"].astype(str).tolist(),
+                         "assessor": [""] * n + report["assessor"].astype(str).tolist(),
+                         "object": [""] * n + report["object"].astype(str).tolist(),
+                         "reason": list(result.notes) + report["reason"].astype(str).tolist()})

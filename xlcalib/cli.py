@@ -1,8 +1,8 @@
-"""Command-line interface: ``xlcalib demo | calibrate | next-reads | assign | template | templates | report |
-agreement``.
+"""Command-line interface: ``xlcalib demo | calibrate | import | next-reads | assign | template | templates |
+report | agreement``.
 
-The headless main job: ``xlcalib calibrate WORKBOOK`` reads the evaluations
-table, runs :func:`xlcalib.calibrate` through the same runner the
+The headless main job: ``xlcalib calibrate WORKBOOK`` (or a review export: HotCRP, CMT, EasyChair,
+OpenReview, a grid) reads the evaluations table, runs :func:`xlcalib.calibrate` through the same runner the
 workbook's *Run main* button uses (:mod:`xlcalib.exercises`), and writes a result
 workbook (or CSV files / JSON).  The input file is never modified; every
 output is written to a temporary file and renamed into place.  This module
@@ -29,6 +29,8 @@ from .exercises import (
     assign_file,
     calibrate_file,
     design_verdict,
+    import_file,
+    import_text,
     next_reads_file,
     report_file,
 )
@@ -46,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="build the embedded example exercise, calibrate it and summarise")
     demo.add_argument("--out", default="demo_output", help="folder for the exercise and result workbooks")
     _add_calibrate(sub)
+    _add_import(sub)
     _add_next_reads(sub)
     _add_template(sub)
     tpls = sub.add_parser("templates", help="rebuild all template workbooks (make templates)")
@@ -91,7 +94,9 @@ def _add_agreement(sub) -> None:
 
 def _add_calibrate(sub) -> None:
     cal = sub.add_parser("calibrate", help="calibrate the evaluations in a workbook")
-    cal.add_argument("workbook", help="input .xlsx/.xlsm with an Evaluations sheet, or a .csv export of it (never modified)")
+    cal.add_argument("workbook", help="input .xlsx/.xlsm with an Evaluations sheet, or a .csv export of it, or a review "
+                                      "export (HotCRP, CMT, EasyChair, OpenReview, a grid; see xlcalib import); never "
+                                      "modified")
     cal.add_argument("-o", "--out", help="output file (default <stem>_calibrated.<format>)")
     cal.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
     cal.add_argument("--gauge", choices=["weighted", "simple"], default=None,
@@ -109,6 +114,53 @@ def _add_calibrate(sub) -> None:
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
     cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
+    _add_export_options(cal)
+
+
+def _add_import(sub) -> None:
+    imp = sub.add_parser("import", help="read a review export (HotCRP, CMT, EasyChair, OpenReview, a grid) into the "
+                                        "evaluations table, with the report of what was not imported")
+    imp.add_argument("export", help="the export file (never modified)")
+    imp.add_argument("-o", "--out", help="evaluations.csv or .xlsx (default <stem>_evaluations.xlsx); with --into, the "
+                                         "filled workbook (default <workbook>_imported.xlsx)")
+    imp.add_argument("--into", metavar="WORKBOOK", help="fill a copy of a panel workbook instead (Evaluations, "
+                                                        "Assessors, Objects, the score scale and its Import sheet)")
+    _add_export_options(imp)
+
+
+def _add_export_options(parser) -> None:
+    """What a user may say about a review export (xlcalib import, and xlcalib calibrate EXPORT)."""
+    from .imports import SOURCES
+
+    parser.add_argument("--from", dest="source", choices=SOURCES, help="the review system (default: detected)")
+    parser.add_argument("--scale", help="the export's score scale, which wins over the inferred one: 1-5, -3..3, "
+                                        "'A, AB, B, BC, C, D' (best first) or 'A=6, AB=5, ...' (--scale=-3..3 for one below zero)")
+    parser.add_argument("--round", help="import one round only (a round name, a revision sheet, pre/post); default: "
+                                        "each review's latest score")
+    parser.add_argument("--identity", metavar="CSV", help="identity map for per-paper reviewer ids: a CSV file with "
+                                                          "two columns, anonymous id and person")
+    parser.add_argument("--mapping", metavar="FILE", help="column roles saved by an earlier import: its .mapping.json, "
+                                                          "or a workbook with an Import sheet")
+
+
+def _export_options(args, always: bool = False):
+    """The export options given (None when none is, so a workbook stays a workbook)."""
+    from .exercises import ExportOptions
+
+    values = {"source": args.source, "scale": args.scale, "round": args.round, "identity_map": args.identity,
+              "mapping": args.mapping}
+    if not always and all(v is None for v in values.values()):
+        return None
+    return ExportOptions(**values)
+
+
+def _import(args) -> int:
+    imported, written = import_file(args.export, args.out, _export_options(args, always=True), into=args.into)
+    where = "the sheet Import report" if written[0].suffix.lower() != ".csv" else str(written[1])
+    print(import_text(imported, where))
+    for path in written:
+        print(f"written to {path}")
+    return 0
 
 
 def _add_next_reads(sub) -> None:
@@ -269,7 +321,8 @@ def _calibrate(args) -> int:
     result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
                                  per_component=args.per_component, fmt=args.format, fund=args.fund,
                                  threshold=args.threshold, lottery=args.lottery, model=args.model,
-                                 interval_level=args.interval_level, seed=args.seed, feedback=args.feedback)
+                                 interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
+                                 export=_export_options(args))
     print(result.summary())
     if result.decisions is not None:
         from .calibration import decision_summary
@@ -305,7 +358,8 @@ def _demo(args) -> int:
 
 #: Each command's handler: reads its options, runs the job, prints; returns the exit code.
 COMMANDS = {"demo": _demo, "calibrate": _calibrate, "next-reads": _next_reads, "template": _template,
-            "templates": _templates, "assign": _assign, "report": _report, "agreement": _agreement}
+            "templates": _templates, "assign": _assign, "report": _report, "agreement": _agreement,
+            "import": _import}
 
 
 def _print_problems(exc) -> None:

@@ -38,7 +38,8 @@ def run_from_excel(entry: str, book) -> bool:
     Excel as a message box and as a line on the Checks sheet, never as a Python traceback.
 
     ``entry`` is the runner's name (``calibrate_panel``, ``reliability_report``, ``ordinal_report``,
-    ``ground_truth_report``) or its report kind (``calibration`` ...).  Returns True when the run wrote its
+    ``ground_truth_report``, or ``import_export``: Run main on the panel template's Import sheet) or its
+    report kind (``calibration`` ...).  Returns True when the run wrote its
     results.  Internal errors (bugs) are announced the same way and then raised, so the traceback reaches
     the log for a bug report.
     """

@@ -11,6 +11,7 @@ from .assignment import assign_file, design_verdict
 from .calibration_file import MAX_PROBLEM_LINES, RESIDUALS_COLUMNS, calibrate_file, next_reads_file
 from .common import check_own_sheets, report_file, run_preamble
 from .ground_truth import ground_truth_report
+from .import_export import ExportOptions, ExportRun, import_export, import_file, import_into_book, import_text
 from .ordinal_agreement import ordinal_report
 from .panel_calibration import (
     RESULT_SHEETS,
@@ -25,17 +26,22 @@ from .reliability import reliability_report
 #: itself (``run_from_excel("calibrate_panel", book)``, :data:`xlcalib.templates.MACRO_ENTRIES`).
 RUNNERS = {"calibration": calibrate_panel, "reliability": reliability_report, "ordinal": ordinal_report,
            "ground_truth": ground_truth_report}
+#: Runners a Run main button names besides the reports: Run main on the panel template's Import sheet
+#: (``run_from_excel("import_export", book)``) fills its Evaluations from the export named there.
+MACRO_RUNNERS = {"import": import_export}
 
-__all__ = ["MAX_PROBLEM_LINES", "RESIDUALS_COLUMNS", "RESULT_SHEETS", "RUNNERS", "CalibrationSettings", "assign_file",
-           "calibrate_file", "calibrate_panel", "check_own_sheets", "compute_calibration", "design_verdict",
-           "ground_truth_report", "next_reads_file", "ordinal_report", "reliability_report", "report_file",
+__all__ = ["MACRO_RUNNERS", "MAX_PROBLEM_LINES", "RESIDUALS_COLUMNS", "RESULT_SHEETS", "RUNNERS", "CalibrationSettings",
+           "ExportOptions", "ExportRun", "assign_file", "calibrate_file", "calibrate_panel", "check_own_sheets",
+           "compute_calibration", "design_verdict", "ground_truth_report", "import_export", "import_file",
+           "import_into_book", "import_text", "next_reads_file", "ordinal_report", "reliability_report", "report_file",
            "run_preamble", "runner", "write_calibration"]
 
 
 def runner(name: str):
     """The runner that *name* names: a report kind (``"calibration"``) or the runner's own name
-    (``"calibrate_panel"``, as the templates' Run main files write it).  KeyError for any other name."""
-    for kind, run in RUNNERS.items():
+    (``"calibrate_panel"``, as the templates' Run main files write it; ``"import_export"`` for the Import
+    sheet).  KeyError for any other name."""
+    for kind, run in {**RUNNERS, **MACRO_RUNNERS}.items():
         if name in (kind, run.__name__):
             return run
     raise KeyError(name)

@@ -13,8 +13,20 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, InputProblems
+from ..imports import evaluations_frame
 from ..inputs import checks_frame
-from .common import check_output_differs, run_preamble
+from .common import check_output_differs, run_preamble, write_sheets
+from .import_export import (
+    ExportOptions,
+    ExportRun,
+    at_export_cells,
+    averages_sheets,
+    checks_at_export,
+    export_sheets,
+    is_export,
+    plain_averages,
+    read_with_presets,
+)
 from .panel_calibration import (
     CalibrationSettings,
     compute_calibration,
@@ -32,15 +44,23 @@ SHOWN_WARNINGS = 5
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                   feedback=False):
+                   feedback=False, export=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
     Diagnostics and charts), ``"csv"`` (one ``<stem>_<Sheet>.csv`` per sheet in
     the folder *out*, default next to the input) or ``"json"`` (one file with
     the four tables and the stats).
+
+    A review export (HotCRP, CMT, EasyChair, OpenReview, a grid: by its extension or a header that is not an
+    evaluations table's), or any file with ``export`` options (:class:`~xlcalib.exercises.ExportOptions`), is
+    calibrated as it comes: :func:`calibrate_export`.
     """
     path = Path(path)
+    if export is not None or is_export(path, sheet):
+        return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
+                                fund=fund, threshold=threshold, lottery=lottery, model=model,
+                                interval_level=interval_level, seed=seed, feedback=feedback)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
                            threshold=threshold, lottery=lottery)
     book = _input_book(path, sheet, fast=True)
@@ -65,6 +85,128 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     check_output_differs(path, out)
     _write_results(result, frames, settings, path, out, fmt, feedback)
     return result, out
+
+
+def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
+                     fmt="xlsx", fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
+                     feedback=False):
+    """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
+    roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
+    result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
+    of the checks and the fit name the export's own rows and cells.  When the reviewers cannot be linked
+    across objects (per-paper ids), plain averages and their reliability instead, said plainly.
+
+    Returns (:class:`~xlcalib.exercises.ExportRun`, output path).
+    """
+    from ..workbook import FrameBook
+
+    path = Path(path)
+    overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
+                           threshold=threshold, lottery=lottery)
+    out = Path(out) if out else path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
+    check_output_differs(path, out)
+    run = ExportRun(_read_export_file(path, out, options, sheet))
+    imported = run.imported
+    if not imported.linked:
+        run.averages = plain_averages(imported.evaluations)
+        if fund is not None or threshold is not None:
+            run.line_note = ("not applied (--fund/--threshold): without calibration a line would rest on plain "
+                             "averages of reviewers whose stringency is unknown")
+        _write_averages(run, path, out, fmt, run.line_note)
+        return run, out
+    book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
+    try:
+        result, frames, settings = compute_calibration(
+            book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
+            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, **overrides)
+    except InputError as exc:  # at the export's rows and cells, in the command line's language
+        moved = at_export_cells(exc, imported)
+        if isinstance(moved, InputProblems):
+            if len(moved.errors) > MAX_PROBLEM_LINES:
+                _write_problem_listing(moved, path, out)
+            raise moved from None
+        raise InputError(moved.message.replace("per_component=True", "--per-component"), moved.where) from None
+    frames["Checks"] = checks_at_export(frames.get("Checks"), imported)
+    if frames["Checks"] is not None and len(frames["Checks"]):
+        result.input_checks = input_checks_text(frames["Checks"])
+    run.result, run.input_checks = result, result.input_checks
+    frames["Import report"] = imported.report
+    _write_export_results(run, frames, settings, path, out, fmt, feedback)
+    return run, out
+
+
+def _read_export_file(path: Path, out: Path, options, sheet: str):
+    """The export read; a long list of problems also goes to a file; a workbook that is neither a panel (no
+    evaluations sheet) nor an export is told so."""
+    try:
+        return read_with_presets(path, options or ExportOptions())
+    except InputProblems as exc:
+        if len(exc.errors) > MAX_PROBLEM_LINES:
+            _write_problem_listing(exc, path, out)
+        raise
+    except InputError as exc:
+        if options is None and path.suffix.lower() in (".xlsx", ".xlsm") and "unknown layout" in exc.message:
+            raise InputError(f"{path.name} has no sheet named '{sheet}' (the evaluations table), and is not a review "
+                             f"export xlcalib recognises: {exc.message}") from None
+        raise
+
+
+def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str, feedback: bool) -> None:
+    """An export's result workbook (calibration sheets, Import report, Import), CSV files or one JSON file."""
+    from ..workbook import new_result_book, open_book, save_atomically, write_bytes_atomically
+    from ..workbook.text_output import json_bytes
+
+    if fmt == "xlsx":
+        if out.suffix.lower() != ".xlsx":
+            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
+        book = new_result_book()
+        preamble = run_preamble("calibration", f"{settings.describe()}; export {run.imported.name} read as "
+                                               f"{run.imported.source}", None)
+        specs = export_sheets(run, frames, settings, preamble, feedback=feedback)
+        backend = open_book(book)
+        write_sheets(backend, specs)
+        backend.activate(specs[0].name)
+        save_atomically(book, out)
+    elif fmt == "csv":
+        _write_results(run.result, frames, settings, path, out, fmt, feedback)
+    else:
+        payload = _json_payload(run.result, frames, settings)
+        payload["import"] = _import_payload(run.imported)
+        write_bytes_atomically(json_bytes(payload), out)
+
+
+def _write_averages(run, path: Path, out: Path, fmt: str, line_note: str) -> None:
+    """Plain averages of an export whose reviewers cannot be linked: a workbook, CSV files or one JSON file."""
+    from ..workbook import new_result_book, open_book, save_atomically, write_bytes_atomically
+    from ..workbook.text_output import csv_bytes, json_bytes
+
+    frames = {"Ranking": run.averages, "Import report": run.imported.report}
+    if fmt == "xlsx":
+        if out.suffix.lower() != ".xlsx":
+            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
+        book = new_result_book()
+        preamble = run_preamble("plain averages", f"export {run.imported.name} read as {run.imported.source}; "
+                                                  "no calibration (reviewers cannot be linked)", None)
+        specs = averages_sheets(run, preamble, line_note)
+        backend = open_book(book)
+        write_sheets(backend, specs)
+        backend.activate(specs[0].name)
+        save_atomically(book, out)
+    elif fmt == "csv":
+        if out.suffix:
+            raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
+        for name, frame in frames.items():
+            write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
+    else:
+        write_bytes_atomically(json_bytes({**frames, "import": _import_payload(run.imported)}), out)
+
+
+def _import_payload(imported) -> dict:
+    """How the export was read, for the JSON result: system, notes, linked, the column roles."""
+    from ..workbook.base import neutralise_text
+
+    return {"source": imported.source, "file": neutralise_text(imported.name), "linked": bool(imported.linked),
+            "notes": [neutralise_text(n) for n in imported.notes], "mapping": imported.mapping.to_dict()}
 
 
 def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery) -> dict:

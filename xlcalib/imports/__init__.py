@@ -35,7 +35,7 @@ from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sh
 from .values import ConfidenceLevels, Scale, scale_argument
 
 __all__ = ["read_export", "read_cells", "ImportResult", "ColumnMapping", "PRESETS", "SOURCES", "Scale", "ConfidenceLevels",
-           "detect_source", "long_rows", "write_long_table", "identity_argument"]
+           "detect_source", "export_source", "long_rows", "write_long_table", "identity_argument"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -192,6 +192,20 @@ def detect_source(sheets: list[Sheet]) -> str:
         f"{', '.join(h for h in header if h)[:200] or 'none'}. Nearest preset: {preset} (has "
         f"{', '.join(found) or 'none'} of its headers; missing {', '.join(missing[:6])}). Name the source "
         f"({', '.join(SOURCES)}) or map the columns")
+
+
+def export_source(export) -> str:
+    """The system an export comes from, as :func:`read_export` detects it, without reading its reviews (to pick
+    the saved column roles of that system before the import)."""
+    if not isinstance(export, (bytes, bytearray, memoryview, str)) and not hasattr(export, "__fspath__"):
+        return "openreview"
+    data, _, name = source_bytes(export)
+    kind, sheets = _sheets_of(data, name)
+    if kind == "zip-easychair":
+        return "easychair"
+    if kind == "json":
+        return "openreview"
+    return detect_source(sheets)
 
 
 def read_cells(rows, source: str = "grid", mapping=None, scale=None, round: str | None = None,

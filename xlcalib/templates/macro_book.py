@@ -28,19 +28,44 @@ def _suggest(stem: str) -> str:
     return name if not name[0].isdigit() else f"panel_{name}"
 
 
+#: Sheets on which Run main runs another entry: on the panel template's Import sheet it imports the export named
+#: there (filling Evaluations) instead of calibrating.
+SHEET_ENTRIES = {"panel_calibration": {"Import": "import_export"}}
+
+
+def _main_function(kind: str) -> str:
+    entry = MACRO_ENTRIES[kind]
+    others = SHEET_ENTRIES.get(kind)
+    if not others:
+        return f'''def main():
+    # input problems come back as a message box and a line on the Checks sheet, not as a traceback
+    run_from_excel("{entry}", xw.Book.caller())
+'''
+    text = f'''def main():
+    # input problems come back as a message box and a line on the Checks sheet, not as a traceback;
+    # Run main on {", ".join(f"the {sheet} sheet runs {name}" for sheet, name in others.items())}
+    book = xw.Book.caller()
+    run_from_excel({others!r}.get(book.sheets.active.name, "{entry}"), book)
+'''
+    for name in others.values():
+        text += f'''
+
+def {name}():
+    # for a button of your own: RunPython "import <this module>; <this module>.{name}()"
+    run_from_excel("{name}", xw.Book.caller())
+'''
+    return text
+
+
 def macro_module(kind: str, workbook_name: str) -> str:
     """The same-named .py of xlwings' standalone quickstart, with main() calling our macro entry point."""
-    entry = MACRO_ENTRIES[kind]
     return f'''"""Run main for {workbook_name} (xlwings: the workbook's RunPython / the ribbon's Run main calls main() here)."""
 import xlwings as xw
 
 from xlcalib.macros import run_from_excel
 
 
-def main():
-    # input problems come back as a message box and a line on the Checks sheet, not as a traceback
-    run_from_excel("{entry}", xw.Book.caller())
-
+{_main_function(kind)}
 
 if __name__ == "__main__":
     # lets you run it from Python with the workbook open in Excel

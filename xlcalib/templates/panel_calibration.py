@@ -1,14 +1,16 @@
 """The panel calibration template: Instructions, Settings, Levels, Assessors, Objects, Evaluations (an Excel
-Table with drop-downs and range checks), and optionally the Assignment sheet that ``xlcalib assign`` reads."""
+Table with drop-downs and range checks), Import (a review export to fill Evaluations from), and optionally
+the Assignment sheet that ``xlcalib assign`` reads."""
 from __future__ import annotations
 
 from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS, DEFAULT_MODEL, MODEL_WORDS, MODELS
 from .common import column_letter, input_cell, instructions_sheet, list_validation, protect, styles
+from .import_sheet import import_sheet
 
 
 def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), reads: int = 4, uncertainty: str = "level",
                       assignment: bool = False):
-    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table).
+    """The calibration exercise: Instructions, Settings, Levels, Assessors, Objects, Evaluations (Excel Table), Import.
 
     ``uncertainty="level"`` gives the Evaluations table a Level column
     validated against the Levels sheet; ``"sd"`` an SD column validated as a
@@ -26,6 +28,7 @@ def panel_calibration(assessors: int = 12, objects: int = 60, scale=(1, 10), rea
     for title, count, prefix in (("Assessors", assessors, "Assessor"), ("Objects", objects, "Object")):
         _name_list(wb, title, count, prefix)
     _evaluations_sheet(wb, n_rows, uncertainty)
+    import_sheet(wb)
     if assignment:
         assignment_sheet(wb, assessors, objects, reads)
     return wb
@@ -49,6 +52,10 @@ def _instructions(wb, uncertainty: str, n_rows: int) -> None:
         "A late object or a reserve assessor: type the name in the first empty row below the list on the Objects or "
         "Assessors sheet; the list (an Excel Table) grows and the drop-downs on Evaluations follow.",
         "Progress: see the counts on the Assessors and Objects sheets and the totals below.",
+        "Reviews from HotCRP, CMT, EasyChair, OpenReview or a funder's grid: on sheet Import type the export file's "
+        "path, then Run main while the Import sheet is shown (or: xlcalib import EXPORT --into THIS_FILE.xlsx). It "
+        "fills Evaluations, Assessors and Objects, sets the score scale on Settings, lists every row not imported "
+        "with its reason on the Import report sheet, and saves the roles of the export's columns on Import.",
     ])
     ws = wb.active
     ws["A10"], ws["B10"] = "Evaluations entered", "=COUNT(Evaluations[Score])"

@@ -11,6 +11,9 @@ backends of the same interface.  New result files (``xlcalib calibrate``, ``next
 into workbooks it opened (macros, the formula-preserving report copy, templates; loaded only after the same
 bounds, :func:`~xlcalib.workbook.reader.bound_workbook`).
 
+:class:`~xlcalib.workbook.frame_backend.FrameBook` shows frames already in memory (an imported review export)
+as a read-only workbook, so they go through the same runner.
+
 Only this package, the CLI, the macros and the template builders import openpyxl; the numerical core
 never does, and nothing here imports xlwings (the caller brings the Book).
 """
@@ -24,6 +27,7 @@ from .base import (
     WorkbookBackend,
     is_formula_text,
 )
+from .frame_backend import FrameBook
 from .openpyxl_backend import (
     MAX_INPUT_BYTES,
     OpenpyxlBook,
@@ -38,7 +42,7 @@ from .xlwings_backend import XlwingsBook
 
 __all__ = [
     "FORMULA_STARTS", "Block", "ChartSpec", "Column", "RefLine", "SheetSpec", "WorkbookBackend", "is_formula_text",
-    "open_book", "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
+    "open_book", "FrameBook", "MAX_INPUT_BYTES", "OpenpyxlBook", "new_workbook", "open_workbook", "save_atomically",
     "write_bytes_atomically", "write_frames", "XlsxWriterBook", "new_result_book", "XlwingsBook",
 ]
 

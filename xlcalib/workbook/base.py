@@ -21,7 +21,10 @@ Operations (all sheet names are matched case-insensitively on reading):
   (contents, formats and charts), never merged into;
 * ``delete_sheet(name)``;
 * ``add_chart(sheet, ChartSpec)``: a native chart (not a picture);
-* ``style_cells(sheet, ref, bold=, italic=, fill=, number_format=)``.
+* ``style_cells(sheet, ref, bold=, italic=, fill=, number_format=)``;
+* ``write_values(sheet, row, column, rows)`` and ``fit_table(sheet, last_row, last_column)``: plain values
+  into an existing *input* sheet and its Excel Table grown to hold them (openpyxl and xlwings only), for
+  the one job that fills input sheets on the user's request: importing a review export into the template.
 
 Cell safety is shared: :func:`xlcalib.cells.cell_value` turns numpy scalars into
 Python ones and NaN into a blank, and text beginning with ``=``, ``+``, ``-`` or
@@ -353,6 +356,21 @@ class WorkbookBackend(ABC):
 
     def activate(self, sheet: str) -> None:
         """Show *sheet* when the workbook is opened (the result a reader should see first)."""
+
+    def write_values(self, sheet: str, row: int, column: int, rows: list[list[Any]]) -> None:
+        """Plain values into the cells of an existing sheet from (*row*, *column*) on; text stays text, None
+        clears a cell, and everything else on the sheet (formats, formulas, validation, tables) is kept.
+
+        For the one job that fills input sheets, on the user's request: importing a review export into the
+        template (Evaluations, the name lists, the Import sheet's saved roles).  Result sheets are written
+        whole by :meth:`write_sheet`."""
+        raise NotImplementedError(f"{type(self).__name__} cannot write into a sheet")
+
+    def fit_table(self, sheet: str, last_row: int, last_column: int) -> None:
+        """Grow the Excel Table on *sheet* (its first) so that it reaches *last_row* and *last_column*; never
+        shrinks it.  New rows continue the table's formulas, formats and validation, as Excel continues a
+        table that grows; a sheet without a table is left as it is."""
+        raise NotImplementedError(f"{type(self).__name__} cannot change a table")
 
     @abstractmethod
     def add_chart(self, sheet: str, spec: ChartSpec) -> None: ...

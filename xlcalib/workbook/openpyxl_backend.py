@@ -221,6 +221,47 @@ def write_cell(ws, row: int, column: int, value: Any):
     return cell
 
 
+def _continue_rows(ws, min_col: int, max_col: int, last: int, until: int) -> None:
+    """Rows last+1..until of a growing table take the last row's formulas (moved, as Excel fills a calculated
+    column), its cell styles (the input look) and its data validation."""
+    from openpyxl.formula.translate import Translator
+    from openpyxl.utils import get_column_letter
+
+    for c in range(min_col, max_col + 1):
+        source = ws.cell(row=last, column=c)
+        formula = source.value if source.data_type == "f" and isinstance(source.value, str) else None
+        for r in range(last + 1, until + 1):
+            cell = ws.cell(row=r, column=c)
+            if source.has_style:
+                cell._style = copy(source._style)
+            if formula is not None and cell.value is None:
+                cell.value = Translator(formula, origin=source.coordinate).translate_formula(f"{get_column_letter(c)}{r}")
+    for dv in ws.data_validations.dataValidation:
+        for rng in list(dv.sqref.ranges):
+            if rng.max_row == last and min_col <= rng.min_col and rng.max_col <= max_col:
+                dv.add(f"{get_column_letter(rng.min_col)}{last + 1}:{get_column_letter(rng.max_col)}{until}")
+
+
+def _sync_table_columns(ws, table) -> None:
+    """A table's column names follow its header cells (Excel refuses a file where they differ); columns keep
+    their calculated formulas, and a table grown wider gets a column per new header cell."""
+    from openpyxl.utils.cell import range_boundaries
+    from openpyxl.worksheet.table import TableColumn
+
+    min_col, min_row, max_col, _ = range_boundaries(table.ref)
+    names = [ws.cell(row=min_row, column=c).value for c in range(min_col, max_col + 1)]
+    names = [str(n) if n is not None else f"Column{k}" for k, n in enumerate(names, start=1)]
+    if not table.tableColumns:
+        return  # openpyxl names them from the header cells when it saves
+    columns = list(table.tableColumns)[: len(names)]
+    for k, name in enumerate(names):
+        if k < len(columns):
+            columns[k].name = name
+        else:
+            columns.append(TableColumn(id=max(c.id for c in columns) + 1 if columns else 1, name=name))
+    table.tableColumns = columns
+
+
 class _SheetWriter:
     """Writes a result sheet's cells with their look: the preamble italic (the title bold and a point larger), the
     header bold with the columns' meanings as comments, data cells by kind, highlighted and marked rows filled,
@@ -406,6 +447,43 @@ class OpenpyxlBook(WorkbookBackend):
         self.book.active = self.book.sheetnames.index(name)
         for ws in self.book.worksheets:  # one selected tab (several would group them in Excel)
             ws.sheet_view.tabSelected = ws.title == name
+
+    def write_values(self, sheet: str, row: int, column: int, rows: list[list[Any]]) -> None:
+        name = self.find_sheet(sheet)
+        views = [self.book[name]]
+        if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):
+            views.append(self.values_book[name])  # the values view a later step reads stays in step
+        elif isinstance(self.values_book, WorkbookBackend):
+            raise NotImplementedError("a workbook read through the fast reader cannot be written into")
+        for ws in views:
+            for i, values in enumerate(rows):
+                for j, value in enumerate(values):
+                    if value is None:  # ws.cell(value=None) would leave the old value
+                        ws.cell(row=row + i, column=column + j).value = None
+                    else:
+                        write_cell(ws, row + i, column + j, value)
+            for table in ws.tables.values():
+                _sync_table_columns(ws, table)
+
+    def fit_table(self, sheet: str, last_row: int, last_column: int) -> None:
+        from openpyxl.utils import get_column_letter
+        from openpyxl.utils.cell import range_boundaries
+
+        name = self.find_sheet(sheet)
+        ws = self.book[name]
+        if not ws.tables:
+            return
+        table = next(iter(ws.tables.values()))
+        min_col, min_row, max_col, max_row = range_boundaries(table.ref)
+        rows, columns = max(max_row, last_row), max(max_col, last_column)
+        if (rows, columns) == (max_row, max_col):
+            return
+        if rows > max_row:
+            _continue_rows(ws, min_col, max_col, max_row, rows)
+        table.ref = f"{get_column_letter(min_col)}{min_row}:{get_column_letter(columns)}{rows}"
+        if table.autoFilter is not None:
+            table.autoFilter.ref = table.ref
+        _sync_table_columns(ws, table)
 
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         from copy import copy

@@ -139,6 +139,29 @@ class XlwingsBook(WorkbookBackend):
     def activate(self, sheet: str) -> None:
         _try(lambda: self.book.sheets[self.find_sheet(sheet)].activate())
 
+    def write_values(self, sheet: str, row: int, column: int, rows: list[list]) -> None:
+        if not rows:
+            return
+        ws = self.book.sheets[self.find_sheet(sheet)]
+        width = max(len(r) for r in rows)
+        if width:  # one block assignment: one call into Excel, not one per cell
+            ws.range((row, column)).options(ndim=2).value = [[excel_text(cell_value(v)) for v in r]
+                                                             + [None] * (width - len(r)) for r in rows]
+
+    def fit_table(self, sheet: str, last_row: int, last_column: int) -> None:
+        ws = self.book.sheets[self.find_sheet(sheet)]
+        tables = list(getattr(ws, "tables", None) or [])
+        if not tables:
+            return
+        table = tables[0]
+        rng = table.range
+        rows, columns = rng.shape
+        end_row, end_column = rng.row + rows - 1, rng.column + columns - 1
+        if last_row <= end_row and last_column <= end_column:
+            return
+        # Excel continues the table's formulas, formats and validation into the rows it gains
+        table.resize(ws.range((rng.row, rng.column), (max(end_row, last_row), max(end_column, last_column))))
+
     def style_cells(self, sheet: str, ref: str, *, bold=None, italic=None, fill=None, number_format=None) -> None:
         rng = self.book.sheets[self.find_sheet(sheet)].range(ref)
         if bold is not None:
