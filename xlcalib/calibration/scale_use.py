@@ -418,8 +418,9 @@ def fit_gains(data: PanelData) -> GainFit:
     >>> from xlcalib.calibration.data import panel_data
     >>> from xlcalib.calibration.simulate import simulate_panel
     >>> p = simulate_panel(12, 120, 4, n_subjects=2, gain_sd=0.3, whole_points=False, scale=(-99, 99), seed=3)
-    >>> fit = fit_gains(panel_data(p.evaluations.drop(columns="level")))
-    >>> fit.differ, round(float(np.corrcoef(fit.gains, p.gains)[0, 1]), 1) >= 0.8
+    >>> data = panel_data(p.evaluations.drop(columns="level"))
+    >>> fit = fit_gains(data)
+    >>> fit.differ, bool(np.corrcoef(fit.gains, p.gains[data.assessor_names])[0, 1] > 0.8)
     (True, True)
     """
     A = data.n_assessors
