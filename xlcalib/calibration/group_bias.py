@@ -18,7 +18,9 @@ in X} c_i (e_a - d_o)`` (the fitted score is ``V_o/(C_o + lam) - d_o' theta + th
 delta_ag contrasts the assessor's reads of g with their other reads; the table reports it as FACETS does,
 relative to the assessor's overall offset (the confidence-weighted mean over all their reads):
 ``bias = delta_ag (1 - C_ag / C'_a)``, positive = more lenient on this group (higher scores), as biases are.
-An assessor who read only one group has no interaction to estimate; with two groups an assessor's two cells
+Each interaction is estimated with the others absent (as FACETS does): several large ones in one panel
+disturb each other a little (in simulation, 95% intervals covered a single true interaction 92-95% of the
+time, two at once 88%).  An assessor who read only one group has no interaction to estimate; with two groups an assessor's two cells
 are one contrast seen from both sides (Holm then counts it twice: conservative).  Flags: two-sided p-values (normal, or
 Student t when the noise scale is estimated) adjusted by Holm's step-down method over every cell tested
 (Holm 1979, Scand. J. Statist. 6:65): a flag says "beyond chance even allowing for how many cells were looked
@@ -63,7 +65,8 @@ def object_groups(result, groups) -> tuple[np.ndarray, pd.Index]:
         raise InputError(f"object {dup!r} is given more than one group")
     mapped = series.reindex(result.values.index)
     blank = mapped.isna() | mapped.astype(str).str.strip().eq("")
-    codes, names = pd.factorize(mapped.where(~blank).astype(object).map(lambda x: x if x is None else str(x).strip()))
+    texts = [None if b else str(x).strip() for x, b in zip(mapped.to_numpy(dtype=object), blank.to_numpy())]
+    codes, names = pd.factorize(pd.Series(texts, dtype=object))
     codes = np.where(blank.to_numpy(), -1, codes).astype(np.intp)
     if len(names) < 2:
         raise InputError(f"groups: {len(names)} group(s) among the panel's objects; a group analysis needs at least 2")
@@ -135,11 +138,13 @@ def _component_cells(post, rows, geo, codes, n_groups, min_reads):
     m11 = (C_a - S2_a - q_aa)[cell_a]
     m12 = C_cell - S2_cell - q_ac
     m22 = C_cell - S2_cell - q_cc
-    det = m11 * m22 - m12 * m12
-    keep &= det > 1e-10 * np.abs(m11 * m22)
+    # a model whose biases are fixed effects already holds 1_a: m11 = 0 and the cell's column alone is added
+    own = m11 > 1e-9 * C_a[cell_a]
+    det = np.where(own, m11 * m22 - m12 * m12, m22)
+    keep &= det > 1e-10 * np.where(own, np.abs(m11 * m22), np.abs(C_cell))
     det = np.where(keep, det, 1.0)
-    delta = (m11 * Ce_cell - m12 * Ce_a[cell_a]) / det
-    var = post.w * m11 / det
+    delta = np.where(own, (m11 * Ce_cell - m12 * Ce_a[cell_a]) / det, Ce_cell / det)
+    var = post.w * np.where(own, m11, 1.0) / det
     share = C_cell / C_a[cell_a]
     return cell_a[keep], cell_g[keep], reads[keep], delta[keep], var[keep], share[keep]
 

@@ -141,6 +141,9 @@ class CalibrationResult:
         funding line; see :meth:`ranking`), else ``None``.
     input_checks:
         The input-check lines a run reported alongside this result (empty when none).
+    groups:
+        The object -> group mapping a run read with the evaluations (its Group column), else ``None``; the
+        group tables default to it.
     """
 
     values: pd.DataFrame
@@ -152,6 +155,7 @@ class CalibrationResult:
     decision_basis_fit: DecisionBasis | None = None
     decisions: pd.DataFrame | None = None
     input_checks: str = ""
+    groups: pd.Series | None = None
 
     def summary(self) -> str:
         """A few plain lines: which model, how far to trust it, how precise the values are, what to look at."""
@@ -275,20 +279,27 @@ class CalibrationResult:
         per.attrs.update(panel)
         return per
 
-    def group_bias(self, groups, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
+    def group_bias(self, groups=None, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
         """Each assessor's bias on each group of objects (``groups``: object -> group), Holm-flagged.
 
         See :func:`xlcalib.calibration.group_bias.group_bias`.
         """
         alpha = real_argument(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-        return group_bias(self, groups, alpha=alpha, min_reads=min_reads)
+        return group_bias(self, self._groups(groups), alpha=alpha, min_reads=min_reads)
 
-    def group_audit(self, groups) -> pd.DataFrame:
+    def group_audit(self, groups=None) -> pd.DataFrame:
         """Group means of the calibrated values and the test that they are equal.
 
         See :func:`xlcalib.calibration.group_bias.group_audit`.
         """
-        return group_audit(self, groups)
+        return group_audit(self, self._groups(groups))
+
+    def _groups(self, groups):
+        if groups is None:
+            groups = self.groups
+        if groups is None:
+            raise InputError("no groups: give a mapping object -> group (or calibrate a workbook with a Group column)")
+        return groups
 
     def diagnostics(self) -> pd.DataFrame:
         """The stats as a two-column (statistic, value) table with a meaning column."""

@@ -454,15 +454,16 @@ def rescaled(data: PanelData, fit: GainFit) -> PanelData:
     return replace(data, scores=fit.centre + (data.scores - fit.centre) / ge, confidences=data.confidences * ge**2)
 
 
-def gain_sentence(gain: float, se: float, q: float = 1.96) -> str:
-    """'compresses scores to 0.60x the panel's spread (± 0.10)' and the like, for one assessor."""
-    pm = f" (± {se:.2f})" if np.isfinite(se) else ""
+def gain_sentence(gain: float, se: float, q: float = 1.96, you: bool = False) -> str:
+    """'compresses scores to 0.60x the panel's spread (± 0.10)' and the like (``you``: 'you compress ...')."""
+    pm = f" ± {se:.2f}" if np.isfinite(se) else ""
     clear = np.isfinite(se) and abs(gain - 1) > q * se and abs(gain - 1) >= NOTABLE_GAIN
     if not clear:
-        return f"uses the scale like the panel (gain {gain:.2f}{pm})"
+        verb = "use" if you else "uses"
+        return f"{verb} the scale like the panel (gain {gain:.2f}{pm})"
     if gain < 1:
-        return f"compresses scores to {gain:.2f}x the panel's spread{pm}"
-    return f"spreads scores {gain:.2f}x as widely as the panel{pm}"
+        return f"{'compress' if you else 'compresses'} scores to {gain:.2f}x the panel's spread ({pm.strip()})"
+    return f"{'spread' if you else 'spreads'} scores {gain:.2f}x as widely as the panel ({pm.strip()})"
 
 
 # ----------------------------------------------------------------------------

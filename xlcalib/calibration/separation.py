@@ -157,7 +157,8 @@ def agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     per = pd.DataFrame(index=result.biases.index)
     if grid is None:
         nan = float("nan")
-        per["opportunities"], per["observed"], per["expected"] = np.bincount(geometry.assessor, pairs_per_read, A), nan, nan
+        per["opportunities"] = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
+        per["observed"], per["expected"] = nan, nan
         return {"pairs": int(pairs_per_read.sum() // 2), "observed": nan, "expected": nan,
                 "note": "the scores do not lie on a grid of categories: exact agreement is not defined"}, per
     step, low, n = grid
@@ -172,7 +173,7 @@ def agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     category = np.round((scores - low) / step).astype(np.intp)
     same = pd.Series(1, index=pd.MultiIndex.from_arrays([geometry.obj, category])).groupby(level=[0, 1]).transform("size")
     observed_read = same.to_numpy() - 1
-    opportunities = np.bincount(geometry.assessor, pairs_per_read, A)
+    opportunities = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
     with np.errstate(invalid="ignore", divide="ignore"):
         per["opportunities"] = opportunities
         per["observed"] = np.bincount(geometry.assessor, observed_read, A) / opportunities
