@@ -224,51 +224,85 @@ def _between_variance(estimate: np.ndarray, variance: np.ndarray, centre: float,
     return sd * sd
 
 
+class _Rounds:
+    """One round of the alternating fit as a map of the gains, its state (values, centre, variances) carried."""
+
+    def __init__(self, design: Design, s: np.ndarray, free: np.ndarray, face_value: bool):
+        self.design, self.s, self.free, self.face_value = design, s, free, face_value
+        self.m = float(design.c @ s / design.C)
+        self.spread = max(float(design.c @ (s - self.m) ** 2 / design.C), 1e-300)
+        self.w = 1.0 if face_value else max(0.5 * self.spread * float(np.median(design.c)), 1e-12)
+        self.sigma_b2, self.sigma_g2 = 0.25 * self.spread, 0.01
+        self.n_free = max(design.c.size - design.n_objects, 1)
+        self.shift = _ShiftPart(design)
+        self.moved, self.count, self.state = 1.0, 0, {}
+
+    def __call__(self, gamma: np.ndarray) -> np.ndarray:
+        d, s, w = self.design, self.s, self.w
+        self.count += 1
+        # early rounds need no exact solve: the tolerance follows how far the gains still move
+        v, _theta = self.shift.solve(s, gamma, self.m, w / max(self.sigma_b2, 1e-12 * self.spread),
+                                     rtol=min(1e-4, max(1e-11, 1e-3 * self.moved)))
+        m = self.m = float(d.C_o @ v / d.C)
+        x = v[d.oi] - m
+        sums = _assessor_sums(d, x, s - m)
+        b_ls, g_ls, inv_ls = _regress(sums, 0.0, 0.0, self.free)
+        identified = self.free & (inv_ls[2] > 0)
+        self.sigma_b2 = max(_between_variance(b_ls, w * inv_ls[0], 0.0, np.sqrt(self.spread) * 4), 1e-8 * self.spread)
+        self.sigma_g2 = _between_variance(np.where(identified, g_ls, np.nan), w * inv_ls[2], 1.0, 4.0)
+        lam_g = w / self.sigma_g2 if self.sigma_g2 > 0 else np.inf
+        b, g, inv = _regress(sums, w / self.sigma_b2, lam_g if np.isfinite(lam_g) else 0.0,
+                             self.free & np.isfinite(lam_g))
+        g = _gauged(g, d)
+        rss = float(d.c @ (s - m - b[d.ai] - g[d.ai] * x) ** 2)
+        if not self.face_value:
+            S0, S1, S2 = sums[:3]
+            trace = inv[0] * S0 + 2 * inv[1] * S1 + inv[2] * S2
+            self.w = max((rss + w * float(trace.sum())) / self.n_free, 1e-12 * self.spread)
+        self.moved = float(np.max(np.abs(g - gamma)))
+        self.state = dict(w=self.w, sigma_b2=self.sigma_b2, sigma_g2=self.sigma_g2, inv=inv, rss=rss, v=v)
+        return g
+
+
+def _gauged(g: np.ndarray, design: Design) -> np.ndarray:
+    """Gains rescaled to a confidence-weighted mean of 1, kept at or above the floor."""
+    return np.maximum(g / float(design.C_a @ g / design.C), GAIN_FLOOR)
+
+
 def _alternate(design: Design, s: np.ndarray, free: np.ndarray, face_value: bool):
-    """The alternating fit (module docstring): (gains, centre m, state, iterations, converged), state holding the
+    """The alternating fit (module docstring): (gains, centre m, state, rounds, converged), state holding the
     variances, the values and each assessor's 2 x 2 regression at convergence.
 
     Each round: the values and biases given the gains (exact solve), then each assessor's (b_a, g_a) by
     least squares on the values (its sampling variance from the 2 x 2 regression), sigma_b^2 and sigma_g^2 by
     their 1-D likelihood (:func:`_between_variance`), the shrunk (b_a, g_a), the gains rescaled to a weighted
-    mean of 1, and w by an EM step (Laird & Ware 1982).
+    mean of 1, and w by an EM step (Laird & Ware 1982).  The rounds are a fixed-point map of the gains, which
+    converges slowly when the gains and the values' spread trade off (weakly linked groups); SQUAREM
+    (Varadhan & Roland 2008, Scand. J. Statist. 35:335) extrapolates along two rounds' path, and a plain round
+    after each extrapolation keeps the state consistent.
     """
-    A, N, O = design.n_assessors, design.c.size, design.n_objects
-    gamma = np.ones(A)
-    m = float(design.c @ s / design.C)
-    spread = float(design.c @ (s - m) ** 2 / design.C)
-    w = 1.0 if face_value else max(0.5 * spread * float(np.median(design.c)), 1e-12)
-    sigma_b2, sigma_g2 = 0.25 * max(spread, 1e-12), 0.01
-    n_free = max(N - O, 1)
-    converged, state = False, {}
-    shift = _ShiftPart(design)
-    moved = 1.0
-    for iteration in range(1, MAX_ITERATIONS + 1):
-        # early rounds need no exact solve: the tolerance follows how far the gains still move
-        v, _theta = shift.solve(s, gamma, m, w / max(sigma_b2, 1e-12 * max(spread, 1e-300)),
-                                rtol=min(1e-4, max(1e-11, 1e-3 * moved)))
-        m = float(design.C_o @ v / design.C)
-        x = v[design.oi] - m
-        sums = _assessor_sums(design, x, s - m)
-        b_ls, g_ls, inv_ls = _regress(sums, 0.0, 0.0, free)
-        identified = free & (inv_ls[2] > 0)
-        sigma_b2 = max(_between_variance(b_ls, w * inv_ls[0], 0.0, np.sqrt(spread) * 4), 1e-8 * max(spread, 1e-300))
-        sigma_g2 = _between_variance(np.where(identified, g_ls, np.nan), w * inv_ls[2], 1.0, 4.0)
-        lam_g = w / sigma_g2 if sigma_g2 > 0 else np.inf
-        b, g, inv = _regress(sums, w / sigma_b2, lam_g if np.isfinite(lam_g) else 0.0, free & np.isfinite(lam_g))
-        g = np.maximum(g / float(design.C_a @ g / design.C), GAIN_FLOOR)
-        rss = float(design.c @ (s - m - b[design.ai] - g[design.ai] * x) ** 2)
-        if not face_value:
-            S0, S1, S2 = sums[:3]
-            trace = inv[0] * S0 + 2 * inv[1] * S1 + inv[2] * S2
-            w = max((rss + w * float(trace.sum())) / n_free, 1e-12 * max(spread, 1e-300))
-        moved = float(np.max(np.abs(g - gamma)))
-        gamma = g
-        state = dict(w=w, sigma_b2=sigma_b2, sigma_g2=sigma_g2, inv=inv, rss=rss, v=v)
-        if moved < TOLERANCE:
+    rounds = _Rounds(design, s, free, face_value)
+    gamma = np.ones(design.n_assessors)
+    converged = False
+    while rounds.count < MAX_ITERATIONS:
+        g1 = rounds(gamma)
+        if rounds.moved < TOLERANCE:
+            gamma, converged = g1, True
+            break
+        g2 = rounds(g1)
+        if rounds.moved < TOLERANCE:
+            gamma, converged = g2, True
+            break
+        r, v = g1 - gamma, g2 - 2 * g1 + gamma
+        alpha = min(-1.0, -float(np.linalg.norm(r) / max(np.linalg.norm(v), 1e-300)))
+        jump = gamma - 2 * alpha * r + alpha * alpha * v
+        if not np.all(np.isfinite(jump)) or np.any(jump <= GAIN_FLOOR):
+            jump = g2  # a step that would leave the gains' range: plain rounds instead
+        gamma = rounds(_gauged(jump, design))
+        if rounds.moved < TOLERANCE:
             converged = True
             break
-    return gamma, m, state, iteration, converged
+    return gamma, rounds.m, rounds.state, rounds.count, converged
 
 
 # ----------------------------------------------------------------------------
