@@ -238,16 +238,18 @@ def _chance(z: np.ndarray) -> np.ndarray:
         return 1.0 / (2.0 * ndtr(-np.abs(z)))
 
 
-def _others(result) -> pd.Series:
-    """For each read, the other reads' scores of the same object as text ('4, 5, 5'), anonymous."""
+def _others(result, rows: np.ndarray) -> list[str]:
+    """For the chosen reads, the other reads' scores of the same object as text ('4, 5, 5'), anonymous."""
     res = result.residuals
+    chosen = res.iloc[rows]
+    peers = res[res["object"].isin(set(chosen["object"]))]
+    scores = peers.groupby("object", sort=False)["score"].apply(list)
     text = []
-    scores = res.groupby("object", sort=False)["score"].apply(list)
-    for obj, score in zip(res["object"], res["score"]):
+    for obj, score in zip(chosen["object"], chosen["score"]):
         rest = list(scores[obj])
         rest.remove(score)
         text.append(", ".join(f"{x:g}" for x in sorted(rest)))
-    return pd.Series(text, index=res.index)
+    return text
 
 
 def unexpected_reads(result, top: int | None = None) -> pd.DataFrame:
@@ -272,7 +274,7 @@ def unexpected_reads(result, top: int | None = None) -> pd.DataFrame:
         "score": rows["score"].to_numpy(dtype=float), "expected": rows["fitted"].to_numpy(dtype=float),
         "value": result.values["value"].to_numpy()[geo.obj[chosen]],
         "residual": rows["residual"].to_numpy(dtype=float), "z": z[chosen], "chance": _chance(z[chosen]),
-        "other_scores": _others(result).to_numpy()[chosen] if len(chosen) else [], "flagged": flagged[chosen]})
+        "other_scores": _others(result, chosen), "flagged": flagged[chosen]})
     out["in_words"] = [_read_sentence(r) for r in out.itertuples(index=False)]
     return out.reset_index(drop=True)
 

@@ -41,7 +41,7 @@ from ..errors import InputError
 from .fitstats import read_geometry
 
 __all__ = ["object_groups", "holm", "group_bias", "group_audit", "FLAG_ALPHA", "MIN_CELL_READS",
-           "MAX_BIAS_CELLS"]
+           "MAX_BIAS_CELLS", "MAX_BIAS_ASSESSORS"]
 
 #: Holm-adjusted p-values below this flag a cell.
 FLAG_ALPHA = 0.05
@@ -49,6 +49,8 @@ FLAG_ALPHA = 0.05
 MIN_CELL_READS = 2
 #: At most this many assessor x group cells per component (each costs one column of the posterior's solve).
 MAX_BIAS_CELLS = 200_000
+#: Above this many assessors in a component the interaction analysis would need several dense A x A arrays.
+MAX_BIAS_ASSESSORS = 3000
 
 
 def object_groups(result, groups) -> tuple[np.ndarray, pd.Index]:
@@ -119,6 +121,9 @@ def _component_cells(post, rows, geo, codes, n_groups, min_reads):
     if K > MAX_BIAS_CELLS:
         raise InputError(f"{K:,} assessor x group cells is more than the group-bias analysis handles "
                          f"({MAX_BIAS_CELLS:,}); group the objects more coarsely")
+    if A > MAX_BIAS_ASSESSORS:
+        raise InputError(f"the group-bias analysis handles panels of up to {MAX_BIAS_ASSESSORS:,} assessors per "
+                         f"connected group (this one has {A:,}): it needs dense assessor x assessor arrays")
     inv_Cd = 1.0 / post.Cd[oi]
     S2_cell = np.bincount(cell_of, (c * c * inv_Cd)[has], K)
     S2_a = np.bincount(ai, c * c * inv_Cd, A)
