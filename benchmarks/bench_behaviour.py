@@ -16,10 +16,10 @@ switches the model on, with gains and without (the test's power and size on thes
 Measured here (2026-11-25, shared 2-core machine, OPENBLAS_NUM_THREADS=1; multi-threaded BLAS on the loaded
 machine is up to 100x slower for the small dense solves):
 
-    scale-use fit, 10^5 evaluations: 1.5-2.2 s (goal <= 2 s); per-assessor z-scores 0.02 s
-    fit statistics on 10^5 evaluations: about 0.5 s, a fraction of the calibration's own time
-    RMS error of values (40 panels): shift-only 0.321, scale-use 0.300, z-scores 0.398;
-    auto switches scale use on in 100% of panels with gains, 5% without
+    scale-use fit, 10^5 evaluations: 1.0-1.5 s, 43 rounds (goal <= 2 s); per-assessor z-scores 0.15-0.3 s
+    fit statistics on 10^5 evaluations: 0.11 s (the calibration itself: 0.8 s)
+    RMS error of values (40 panels, ± s.e.): shift-only 0.339 ± 0.005, scale-use 0.329 ± 0.004,
+    z-scores 0.369 ± 0.005; auto switches scale use on in 100% of panels with gains, 5% without
 
 Run: ``python benchmarks/bench_behaviour.py [panels]`` or ``python benchmarks/run_all.py behaviour``.
 """

@@ -356,7 +356,8 @@ def test_scale_use_in_calibrate():
     res = on.residuals
     assert (res["fitted"] + res["residual"]).to_numpy() == pytest.approx(ev["score"].to_numpy())
     assert on.values["raw_mean"].to_numpy() == pytest.approx(off.values["raw_mean"].to_numpy())
-    assert "Scale use modelled" in on.summary() and "compresses" in on.summary() + " compresses"
+    summary = on.summary()
+    assert "Scale use modelled" in summary and ("compresses scores to" in summary or "spreads scores" in summary)
     # truth: values on the panel's scale are closer with gains modelled
     truth = p.values[on.values.index]
     err = {name: np.corrcoef(r.values["value"], truth)[0, 1] for name, r in (("on", on), ("off", off))}
@@ -380,15 +381,16 @@ def test_values_with_scale_use_cover_the_truth():
 
 
 def test_scale_use_auto_stays_off_without_evidence_and_on_without_spread_changes_nothing():
-    p, ev = _sd_panel(16, 80, 3, seed=13)
+    p, ev = _sd_panel(16, 80, 3, seed=13)  # no gains drawn; the test does not reject here (p = 0.14)
     auto = xlcalib.calibrate(ev, scale_use="auto")
     off = xlcalib.calibrate(ev)
-    if not auto.stats["scale_use_applied"]:
-        assert "gain" not in auto.biases and "not modelled" in auto.stats["scale_use_reason"]
-        assert auto.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())
+    assert not auto.stats["scale_use_applied"] and auto.stats["scale_use_p"] > 0.05
+    assert "gain" not in auto.biases and "not modelled" in auto.stats["scale_use_reason"]
+    assert auto.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())
+    assert "not modelled" in auto.summary()
     on = xlcalib.calibrate(ev, scale_use="on")
-    if on.stats["sigma_g"] == 0:  # no spread of gains: every gain is 1 and the fit is the shift model's
-        assert on.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())
+    assert on.stats["sigma_g"] == 0 and (on.biases["gain"] == 1).all()  # no spread: every gain is 1 ...
+    assert on.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())  # ... the shift model's fit
     with pytest.raises(InputError, match="scale_use must be"):
         xlcalib.calibrate(ev, scale_use="sometimes")
 

@@ -563,7 +563,7 @@ def scale_use_sentence(stats: dict, biases=None, shown: int = 3) -> str:
     clear = ((g - 1).abs() > 1.96 * se) & ((g - 1).abs() >= NOTABLE_GAIN)
     order = (g - 1).abs()[clear].sort_values(ascending=False).index[:shown]
     cases = "; ".join(f"{name} {gain_sentence(float(g[name]), float(se[name]))}" for name in order)
-    spread = f" (gains vary with SD {stats.get('sigma_g', float('nan')):.2f})"
+    spread = f"; the gains vary with SD {stats.get('sigma_g', float('nan')):.2f}"
     if cases:
         return f"{text}{spread}: {cases}. Each assessor's scores are put on the panel's scale before calibrating."
-    return f"{text}{spread}; no single assessor's gain clearly differs from 1."
+    return f"{text}{spread}, but no single assessor's gain clearly differs from 1."
