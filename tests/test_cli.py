@@ -302,3 +302,72 @@ def test_lottery_without_places_is_refused(tmp_path, capsys):
     exercise, *_ = write_demo_exercise(tmp_path / "ex.xlsx")
     assert main(["calibrate", str(exercise), "--lottery", "-o", str(tmp_path / "r.xlsx")]) == 2
     assert "--fund K" in capsys.readouterr().err
+
+
+def _behaviour_rows(seed=7):
+    from xlcalib.calibration.simulate import simulate_panel
+
+    p = simulate_panel(12, 60, 4, n_subjects=2, two_subjects=0.9, gain_sd=0.4, group_bias={(1, 0): -1.5}, seed=seed)
+    ev = p.evaluations
+    rows = [["Assessor", "Object", "Score", "Level", "Group"]]
+    rows += [[a, o, float(s), lvl, f"subject {p.subjects[o]}"] for a, o, s, lvl in
+             zip(ev["assessor"], ev["object"], ev["score"], ev["level"])]
+    return rows, p
+
+
+def test_calibrate_scale_use_and_groups(tmp_path, capsys):
+    rows, _ = _behaviour_rows()
+    src = _book(tmp_path / "panel.xlsx", rows)
+    out = tmp_path / "result.xlsx"
+    assert main(["calibrate", str(src), "-o", str(out), "--scale-use", "on", "--feedback"]) == 0
+    printed = capsys.readouterr().out
+    assert "Scale use modelled" in printed
+    book = openpyxl.load_workbook(out)
+    assert {"Fit", "Unexpected", "Groups", "Group bias", "Feedback"} <= set(book.sheetnames)
+    biases = list(book["Biases"].iter_rows(values_only=True))
+    assert "gain" in next(r for r in biases if r[0] == "assessor")
+    summary = dict(r[:2] for r in book["Summary"].iter_rows(values_only=True) if r[0])
+    assert "levels of quality" in summary["How finely the panel can rank"]
+    assert summary["Groups"] and "Assessor x group bias" in summary
+    # JSON carries the same tables
+    js = tmp_path / "result.json"
+    assert main(["calibrate", str(src), "-o", str(js), "--format", "json", "--scale-use", "auto"]) == 0
+    payload = json.loads(js.read_text())
+    assert {"Fit", "Unexpected", "Separation", "Agreement", "GroupBias", "GroupAudit"} <= set(payload)
+    assert payload["stats"]["scale_use"] == "auto"
+
+
+def test_group_column_by_name_and_its_problems(tmp_path, capsys):
+    rows, _ = _behaviour_rows()
+    rows[0][4] = "Panel"
+    src = _book(tmp_path / "panel.xlsx", rows)
+    out = tmp_path / "result.xlsx"
+    assert main(["calibrate", str(src), "-o", str(out)]) == 0  # "Panel" is not the default name: no groups
+    assert "Groups" not in openpyxl.load_workbook(out).sheetnames
+    assert main(["calibrate", str(src), "-o", str(out), "--group-column", "panel"]) == 0
+    assert "Group bias" in openpyxl.load_workbook(out).sheetnames
+    assert main(["calibrate", str(src), "-o", str(out), "--group-column", "Subject"]) == 2
+    assert "no column 'Subject'" in capsys.readouterr().err
+    rows[5][4] = "another"  # the object of row 6 now has two groups
+    obj = rows[5][1]
+    clash = [i + 1 for i, r in enumerate(rows) if r[1] == obj]
+    src = _book(tmp_path / "clash.xlsx", rows)
+    assert main(["calibrate", str(src), "-o", str(out), "--group-column", "Panel"]) == 2
+    err = capsys.readouterr().err
+    assert f"object {obj} is in group" in err and str(clash[0]) in err
+
+
+def test_groups_from_the_objects_sheet(tmp_path):
+    rows, p = _behaviour_rows()
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Evaluations"
+    for row in rows:
+        ws.append(row[:4])
+    objects = book.create_sheet("Objects")
+    objects.append(["Object", "Group"])
+    for name, subject in p.subjects.items():
+        objects.append([name, f"s{subject}"])
+    book.save(tmp_path / "panel.xlsx")
+    result, _ = xlcalib.exercises.calibrate_file(tmp_path / "panel.xlsx", tmp_path / "out.xlsx")
+    assert result.groups is not None and set(result.groups) == {"s0", "s1"}

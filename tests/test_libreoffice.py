@@ -181,6 +181,19 @@ def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
     for topic, _ in (r[:2] for r in result["Summary"].iter_rows(min_row=6, values_only=True) if r[0]):
         assert topic in summary_text
     assert len(pages["Feedback"]) >= evaluations["Assessor"].nunique()  # one page (or more) per assessor
+    # the letter's sentences and the Fit sheet's readings print whole (wrapped, not cut)
+    feedback = list(result["Feedback"].iter_rows(values_only=True))
+    fh = next(i for i, r in enumerate(feedback) if r[0] == "assessor")
+    letters = [r[list(feedback[fh]).index("about you")] for r in feedback[fh + 1:]]
+    feedback_text = " ".join(" ".join(pages["Feedback"]).split())
+    assert all(" ".join(s.split()) in feedback_text for s in letters if s and len(s) < 60)
+    assert all(s.split()[0] in feedback_text for s in letters if s)
+    fit = list(result["Fit"].iter_rows(values_only=True))
+    fit_header = next(i for i, r in enumerate(fit) if r[0] == "assessor")
+    readings = {r[list(fit[fit_header]).index("reading")] for r in fit[fit_header + 1:] if r[0]}
+    fit_text = " ".join(" ".join(pages["Fit"]).split())
+    assert readings and all(s.split(":")[0] in fit_text for s in readings if s)
+    assert "Unexpected" in pages
 
     # charts carry the intended series
     def series(ws):

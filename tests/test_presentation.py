@@ -160,7 +160,7 @@ def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
     assert "funding line" in chart_series
 
 
-def test_feedback_pages_one_per_assessor():
+def test_feedback_letter_one_page_per_assessor_naming_no_other():
     wb, evaluations = _demo_book()
     result, frames, settings = compute_calibration(wb)
     write_calibration(wb, result, frames, settings, now=NOW, feedback=True)
@@ -171,7 +171,14 @@ def test_feedback_pages_one_per_assessor():
     table = pd.DataFrame(rows[header + 1:], columns=rows[header])
     firsts = table.drop_duplicates("assessor")
     assert firsts["about you"].str.startswith("Scores ").all() and len(firsts) == evaluations["Assessor"].nunique()
-    assert table["about you"].fillna("").ne("").sum() == len(firsts)  # once per page
+    assert (firsts["section"] == "Your stringency").all()
+    # each page: the letter's sections, then every read of the assessor
+    names = set(evaluations["Assessor"].astype(str))
+    for name, page in table.groupby("assessor", sort=False):
+        assert {"Your stringency", "Your consistency", "Reads that stand out", "Your reads"} <= set(page["section"])
+        assert (page["section"] == "Your reads").sum() == (evaluations["Assessor"].astype(str) == name).sum()
+        text = " ".join(str(c) for c in page.drop(columns="assessor").to_numpy().ravel() if c is not None)
+        assert not any(other in text for other in names - {name}), name  # anonymised towards the others
     # each page break sits where the next assessor starts
     starts = [header + 2 + i for i in firsts.index[1:]]
     assert [b.id + 1 for b in ws.row_breaks.brk] == starts

@@ -33,6 +33,9 @@ GRID_CELLS = GRID.tolist()
 REP2 = (GRID + rng.normal(size=GRID.shape) * 0.5).round(2).tolist()
 
 CORE = xlcalib.calibrate(PANEL)
+GROUP_MAP = {o: ("odd" if int(o[1:]) % 2 else "even") for o in PANEL.object}
+GROUP_COL = COL([GROUP_MAP[o] for o in PANEL.object])
+SCALED = xlcalib.calibrate(PANEL, scale_use="on")
 R1 = list("KLMKLMKKLMMLKLM")
 R2 = list("KLLKMMKLLMMLKKM")
 CATS = COL(list("KLM"))
@@ -155,6 +158,27 @@ CASES = {
                   xlcalib.ground_truth.ua_average_overlap(_GT_DRAWS, _GT_PRED_IDS, 3).sd_over_samples]}), 0),
     "GT_THRESHOLD_CERTAINTY": ((GRID_CELLS, 5.0), xlcalib.ground_truth.threshold_certainty(GRID, 5.0).assign(
         item=np.arange(1, 16))[["item", "n", "mean", "p_below", "outcome", "certainty"]], 0),
+    # assessor behaviour
+    "CALIB_FIT": ((*CALIB_ARGS, "object"), CORE.fit_statistics("object").reset_index().rename(columns={"object": "element"})[
+        ["element", "n", "infit", "infit_zstd", "outfit", "outfit_zstd", "flagged", "reading"]], 2),
+    "CALIB_UNEXPECTED": ((*CALIB_ARGS, 3), CORE.unexpected_reads(3)[
+        ["assessor", "object", "score", "expected", "value", "residual", "z", "chance", "other_scores", "flagged",
+         "in_words"]], 2),
+    "CALIB_SEPARATION": (CALIB_ARGS, CORE.separation().reset_index()[
+        ["facet", "n", "observed_sd", "rmse", "true_sd", "separation", "strata", "reliability", "chi_square", "df", "p",
+         "basis", "in_words"]], 2),
+    "CALIB_EXACT_AGREEMENT": (CALIB_ARGS, CORE.agreement().reset_index()[["assessor", "opportunities", "observed",
+                                                                            "expected"]], 2),
+    "CALIB_GROUP_BIAS": ((*CALIB_ARGS, GROUP_COL), CORE.group_bias(GROUP_MAP)[
+        ["assessor", "group", "reads", "bias", "se", "lower", "upper", "z", "p", "p_holm", "flagged", "in_words"]], 2),
+    "CALIB_GROUP_AUDIT": ((*CALIB_ARGS, GROUP_COL), CORE.group_audit(GROUP_MAP).assign(
+        test_p=CORE.group_audit(GROUP_MAP).attrs["p"])[
+        ["group", "objects", "raw_mean", "value_mean", "se", "difference", "difference_se", "p", "moved", "test_p"]], 2),
+    "CALIB_GAINS": (CALIB_ARGS, SCALED.biases.reset_index()[
+        ["assessor", "gain", "gain_se", "gain_lower", "gain_upper", "bias", "se"]].assign(
+        in_words=[xlcalib.calibration.scale_use.gain_sentence(g, s) for g, s in
+                  zip(SCALED.biases["gain"], SCALED.biases["gain_se"])],
+        test_p=SCALED.stats["scale_use_p"]), 2),
 }
 
 

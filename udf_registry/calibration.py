@@ -1,5 +1,7 @@
-"""Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN, and the review grid
-readers CALIB_FROM_GRID and CALIB_GRID_REPORT."""
+"""Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN, CALIB_RANKING,
+CALIB_NEXT_READS, the assessor-behaviour tables (CALIB_FIT, CALIB_UNEXPECTED, CALIB_SEPARATION,
+CALIB_EXACT_AGREEMENT, CALIB_GROUP_BIAS, CALIB_GROUP_AUDIT, CALIB_GAINS) and the review grid readers
+CALIB_FROM_GRID and CALIB_GRID_REPORT."""
 from __future__ import annotations
 
 import hashlib
@@ -104,18 +106,19 @@ class _Solved:
         self.cells: dict[tuple[str, bool], Cells] = {}
 
 
-def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge) -> _Solved:
+def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off") -> _Solved:
     """Solve once per distinct input: a bounded LRU cache keyed by a hash of the cell values and options.
 
     The key is the SHA-1 of the serialised raw arguments (as xlwings hands
     them over), so a hit skips normalisation too; equal inputs typed
     differently (3 vs 3.0) merely miss.  Errors are never cached.
     """
-    key = _content_key((assessors, objects, scores, uncertainty, kind, levels, gauge))
+    options = (kind, levels, gauge) if scale_use == "off" else (kind, levels, gauge, scale_use)
+    key = _content_key((assessors, objects, scores, uncertainty, *options))
     if key is not None and key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge))
+    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use))
     if key is not None:
         _cache[key] = solved
         while len(_cache) > CACHE_SIZE:
@@ -149,7 +152,7 @@ def _spill(solved: _Solved, name: str, header, build) -> Cells:
     return solved.cells[key]
 
 
-def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlcalib.CalibrationResult:
+def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off") -> xlcalib.CalibrationResult:
     assessors, objects, scores, uncertainty = trim_trailing_blanks(assessors, objects, scores, uncertainty)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
@@ -161,7 +164,8 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlca
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
     table = _levels(levels)
     try:
-        return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, **{kind: u})
+        return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
+                                 **{kind: u})
     except InputError as exc:
         ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
                   "confidence": uncertainty, "level": uncertainty}
@@ -465,3 +469,181 @@ def calib_grid_report(grid, scale=None, header=True):
                          "assessor": [""] * n + report["assessor"].astype(str).tolist(),
                          "object": [""] * n + report["object"].astype(str).tolist(),
                          "reason": list(result.notes) + report["reason"].astype(str).tolist()})
+
+
+# ----------------------------------------------------------------------------- assessor behaviour
+_BEHAVIOUR_REFERENCE = ("Wright & Masters (1982) Rating scale analysis; Linacre, FACETS manual (fit, separation, "
+                        "bias/interaction)")
+_GROUPS_ARG = Arg("groups", "Range of each evaluation's object group (subject, call ...), parallel to the objects; "
+                            "blank = no group")
+
+
+def _object_groups(assessors, objects, scores, uncertainty, groups) -> dict:
+    """object -> group from a groups range parallel to the evaluations; an object in two groups is named."""
+    *_, objects, _s, _u, groups = trim_trailing_blanks(assessors, objects, scores, uncertainty, groups)
+    o = label_vector(objects, "object")
+    g = label_vector(groups, "groups", allow_blank=True)
+    same_length(objects=o, groups=g)
+    mapping, first = {}, {}
+    for i, (obj, group) in enumerate(zip(o, g)):
+        if group is None:
+            continue
+        if obj in mapping and mapping[obj] != group:
+            raise InputError(f"object {obj} is in group {mapping[obj]!r} (row {first[obj] + 1} of the groups range) "
+                             f"and {group!r} (row {i + 1}); give each object one group")
+        mapping.setdefault(obj, group)
+        first.setdefault(obj, i)
+    return mapping
+
+
+_FIT_COLUMNS = ("element", "n", "infit", "infit_zstd", "outfit", "outfit_zstd", "flagged", "reading")
+
+
+@udf("CALIB_FIT", category=CATEGORY,
+     help="Infit and outfit mean-squares per assessor (or per object) with their ZSTD and a reading: about 1 = as "
+          "expected, above 1.5 erratic, below 0.5 too predictable (spills).",
+     args=(*_COMMON[:4], Arg("by", 'Optional: "assessor" (default) or "object"', range=False), *_COMMON[4:]),
+     core=xlcalib.calibration.CalibrationResult.fit_statistics, returns="table", columns=_FIT_COLUMNS,
+     example=f"=CALIB_FIT({_EXAMPLE_ARGS})",
+     formula="z = e sqrt(c) / sqrt(w (1 - h)) (leverage-corrected); outfit = mean z^2; infit = sum W z^2 / sum W with "
+             "W = c/w (information); ZSTD = (MS^(1/3) - 1)(3/q) + q/3, q^2 = 2/n or 2 sum W^2/(sum W)^2 "
+             "(Wright & Masters 1982, pp. 100-101)")
+def calib_fit(assessors, objects, scores, uncertainty, by=None, kind=None, levels=None, gauge=None, header=True):
+    by = parse_choice(by, "by", ("assessor", "object"), "assessor")
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+
+    def build(result):
+        table = result.fit_statistics(by)
+        return {"element": table.index, **{c: table[c] for c in _FIT_COLUMNS[1:]}}
+
+    return _spill(solved, f"fit:{by}", header, build)
+
+
+_UNEXPECTED_COLUMNS = ("assessor", "object", "score", "expected", "value", "residual", "z", "chance", "other_scores",
+                       "flagged", "in_words")
+
+
+@udf("CALIB_UNEXPECTED", category=CATEGORY,
+     help="The reads that stand out, most unexpected first, each with the panel's view and a sentence (spills).",
+     args=(*_COMMON[:4], Arg("top", "Optional: the top k reads whether flagged or not (default: the flagged reads)",
+                             range=False), *_COMMON[4:]),
+     core=xlcalib.calibration.CalibrationResult.unexpected_reads, returns="table", columns=_UNEXPECTED_COLUMNS,
+     example=f"=CALIB_UNEXPECTED({_EXAMPLE_ARGS})",
+     formula="ranked by |z|, z = e sqrt(c) / sqrt(w (1 - h)); chance = 1 / (2 Phi(-|z|)); flagged: |std_residual| > 3")
+def calib_unexpected(assessors, objects, scores, uncertainty, top=None, kind=None, levels=None, gauge=None,
+                     header=True):
+    top = parse_whole(top, "top", None, low=1)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+
+    def build(result):
+        table = result.unexpected_reads(top)
+        if not len(table):
+            raise InputError("no read stands out (none is flagged); give top to list the most unexpected reads")
+        return {c: table[c] for c in _UNEXPECTED_COLUMNS}
+
+    return _spill(solved, f"unexpected:{top}", header, build)
+
+
+_SEPARATION_COLUMNS = ("facet", "n", "observed_sd", "rmse", "true_sd", "separation", "strata", "reliability",
+                       "chi_square", "df", "p", "basis", "in_words")
+
+
+@udf("CALIB_SEPARATION", category=CATEGORY,
+     help="Separation G, strata H and separation reliability of the objects and of the assessors: how many levels of "
+          "quality the panel can tell apart (spills).",
+     args=_COMMON, core=xlcalib.calibration.CalibrationResult.separation, returns="table",
+     columns=_SEPARATION_COLUMNS, example=f"=CALIB_SEPARATION({_EXAMPLE_ARGS})",
+     formula="RMSE = sqrt(mean SE^2); true SD = sqrt(max(var - RMSE^2, 0)) (posterior means: var + RMSE^2); "
+             "R = true var / observed var; G = sqrt(R/(1-R)); H = (4G + 1)/3 (Wright & Masters 1982, ch. 5)")
+def calib_separation(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "separation", header, lambda r: r.separation().reset_index()[list(_SEPARATION_COLUMNS)])
+
+
+_AGREEMENT_COLUMNS = ("assessor", "opportunities", "observed", "expected")
+
+
+@udf("CALIB_EXACT_AGREEMENT", category=CATEGORY,
+     help="Per assessor: how often another read of the same object gave exactly the same score, observed and as the "
+          "model expects (scores on a grid, e.g. whole points) (spills).",
+     args=_COMMON, core=xlcalib.calibration.CalibrationResult.agreement, returns="table", columns=_AGREEMENT_COLUMNS,
+     example=f"=CALIB_EXACT_AGREEMENT({_EXAMPLE_ARGS})",
+     formula="expected = sum over pairs of sum_k P_i(k) P_j(k), P_i(k) normal around the fitted score with SD "
+             "sqrt(w/c - step^2/12), end categories taking the tails")
+def calib_exact_agreement(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    return _spill(solved, "agreement", header, lambda r: r.agreement().reset_index()[list(_AGREEMENT_COLUMNS)])
+
+
+_GROUP_BIAS_COLUMNS = ("assessor", "group", "reads", "bias", "se", "lower", "upper", "z", "p", "p_holm", "flagged",
+                       "in_words")
+
+
+@udf("CALIB_GROUP_BIAS", category=CATEGORY,
+     help="Each assessor's bias on each group of objects relative to their own overall offset (positive = more "
+          "lenient on the group), flagged when beyond chance after Holm's adjustment (spills).",
+     args=(*_COMMON[:4], _GROUPS_ARG, *_COMMON[4:]), core=xlcalib.calibration.CalibrationResult.group_bias,
+     returns="table", columns=_GROUP_BIAS_COLUMNS,
+     example=f"=CALIB_GROUP_BIAS({_EXAMPLE_ARGS}, Evaluations[Group])",
+     formula="[delta_a; delta_ag] = (X2'C(I-H)X2)^-1 X2'C e (Frisch-Waugh-Lovell, X2 = [1_a, 1_ag]); bias = "
+             "delta_ag (1 - C_ag/C'_a); p two-sided, Holm-adjusted")
+def calib_group_bias(assessors, objects, scores, uncertainty, groups, kind=None, levels=None, gauge=None, header=True):
+    mapping = _object_groups(assessors, objects, scores, uncertainty, groups)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+
+    def build(result):
+        table = result.group_bias(mapping)
+        if not len(table):
+            raise InputError(table.attrs.get("note", "no assessor x group cell to test"))
+        return {c: table[c] for c in _GROUP_BIAS_COLUMNS}
+
+    return _spill(solved, f"group_bias:{_content_key(sorted(mapping.items()))}", header, build)
+
+
+_GROUP_AUDIT_COLUMNS = ("group", "objects", "raw_mean", "value_mean", "se", "difference", "difference_se", "p", "moved",
+                        "test_p")
+
+
+@udf("CALIB_GROUP_AUDIT", category=CATEGORY,
+     help="Group means of the calibrated values with standard errors, each group's difference from the panel's "
+          "objects, how far calibration moved it, and the p-value of the test that all group means are equal (same "
+          "on every row) (spills).",
+     args=(*_COMMON[:4], _GROUPS_ARG, *_COMMON[4:]), core=xlcalib.calibration.CalibrationResult.group_audit,
+     returns="table", columns=_GROUP_AUDIT_COLUMNS,
+     example=f"=CALIB_GROUP_AUDIT({_EXAMPLE_ARGS}, Evaluations[Group])",
+     formula="mean_g = lambda_g' v; Var = w (sum lambda^2/C_o + q' H q), q = k - D' lambda (joint posterior); "
+             "test_p: Wald test of equal group means (chi-square, or F when w is estimated)")
+def calib_group_audit(assessors, objects, scores, uncertainty, groups, kind=None, levels=None, gauge=None,
+                      header=True):
+    mapping = _object_groups(assessors, objects, scores, uncertainty, groups)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    def build(result):
+        table = result.group_audit(mapping)
+        return {**{c: table[c] for c in _GROUP_AUDIT_COLUMNS[:-1]}, "test_p": [table.attrs["p"]] * len(table)}
+
+    return _spill(solved, f"group_audit:{_content_key(sorted(mapping.items()))}", header, build)
+
+
+_GAINS_COLUMNS = ("assessor", "gain", "gain_se", "gain_lower", "gain_upper", "bias", "se", "in_words", "test_p")
+
+
+@udf("CALIB_GAINS", category=CATEGORY,
+     help="Scale use: each assessor's gain (1 = spreads scores like the panel, below 1 compresses, above 1 spreads) "
+          "with its standard error and interval, the bias at the panel's mean object, and the p-value of the test "
+          "that gains differ (same on every row) (spills).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=_GAINS_COLUMNS,
+     example=f"=CALIB_GAINS({_EXAMPLE_ARGS})",
+     formula="s_ao = m + b_a + g_a (v_o - m) + e; gains random N(1, sigma_g^2), alternating exact fits; test: "
+             "Mandel's bundle of lines (exact F, or chi-square for SDs)")
+def calib_gains(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use="on")
+
+    def build(result):
+        from xlcalib.calibration.scale_use import gain_sentence
+
+        b = result.biases
+        words = [gain_sentence(g, s) for g, s in zip(b["gain"], b["gain_se"])]
+        return {"assessor": b.index, **{c: b[c] for c in _GAINS_COLUMNS[1:7]}, "in_words": words,
+                "test_p": [result.stats["scale_use_p"]] * len(b)}
+
+    return _spill(solved, "gains", header, build)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .calibration import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS
+from .calibration.scale_use import SCALE_USE_CHOICES
 from .cells import EXCEL_MAX_COLUMNS
 from .errors import InputError, InputProblems, os_error_message
 from .exercises import (
@@ -113,7 +114,14 @@ def _add_calibrate(sub) -> None:
     cal.add_argument("--interval-level", type=float, metavar="P", help="coverage of the intervals (default 0.95)")
     cal.add_argument("--seed", type=int, help="seed of the Monte Carlo draws and the lottery (default 0)")
     cal.add_argument("--format", choices=["xlsx", "csv", "json"], default="xlsx")
-    cal.add_argument("--feedback", action="store_true", help="add a printable Feedback sheet, one page per assessor")
+    cal.add_argument("--feedback", action="store_true",
+                     help="add a printable Feedback sheet: a letter per assessor, one page each (no other assessor named)")
+    cal.add_argument("--scale-use", choices=SCALE_USE_CHOICES, default=None,
+                     help="a gain per assessor (some spread scores widely, others keep to the middle): off (default), "
+                          "auto (when the test says assessors use the scale differently) or on")
+    cal.add_argument("--group-column", metavar="NAME",
+                     help="column giving each object's group (on the evaluations sheet or the Objects sheet; default "
+                          "Group when there is one): adds the Groups and Group bias sheets")
     _add_export_options(cal)
 
 
@@ -322,6 +330,7 @@ def _calibrate(args) -> int:
                                  per_component=args.per_component, fmt=args.format, fund=args.fund,
                                  threshold=args.threshold, lottery=args.lottery, model=args.model,
                                  interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
+                                 scale_use=args.scale_use, group_column=args.group_column,
                                  export=_export_options(args))
     print(result.summary())
     if result.decisions is not None:

@@ -145,6 +145,8 @@ class PanelInput:
     settings: dict = field(default_factory=dict)
     sheet: str = "Evaluations"
     hidden_rows: list[int] = field(default_factory=list)
+    #: the table the panel was read from (its other columns, e.g. a Group column, are read from it on request)
+    table: Any = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -890,7 +892,7 @@ def _panel_input(check: _TableCheck, cells: _EvaluationCells, settings: dict) ->
     hidden = sorted(set(table.hidden_rows) & set(sheet_rows.tolist())) if table.hidden_rows else []
     pend = pd.DataFrame({"assessor": _text_series(a[pending]), "object": _text_series(o[pending]),
                          "sheet_row": rows[pending]}, copy=False)
-    return PanelInput(frame, kind, sheet_rows, pend, problems, settings, sheet, hidden)
+    return PanelInput(frame, kind, sheet_rows, pend, problems, settings, sheet, hidden, table)
 
 
 def _explain_merged(problem: Problem, merged: Sequence[str]) -> Problem:

@@ -38,6 +38,7 @@ from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
 from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
+from .scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
 
 __all__ = ["calibrate"]
 
@@ -246,7 +247,7 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
               sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
               gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
-              interval_level: float = 0.95, model: str = DEFAULT_MODEL) -> CalibrationResult:
+              interval_level: float = 0.95, model: str = DEFAULT_MODEL, scale_use="off") -> CalibrationResult:
     """Calibrated object values and assessor biases with standard errors and intervals.
 
     Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
@@ -291,6 +292,12 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         (objects as random effects N(mu, tau^2), tau^2 and w by REML; values
         are posterior means with posterior SDs -- fairer to objects with few or
         low-confidence reads, which the fixed fit pushes to the extremes).
+    scale_use:
+        ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
+        gain per assessor when the test says the assessors use the scale
+        differently) or ``"on"``: the model is then fitted to each assessor's
+        scores put on the panel's scale (:mod:`xlcalib.calibration.scale_use`),
+        and ``biases`` gains ``gain, gain_se, gain_lower, gain_upper``.
 
     Returns
     -------
@@ -314,6 +321,12 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
     data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
                       level=level, levels=levels, level_ratio=level_ratio)
+    # --- scale use (calibration/scale_use.py): gains first, then the model on the rescaled scores
+    scale_use = scale_use_choice(scale_use)
+    gains = fit_gains(data) if scale_use != "off" else None
+    original, scaled = data, gains is not None and (scale_use == "on" or gains.differ)
+    data = rescaled(data, gains) if scaled else data
+    # ---
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
     n_comp, comp_of_a, comp_of_o = components(data.ai, data.oi, A, O)
     if n_comp > 1 and not per_component and not MODELS[model].LINKS_GROUPS:
@@ -347,5 +360,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     basis = _decision_basis(data, spec, gauge, per_component, parts)
     if basis is not None:
         stats["decision_model"] = basis.model
-    return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
-                             components=posteriors, t_df=t_df, decision_basis_fit=basis)
+    result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
+                               components=posteriors, t_df=t_df, decision_basis_fit=basis)
+    if gains is not None:  # scale use: back to the panel's units, gains beside the biases
+        apply_to_result(result, original, gains, scale_use, scaled, quantile(0.5 + interval_level / 2, t_df))
+    return result

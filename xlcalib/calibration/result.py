@@ -19,9 +19,12 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from .decisions import rank_objects
+from .fitstats import fit_statistics, read_geometry, unexpected_reads
+from .group_bias import group_audit, group_bias
 from .models import MODEL_WORDS
 from .next_reads import suggest_next_reads
 from .posterior import ComponentPosterior, Posterior, quantile
+from .separation import agreement, separation_table
 from .verdict import trust_sentences
 
 __all__ = ["CalibrationResult", "DecisionBasis", "Difference", "STAT_MEANINGS"]
@@ -51,6 +54,15 @@ STAT_MEANINGS = {
     "uncertainty_kind": "what the uncertainty column held",
     "anomaly_threshold": "|standardised residual| above which an evaluation is flagged",
     "trace_method": "how sum 1/mu_j was computed",
+    "scale_use": "off / auto / on: whether a gain per assessor (scale use) was fitted",
+    "scale_use_applied": "TRUE = the values come from each assessor's scores put on the panel's scale",
+    "scale_use_reason": "which model was used and why (the test that gains differ)",
+    "scale_use_test": "test that every assessor's gain is 1 (Mandel's bundle of lines: exact F, or chi-square)",
+    "scale_use_p": "p-value of that test",
+    "sigma_g": "SD of the assessors' gains (1 = the panel's spread)",
+    "scale_centre": "m: the value at which biases are measured when gains are modelled",
+    "gain_se_method": "how the gains' standard errors were computed",
+    "gain_iterations": "rounds of the alternating fit of values, biases and gains",
 }
 
 
@@ -136,6 +148,9 @@ class CalibrationResult:
         funding line; see :meth:`ranking`), else ``None``.
     input_checks:
         The input-check lines a run reported alongside this result (empty when none).
+    groups:
+        The object -> group mapping a run read with the evaluations (its Group column), else ``None``; the
+        group tables default to it.
     """
 
     values: pd.DataFrame
@@ -147,6 +162,7 @@ class CalibrationResult:
     decision_basis_fit: DecisionBasis | None = None
     decisions: pd.DataFrame | None = None
     input_checks: str = ""
+    groups: pd.Series | None = None
 
     def summary(self) -> str:
         """A few plain lines: which model, how far to trust it, how precise the values are, what to look at."""
@@ -243,6 +259,58 @@ class CalibrationResult:
                                   max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective,
                                   suitability=suitability, min_suitability=min_suitability, pending=pending,
                                   levels=levels)
+
+    # ------------------------------------------------------------------ assessor behaviour (fitstats, separation,
+    # group_bias): tables computed from the residuals, standard errors and posterior of any model
+    def fit_statistics(self, by: str = "assessor") -> pd.DataFrame:
+        """Infit and outfit mean-squares per assessor (or ``by="object"``), their ZSTD and a reading.
+
+        See :func:`xlcalib.calibration.fitstats.fit_statistics`.
+        """
+        return fit_statistics(self, by)
+
+    def unexpected_reads(self, top: int | None = None) -> pd.DataFrame:
+        """The flagged reads (or the ``top`` most unexpected), most unexpected first, each explained.
+
+        See :func:`xlcalib.calibration.fitstats.unexpected_reads`.
+        """
+        return unexpected_reads(self, top)
+
+    def separation(self) -> pd.DataFrame:
+        """Separation, strata and reliability of the objects and of the assessors.
+
+        See :func:`xlcalib.calibration.separation.separation_table`.
+        """
+        return separation_table(self)
+
+    def agreement(self) -> pd.DataFrame:
+        """Exact agreement between reads of the same object per assessor (observed and expected shares); the
+        panel's figures in ``attrs``.  See :func:`xlcalib.calibration.separation.agreement`."""
+        panel, per = agreement(self, read_geometry(self))
+        per.attrs.update(panel)
+        return per
+
+    def group_bias(self, groups=None, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
+        """Each assessor's bias on each group of objects (``groups``: object -> group), Holm-flagged.
+
+        See :func:`xlcalib.calibration.group_bias.group_bias`.
+        """
+        alpha = real_argument(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+        return group_bias(self, self._groups(groups), alpha=alpha, min_reads=min_reads)
+
+    def group_audit(self, groups=None) -> pd.DataFrame:
+        """Group means of the calibrated values and the test that they are equal.
+
+        See :func:`xlcalib.calibration.group_bias.group_audit`.
+        """
+        return group_audit(self, self._groups(groups))
+
+    def _groups(self, groups):
+        if groups is None:
+            groups = self.groups
+        if groups is None:
+            raise InputError("no groups: give a mapping object -> group (or calibrate a workbook with a Group column)")
+        return groups
 
     def diagnostics(self) -> pd.DataFrame:
         """The stats as a two-column (statistic, value) table with a meaning column."""

@@ -43,6 +43,12 @@ class SimulatedPanel:
     expertise: dict = field(default_factory=dict)
     conflicts: pd.DataFrame | None = None
     scale: tuple[float, float] = (1.0, 6.0)
+    #: each assessor's gain (1 = uses the scale like the panel; see ``gain_sd``)
+    gains: pd.Series | None = None
+    #: each assessor's noise multiplier (1 = as the levels say; see ``erratic``)
+    noise_factors: pd.Series | None = None
+    #: the assessor x subject interactions drawn in (assessor, subject, shift), see ``group_bias``
+    group_biases: pd.DataFrame | None = None
 
 
 def _expertise(rng, n_assessors: int, n_subjects: int, two_share: float) -> list[np.ndarray]:
@@ -87,7 +93,8 @@ def simulate_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, 
                    two_subjects: float = 0.5, cross_reads: float = 0.05, bias_sd: float = 0.5,
                    noise_sd: float = 0.7, value_sd: float = 0.8, value_mean: float = 3.8,
                    scale: tuple[float, float] = (1.0, 6.0), whole_points: bool = True, n_conflicts: int = 12,
-                   seed: int = 0) -> SimulatedPanel:
+                   seed: int = 0, gain_sd: float = 0.0, erratic: dict | None = None,
+                   group_bias: dict | None = None) -> SimulatedPanel:
     """A panel grouped by expertise with a known truth (see the module docstring).
 
     Model: ``s = clip(round(v_o + b_a + e), scale)`` with ``v ~ N(value_mean,
@@ -95,6 +102,16 @@ def simulate_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, 
     a read in the assessor's own subject is High or Medium, a cross-subject
     read Low.  Each assessor reads in one subject, or two with probability
     ``two_subjects``; a ``cross_reads`` share of reads goes to any assessor.
+
+    Assessor behaviour beyond a shift (drawn from a separate random stream, so
+    a panel without them is the same panel for the same seed):
+
+    * ``gain_sd``: gains ``g_a ~ N(1, gain_sd^2)`` (floored at 0.2) and scores
+      ``value_mean + b_a + g_a (v_o - value_mean)`` -- an assessor with g_a < 1
+      compresses the scale, g_a > 1 spreads it;
+    * ``erratic``: {assessor index: factor} multiplies that assessor's noise SD;
+    * ``group_bias``: {(assessor index, subject): shift} adds a shift to the
+      assessor's scores of objects in that subject (the subjects are the groups).
 
     Examples
     --------
@@ -125,7 +142,11 @@ def simulate_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, 
     sd = noise_sd * np.vectorize(LEVEL_SD.get)(level)
     v = rng.normal(value_mean, value_sd, O)
     b = rng.normal(0.0, bias_sd, A)
-    score = v[o] + b[a] + rng.normal(0.0, 1.0, a.size) * sd
+    noise = rng.normal(0.0, 1.0, a.size)
+    gains, factors, shifts = _behaviour(seed, A, gain_sd, erratic, group_bias)
+    score = v[o] + b[a] + (gains[a] - 1.0) * (v[o] - value_mean) + noise * sd * factors[a]  # exact without behaviour
+    for (i, subject), shift in (group_bias or {}).items():
+        score[(a == i) & (subject_of[o] == subject)] += shift
     if whole_points:
         score = np.round(score)
     score = np.clip(score, *scale)
@@ -136,4 +157,22 @@ def simulate_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, 
     conflicts = pd.DataFrame([(a_names[i], o_names[j]) for i, j in sorted(pairs)], columns=["assessor", "object"])
     return SimulatedPanel(evaluations, pd.Series(v, index=o_names, name="value"),
                           pd.Series(b, index=a_names, name="bias"), pd.Series(subject_of, index=o_names, name="subject"),
-                          {a_names[i]: list(map(int, e)) for i, e in enumerate(expertise)}, conflicts, tuple(scale))
+                          {a_names[i]: list(map(int, e)) for i, e in enumerate(expertise)}, conflicts, tuple(scale),
+                          pd.Series(gains, index=a_names, name="gain"),
+                          pd.Series(factors, index=a_names, name="noise_factor"),
+                          pd.DataFrame([(a_names[i], s, x) for (i, s), x in shifts.items()],
+                                       columns=["assessor", "subject", "shift"]))
+
+
+def _behaviour(seed, A: int, gain_sd, erratic, group_bias):
+    """(gains, noise factors, group shifts): drawn from their own stream, so the rest of the panel is unchanged."""
+    gain_sd = real_argument(gain_sd, "gain_sd", low=0)
+    rng = np.random.default_rng([seed_argument(seed), 1])
+    gains = np.maximum(rng.normal(1.0, gain_sd, A), 0.2) if gain_sd > 0 else np.ones(A)
+    factors = np.ones(A)
+    for i, factor in (erratic or {}).items():
+        factors[whole_argument(i, "erratic assessor", low=0, high=A - 1)] = real_argument(factor, "erratic factor",
+                                                                                          low=0, low_open=True)
+    shifts = {(whole_argument(i, "group_bias assessor", low=0, high=A - 1), int(s)): real_argument(x, "group_bias shift")
+              for (i, s), x in (group_bias or {}).items()}
+    return gains, factors, shifts

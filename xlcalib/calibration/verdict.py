@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import overlap_verdict
+from .scale_use import scale_use_sentence
 
 __all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "trust_sentences"]
 
@@ -76,5 +77,6 @@ def linkage_sentence(result) -> str:
 
 
 def trust_sentences(result) -> list[str]:
-    """The sentences that say how far to trust this calibration (stringency, linkage, groups)."""
-    return [t for t in (stringency_sentence(result.stats), linkage_sentence(result)) if t]
+    """The sentences that say how far to trust this calibration (stringency, scale use, linkage, groups)."""
+    return [t for t in (stringency_sentence(result.stats), scale_use_sentence(result.stats, result.biases),
+                        linkage_sentence(result)) if t]

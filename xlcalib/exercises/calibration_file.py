@@ -44,7 +44,7 @@ SHOWN_WARNINGS = 5
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                   feedback=False, export=None):
+                   feedback=False, scale_use=None, group_column=None, export=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
@@ -60,9 +60,11 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     if export is not None or is_export(path, sheet):
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
-                                interval_level=interval_level, seed=seed, feedback=feedback)
+                                interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
                            threshold=threshold, lottery=lottery)
+    overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column))
+                      if value is not None})
     book = _input_book(path, sheet, fast=True)
     try:
         result, frames, settings = compute_calibration(
@@ -89,7 +91,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
 def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
                      fmt="xlsx", fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                     feedback=False):
+                     feedback=False, scale_use=None):
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
@@ -103,6 +105,8 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     path = Path(path)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
                            threshold=threshold, lottery=lottery)
+    if scale_use is not None:
+        overrides["scale_use"] = scale_use
     out = Path(out) if out else path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     check_output_differs(path, out)
     run = ExportRun(_read_export_file(path, out, options, sheet))
@@ -289,7 +293,7 @@ def _write_results(result, frames, settings, path: Path, out: Path, fmt: str, fe
     elif fmt == "csv":
         if out.suffix:
             raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
-        for name, frame in frames.items():
+        for name, frame in {**frames, **behaviour_frames(result)}.items():
             write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
     else:
         write_bytes_atomically(json_bytes(_json_payload(result, frames, settings)), out)
@@ -300,7 +304,7 @@ def _json_payload(result, frames, settings: CalibrationSettings) -> dict:
     (as in the CSV files; json_bytes neutralises the tables' text)."""
     from ..workbook.base import neutralise_text
 
-    payload = dict(frames)
+    payload = {**frames, **behaviour_frames(result)}
     payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else neutralise_text(v))
                         for k, v in result.stats.items()}
     payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
@@ -312,6 +316,23 @@ def _json_payload(result, frames, settings: CalibrationSettings) -> dict:
     if "Ranking" in frames:
         payload["ranking"] = {k: v for k, v in frames["Ranking"].attrs.items()}
     return payload
+
+
+def behaviour_frames(result) -> dict[str, pd.DataFrame]:
+    """The assessor-behaviour tables for CSV and JSON output: Fit, Unexpected, Separation, Agreement and, with
+    groups, GroupBias and GroupAudit (the workbook shows the same tables on its own sheets)."""
+    from ..presentation import BehaviourTables
+
+    b = BehaviourTables.of(result)
+    out = {}
+    for name, table in (("Fit", b.fit), ("Separation", b.separation), ("Agreement", b.agreement),
+                        ("GroupAudit", b.group_audit)):
+        if table is not None:
+            out[name] = table.reset_index() if name != "GroupAudit" else table
+    out["Unexpected"] = b.unexpected
+    if b.group_bias is not None:
+        out["GroupBias"] = b.group_bias
+    return out
 
 
 def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=None, max_load=None,

@@ -30,7 +30,8 @@ from ..calibration import (
 )
 from ..calibration.read_rules import known_to_panel
 from ..calibration.verdict import linkage_sentence
-from ..cells import is_blank, parse_choice, parse_flag, parse_number, parse_whole
+from ..calibration.scale_use import SCALE_USE_CHOICES
+from ..cells import is_blank, parse_choice, parse_flag, parse_label, parse_number, parse_whole
 from ..errors import InputError
 from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
 from ..workbook import open_book
@@ -38,7 +39,9 @@ from .common import run_preamble, write_sheets
 
 #: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
-RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics")
+RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics", "Fit", "Unexpected")
+#: The Evaluations (or Objects) sheet column that gives each object's group, unless the Settings name another.
+DEFAULT_GROUP_COLUMN = "Group"
 
 
 @dataclass
@@ -64,6 +67,10 @@ class CalibrationSettings:
     lottery: bool = False
     draws: int = 10_000
     seed: int = 0
+    #: off / auto / on: a gain per assessor (see xlcalib.calibration.scale_use)
+    scale_use: str = "off"
+    #: the column naming each object's group; None = "Group" when the sheet has one
+    group_column: str | None = None
 
     def describe(self) -> str:
         levels = (self.levels or default_levels()).describe()
@@ -72,7 +79,8 @@ class CalibrationSettings:
                 "no funding line")
         return (f"model={self.model}; gauge={self.gauge}; intervals {self.interval_level:.0%}; {line}"
                 f"{' with lottery' if self.lottery else ''}; anomaly threshold={self.anomaly_threshold:g}; "
-                f"per_component={self.per_component}; {levels}")
+                f"per_component={self.per_component}; scale use={self.scale_use}"
+                f"{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
@@ -133,6 +141,10 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
             settings.draws = parse_whole(row[1], f"draws ({cell})", settings.draws, low=100)
         elif key == "seed":
             settings.seed = parse_whole(row[1], f"seed ({cell})", settings.seed, low=0)
+        elif key.startswith("scale use"):
+            settings.scale_use = parse_choice(row[1], f"scale use ({cell})", SCALE_USE_CHOICES, settings.scale_use)
+        elif key.startswith("group column"):
+            settings.group_column = None if is_blank(row[1]) else parse_label(row[1], f"group column ({cell})")
     if len(line_cells) == 2:
         raise InputError(f"two funding lines are set ({line_cells['top k']} places and {line_cells['score']} a "
                          "score): keep one and clear the other")
@@ -185,7 +197,7 @@ def run_calibration(block, settings: CalibrationSettings, panel=None):
     try:
         result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
                            per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold,
-                           interval_level=settings.interval_level, model=settings.model)
+                           interval_level=settings.interval_level, model=settings.model, scale_use=settings.scale_use)
     except InputError as exc:
         if isinstance(exc.where.get("row"), (int, np.integer)):
             sheet_row = int(sheet_rows[exc.where["row"]])
@@ -205,6 +217,85 @@ def _sheet_rows_text(numbers: str, sheet_rows, sheet: str) -> str:
     """'3, 5' (1-based positions in the evaluations) -> 'sheet S, rows 12, 14' (sheet rows)."""
     rows = [int(sheet_rows[int(n) - 1]) for n in re.findall(r"\d+", numbers)]
     return f"sheet {sheet}, row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
+
+
+def _group_cells(cells, where) -> list:
+    """A group column's cells as texts (whole numbers without '.0'); blank -> None."""
+    return [parse_label(c, where(i), allow_blank=True) for i, c in enumerate(cells)]
+
+
+def _groups_from_evaluations(panel, name: str):
+    """object -> group from the evaluations table's column *name* (None: no such column); an object given two
+    groups is an error naming its rows."""
+    table = panel.table
+    if table is None:
+        return None
+    wanted = " ".join(name.strip().lower().split())
+    position = next((j for j, h in enumerate(table.header)
+                     if not is_blank(h) and " ".join(str(h).strip().lower().split()) == wanted), None)
+    if position is None:
+        return None
+    rows = np.asarray(table.row_numbers, dtype=np.intp)
+    order = np.argsort(rows, kind="stable")
+    body = order[np.searchsorted(rows[order], np.asarray(panel.sheet_rows, dtype=np.intp))]
+    column = table.columns[position]
+    cells = [column[i] for i in body]
+    groups = _group_cells(cells, lambda i: f"sheet {panel.sheet}, row {int(panel.sheet_rows[i])}, column {name}")
+    frame = pd.DataFrame({"object": panel.frame["object"].to_numpy(), "group": groups,
+                          "row": np.asarray(panel.sheet_rows)}).dropna(subset=["group"])
+    distinct = frame.groupby("object", sort=False)["group"].nunique()
+    if (distinct > 1).any():
+        obj = distinct.index[distinct > 1][0]
+        clash = frame[frame["object"] == obj].drop_duplicates("group").head(2)
+        raise InputError(f"sheet {panel.sheet}, rows {', '.join(map(str, clash['row']))}: object {obj} is in group "
+                         f"{' and '.join(repr(g) for g in clash['group'])}; give each object one group",
+                         {"sheet": panel.sheet, "sheet_row": int(clash['row'].iloc[-1])})
+    return frame.drop_duplicates("object").set_index("object")["group"]
+
+
+def _groups_from_objects_sheet(backend, name: str):
+    """object -> group from the Objects sheet (names in column A, the group under a header *name*), or None."""
+    sheet = backend.find_sheet("Objects", required=False)
+    if not sheet:
+        return None
+    block = backend.read_block(sheet)
+    rows = [list(r) for r in block.rows]
+    start = next((i for i, r in enumerate(rows) if any(not is_blank(c) for c in r)), None)
+    if start is None:
+        return None
+    wanted = " ".join(name.strip().lower().split())
+    header = rows[start]
+    position = next((j for j, h in enumerate(header)
+                     if not is_blank(h) and " ".join(str(h).strip().lower().split()) == wanted), None)
+    if position is None or position == 0:
+        return None
+    out = {}
+    for offset, row in enumerate(rows[start + 1:], start=start + 1):
+        if not row or is_blank(row[0]) or len(row) <= position:
+            continue
+        where = f"sheet {sheet}, row {block.first_row + offset}"
+        group = parse_label(row[position], f"{where}, column {name}", allow_blank=True)
+        if group is not None:
+            out[parse_label(row[0], f"{where}, column A")] = group
+    return pd.Series(out, dtype=object) if out else None
+
+
+def read_groups(backend, panel, name: str | None):
+    """Each object's group: the evaluations' Group column (or the column *name*), else the Objects sheet's; None
+    when neither has one (an error when *name* was asked for and is nowhere)."""
+    column = name or DEFAULT_GROUP_COLUMN
+    groups = _groups_from_evaluations(panel, column)
+    listed = _groups_from_objects_sheet(backend, column)
+    if groups is None:
+        groups = listed
+    elif listed is not None:  # the Objects sheet fills objects the evaluations leave without a group
+        groups = pd.concat([groups, listed[~listed.index.isin(groups.index)]])
+    if groups is None and name:
+        raise InputError(f"no column '{name}' on sheet {panel.sheet} or the Objects sheet: the group column was "
+                         "asked for by name (Settings 'Group column' or --group-column)")
+    if groups is not None and groups.nunique() < 2:
+        return None  # one group: nothing to compare
+    return groups
 
 
 def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -286,6 +377,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     if before_fit is not None:
         before_fit(panel)
     result, frame = run_calibration(None, settings, panel)
+    result.groups = read_groups(backend, panel, settings.group_column)
     frames = result_frames(result, frame)
     if result.stats["n_components"] == 1:
         ranking = result.ranking(**settings.ranking_arguments())

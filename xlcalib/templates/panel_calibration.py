@@ -79,7 +79,11 @@ def _settings_sheet(wb, scale) -> None:
             ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
             ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
             ("Model", DEFAULT_MODEL, "; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())),
-            ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery")]
+            ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery"),
+            ("Scale use", "off", "off: assessors differ by a shift; auto: also a gain per assessor (some spread scores "
+                                 "widely, others keep to the middle) when the test says they differ; on: always"),
+            ("Group column", None, "optional: the Evaluations (or Objects) column naming each object's group (subject, "
+                                   "call ...); default Group when there is one; adds the Groups and Group bias sheets")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
         input_cell(settings.cell(row=r, column=2), value)
@@ -88,6 +92,7 @@ def _settings_sheet(wb, scale) -> None:
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
     list_validation(settings, '"' + ",".join(MODELS) + '"', "B9", "Choose " + ", ".join(MODELS))
     list_validation(settings, '"no,yes"', "B10", "Choose no or yes")
+    list_validation(settings, '"off,auto,on"', "B11", "Choose off, auto or on")
     whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,
                            showErrorMessage=True, errorTitle="Funding line", error="A whole number of objects, 1 or more")
     settings.add_data_validation(whole)

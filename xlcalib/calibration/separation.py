@@ -1,0 +1,185 @@
+"""Panel-level indices: how many levels of quality the panel can tell apart, and how often assessors agree.
+
+Separation (Wright & Masters 1982, "Rating scale analysis", ch. 5; Linacre, FACETS and Winsteps manuals,
+"Reliability and separation of measures"), for the objects' values and for the assessors' biases:
+
+* RMSE = sqrt(mean of SE^2) -- the typical error of an estimate;
+* true SD = sqrt(max(observed variance - RMSE^2, 0)), the observed variance taken over the elements as a
+  population (ddof = 0, as Winsteps' "P.SD");
+* separation G = true SD / RMSE; strata H = (4G + 1)/3 (Wright & Masters 2002, Rasch Meas. Trans. 16:3,
+  p. 888: statistically distinct levels, three error widths apart); separation reliability R = G^2/(1 + G^2)
+  = true variance / observed variance.
+
+For *shrunk* estimates (posterior means of a random-effects model: the assessors' biases of the default
+model, the values of the random-objects models) the observed variance is already the true variance *less*
+the error (law of total variance), so true variance = observed variance + RMSE^2 and R = observed variance /
+true variance; G = sqrt(R / (1 - R)) and H follow as above.  Which case applies is in the table's ``basis``.
+
+"Fixed (all same)" chi-square (FACETS): ``sum (m_i - m_w)^2 / SE_i^2`` on n - 1 degrees of freedom, m_w the
+SE^-2-weighted mean: do the elements differ at all?  For objects, a high separation is what a panel needs
+(it can rank them); for assessors, a low one is what it hopes for (they are interchangeable).
+
+Exact agreement (FACETS, "inter-rater agreement opportunities"): over every pair of reads of the same object,
+the share giving the same score, against the share the model expects,
+``sum_k P_i(k) P_j(k)`` with ``P_i(k)`` the probability that read i lands in score category k under the fitted
+model (normal around its fitted score, SD sqrt(w/c - step^2/12): the latent spread without the rounding to
+categories), the lowest and highest categories taking the tails.  Defined only when the scores lie on a grid
+(whole points, halves ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["separation_index", "separation_table", "agreement", "GRID_STEPS", "MAX_CATEGORIES"]
+
+#: Score grids recognised for exact agreement (the largest step that fits every score is used).
+GRID_STEPS = (1.0, 0.5, 0.25, 0.2, 0.1)
+#: More categories than this: the scores are treated as continuous (no exact agreement).
+MAX_CATEGORIES = 201
+
+
+def separation_index(measures, se, shrunk: bool = False) -> dict:
+    """Separation G, strata H, reliability R, true SD, RMSE and the fixed chi-square of one set of estimates.
+
+    ``shrunk``: the estimates are posterior means (see the module docstring).
+
+    Examples
+    --------
+    Winsteps' manual, Table 27.3 (14 items): P.SD 3.48 and model RMSE .74 give true SD 3.40, separation 4.59,
+    reliability .95 (4.60 from the two printed, rounded figures).
+
+    >>> import numpy as np
+    >>> m = np.linspace(-1, 1, 14); m = m / m.std() * 3.48
+    >>> s = separation_index(m, np.full(14, 0.74))
+    >>> round(s["true_sd"], 2), round(s["separation"], 1), round(s["reliability"], 2), round(s["strata"], 2)
+    (3.4, 4.6, 0.95, 6.46)
+    """
+    from scipy.special import chdtrc
+
+    m = np.asarray(measures, dtype=float)
+    se = np.asarray(se, dtype=float)
+    ok = np.isfinite(m) & np.isfinite(se) & (se > 0)
+    m, se = m[ok], se[ok]
+    n = int(m.size)
+    nan = float("nan")
+    if n < 2:
+        return {"n": n, "observed_sd": nan, "rmse": nan, "true_sd": nan, "separation": nan, "strata": nan,
+                "reliability": nan, "chi_square": nan, "df": max(n - 1, 0), "p": nan}
+    observed = float(np.var(m))
+    mse = float(np.mean(se**2))
+    true_var = observed + mse if shrunk else max(observed - mse, 0.0)
+    reliability = (observed / true_var if shrunk else true_var / observed) if true_var > 0 and observed > 0 else 0.0
+    reliability = min(reliability, 1.0)
+    G = float(np.sqrt(reliability / (1.0 - reliability))) if reliability < 1 else float("inf")
+    weights = 1.0 / se**2
+    centre = float(weights @ m / weights.sum())
+    chi2 = float(weights @ (m - centre) ** 2)
+    return {"n": n, "observed_sd": float(np.sqrt(observed)), "rmse": float(np.sqrt(mse)),
+            "true_sd": float(np.sqrt(true_var)), "separation": G, "strata": (4.0 * G + 1.0) / 3.0,
+            "reliability": float(reliability), "chi_square": chi2, "df": n - 1, "p": float(chdtrc(n - 1, chi2))}
+
+
+def _words(kind: str, s: dict) -> str:
+    if not np.isfinite(s["separation"]):
+        return "too few to judge"
+    H = s["strata"]
+    if kind == "objects":
+        return (f"the panel can tell about {H:.1f} levels of quality apart (reliability {s['reliability']:.2f}: "
+                + ("enough to rank the objects" if s["reliability"] >= 0.8 else
+                   "enough to sort objects into broad bands, not to rank them finely" if H >= 2 else
+                   "too little to rank the objects: most differences are within their error") + ")")
+    if s["p"] < 0.05:
+        return (f"the assessors differ measurably in stringency (about {H:.1f} distinguishable levels; "
+                f"fixed chi-square p = {s['p']:.2g}): calibration matters")
+    return (f"the assessors cannot be told apart in stringency (fixed chi-square p = {s['p']:.2g}): they are "
+            "interchangeable as far as the data show")
+
+
+def separation_table(result) -> pd.DataFrame:
+    """Separation, strata and reliability of the objects' values and of the assessors' biases (module docstring).
+
+    Rows ``objects`` and ``assessors``; columns n, observed_sd, rmse, true_sd, separation, strata, reliability,
+    chi_square, df, p, basis (plain estimates or posterior means), in_words.
+    """
+    if result.stats.get("n_components", 1) > 1 and any(c in result.values for c in ("component",)):
+        raise InputError("the panel was fitted per component: its values sit on different scales, so one "
+                         "separation cannot be computed (calibrate the whole panel, or each group on its own)")
+    lam = max((part.posterior.lam for part in result.components), default=0.0)
+    shrunk_objects = lam > 0
+    shrunk_biases = result.stats.get("sigma_b") is not None and not isinstance(result.stats.get("sigma_b"), list)
+    rows = {}
+    for kind, table, col, shrunk in (("objects", result.values, "value", shrunk_objects),
+                                     ("assessors", result.biases, "bias", shrunk_biases)):
+        s = separation_index(table[col].to_numpy(), table["se"].to_numpy(), shrunk)
+        s["basis"] = ("posterior means (shrunk): true variance = observed + error" if shrunk else
+                      "estimates: true variance = observed - error")
+        s["in_words"] = _words(kind, s)
+        rows[kind] = s
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("facet")
+
+
+def _grid(scores: np.ndarray):
+    """(step, lowest, number of categories) when every score lies on a grid, else None."""
+    for step in GRID_STEPS:
+        k = scores / step
+        if np.all(np.abs(k - np.round(k)) < 1e-9):
+            low, high = float(np.round(k.min())), float(np.round(k.max()))
+            n = int(high - low) + 1
+            return (step, low * step, n) if n <= MAX_CATEGORIES else None
+    return None
+
+
+def _category_probabilities(mean: np.ndarray, sd: np.ndarray, step: float, low: float, n: int) -> np.ndarray:
+    """P(read in category k), reads x categories; the end categories take the tails."""
+    from scipy.special import ndtr
+
+    edges = low + step * (np.arange(n + 1) - 0.5)
+    cdf = ndtr((edges[None, :] - mean[:, None]) / sd[:, None])
+    cdf[:, 0], cdf[:, -1] = 0.0, 1.0
+    return np.diff(cdf, axis=1)
+
+
+def agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
+    """Exact agreement between reads of the same object: observed and expected, for the panel and per assessor.
+
+    ``geometry``: the result's :func:`~xlcalib.calibration.fitstats.read_geometry`.  Returns (panel figures,
+    per-assessor table with opportunities, observed %, expected %).  Scores not on a grid: NaNs and a note.
+    """
+    res = result.residuals
+    scores = res["score"].to_numpy(dtype=float)
+    A = len(result.biases)
+    grid = _grid(scores)
+    n_reads = np.bincount(geometry.obj, minlength=len(result.values))
+    pairs_per_read = n_reads[geometry.obj] - 1
+    per = pd.DataFrame(index=result.biases.index)
+    if grid is None:
+        nan = float("nan")
+        per["opportunities"] = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
+        per["observed"], per["expected"] = nan, nan
+        return {"pairs": int(pairs_per_read.sum() // 2), "observed": nan, "expected": nan,
+                "note": "the scores do not lie on a grid of categories: exact agreement is not defined"}, per
+    step, low, n = grid
+    gain = result.biases["gain"].to_numpy()[geometry.assessor] if "gain" in result.biases else 1.0
+    # the read's noise SD in score units (a gain rescales it), less the rounding to categories
+    sd = np.sqrt(np.maximum(geometry.noise / geometry.confidence * gain**2 - step**2 / 12.0, (0.05 * step) ** 2))
+    P = _category_probabilities(res["fitted"].to_numpy(dtype=float), sd, step, low, n)
+    O = len(result.values)
+    S = np.zeros((O, n))
+    np.add.at(S, geometry.obj, P)
+    expected_read = np.einsum("ik,ik->i", P, S[geometry.obj] - P)  # expected agreements of read i with the others
+    category = np.round((scores - low) / step).astype(np.intp)
+    same = pd.Series(1, index=pd.MultiIndex.from_arrays([geometry.obj, category])).groupby(level=[0, 1]).transform("size")
+    observed_read = same.to_numpy() - 1
+    opportunities = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per["opportunities"] = opportunities
+        per["observed"] = np.bincount(geometry.assessor, observed_read, A) / opportunities
+        per["expected"] = np.bincount(geometry.assessor, expected_read, A) / opportunities
+    total = pairs_per_read.sum()
+    panel = {"pairs": int(total // 2), "observed": float(observed_read.sum() / total) if total else float("nan"),
+             "expected": float(expected_read.sum() / total) if total else float("nan"),
+             "note": f"score categories {low:g} to {low + step * (n - 1):g} in steps of {step:g}"}
+    return panel, per
