@@ -268,7 +268,7 @@ def test_funder_panel_links_to_a_good_overlap_and_the_share_matters():
 
     a, o, S, conflicts = _funder_panel(seed=0)
     r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9,
-               tradeoff_shares=TRADEOFF_SHARES)
+               tradeoff_shares=TRADEOFF_SHARES, time_limit=900)  # no time limit cuts a stage short: reproducible
     t = r.tradeoff.set_index("minimum share")
     assert list(t.index) == list(TRADEOFF_SHARES)
     assert r.baseline.mu2 < 0.1  # expertise clusters: the suitability-only allocation is poorly linked
@@ -287,7 +287,7 @@ def test_funder_panel_good_at_share_090_other_draw(seed):
     from xlcalib.calibration import overlap_verdict
 
     a, o, S, conflicts = _funder_panel(seed)
-    r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9, seed=seed)
+    r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9, seed=seed, time_limit=900)
     assert overlap_verdict(r.report.mu2) == "good", r.tradeoff
     assert r.report.suitability_share >= 0.9 and r.report.n_components == 1
 

@@ -49,7 +49,8 @@ Method
    of ``phi`` over two objects) polish the result: they reach every object
    in one round, which carries large panels on where LP rounds slow down.
 3. *Continuation over the share* — the linking runs at the shares of
-   :data:`TRADEOFF_SHARES` above the chosen one first, each stage starting
+   :data:`TRADEOFF_SHARES` between the chosen one and 1 first (and at 1 itself
+   when the trade-off asks for it: ties of the optimum), each stage starting
    from the previous allocation: ``phi`` falls from stage to stage, so a
    smaller share never buys less overlap, and the stages are the trade-off
    table (:attr:`Assignment.tradeoff`) at little extra cost.
@@ -133,8 +134,10 @@ ROUNDING_SECONDS = 10.0
 #: Seed of the eigen-solver's start vector in the linking phase (results do not depend on the caller's seed
 #: beyond the suitability-only start).
 LINK_SEED = 12345
-#: Share of a stage's time the LP steps may use before the swaps take over.
+#: Share of a stage's time the LP steps may use before the swaps take over; on panels whose LPs take blocks of
+#: objects the swaps, which reach every object each round, get most of it.
 LINK_LP_PART = 0.6
+LINK_LP_PART_BLOCKS = 0.25
 #: HiGHS method for the transportation LP (dual simplex: returns a vertex, hence a 0/1 allocation).
 LP_METHOD = "highs-ds"
 
@@ -724,7 +727,8 @@ def _stage(problem: "_AllocationProblem", ea, eo, required: float, max_rounds: i
         return ea, eo, {"rounds": 0, "steps": 0, "swap_rounds": 0, "swaps": 0,
                         "stopped": "nothing to link" if k < 1 else "max_rounds = 0: no linking"}
     now = time.perf_counter()
-    ea, eo, stats = _link(problem, ea, eo, required, k, max_rounds, now + LINK_LP_PART * max(0.0, deadline - now))
+    part = LINK_LP_PART if problem.allowed.shape[1] <= LINK_BLOCK_OBJECTS else LINK_LP_PART_BLOCKS
+    ea, eo, stats = _link(problem, ea, eo, required, k, max_rounds, now + part * max(0.0, deadline - now))
     ea, eo, swaps = _polish(problem, ea, eo, required, k, np.random.default_rng(seed), max_rounds, deadline)
     stats.update(swaps)
     return ea, eo, stats
@@ -776,8 +780,8 @@ def _link(problem: "_AllocationProblem", ea, eo, required: float, k: int, max_ro
 # ----------------------------------------------------------------------------
 # Public entry point
 # ----------------------------------------------------------------------------
-#: Suitability shares the trade-off table reports; the linking phase passes through those above the chosen
-#: share on its way down (continuation: each stage starts from the allocation of the one before).
+#: Suitability shares the trade-off table reports; the linking phase passes through those between the chosen
+#: share and 1 on its way down (continuation: each stage starts from the allocation of the one before).
 TRADEOFF_SHARES = (1.0, 0.95, 0.9, 0.85, 0.8)
 #: Time weight of the chosen share's stage against 1 for each other stage (time matters on large panels only).
 CHOSEN_STAGE_WEIGHT = 4.0
@@ -860,7 +864,7 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
     best = float(S[ba, bo].sum()) if S is not None else 0.0
     lp_seconds = time.perf_counter() - started
     # continuation: each stage starts from the allocation of the next larger share
-    stages = sorted({s for s in TRADEOFF_SHARES if s > share} | {share} | set(extra), reverse=True) \
+    stages = sorted({s for s in TRADEOFF_SHARES if share < s < 1.0} | {share} | set(extra), reverse=True) \
         if S is not None else [share]
     ea, eo, rows, chosen = ba, bo, [], None
     weights = [CHOSEN_STAGE_WEIGHT if s == share else 1.0 for s in stages]  # the chosen share gets most of the time
