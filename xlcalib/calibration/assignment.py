@@ -67,8 +67,8 @@ and ``time_limit`` seconds for the whole call (the LP of step 1 always runs
 to optimality; each stage gets a share of the time left, the chosen share
 most, and at least :data:`MIN_LINK_ROUNDS` LP rounds); ``stats['stopped']``
 and the trade-off's ``stopped`` column say what ended each stage.  The
-funder's panel (24 x 150 x 4) takes a few seconds for all five shares; 100 x
-1,000 about a minute per share; at 1,000 assessors x 10,000 objects the LP
+funder's panel (24 x 150 x 4) takes 5-15 s for all five shares; 100 x 1,000
+one to two minutes per share; at 1,000 assessors x 10,000 objects the LP
 takes 10-25 s and the time limit ends the linking (``stopped`` says so, and
 the result then depends on the machine's speed).  Within those limits the
 result is reproducible for a given ``seed``.

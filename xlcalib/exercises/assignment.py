@@ -224,8 +224,9 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
 
     Besides the allocation at ``share`` it computes the trade-off table (suitability kept and assessor
     overlap at the shares of :data:`xlcalib.calibration.assignment.TRADEOFF_SHARES`) for the Design sheet:
-    one continuation, so the table costs about what the smallest share alone costs (a few seconds for 24
-    assessors x 150 objects).  ``time_limit`` bounds the whole run; a large panel's rows that hit it say so.
+    one continuation, so the table costs about what the smallest share alone costs (5-15 s for 24 assessors x
+    150 objects; one to two minutes per share for 100 x 1,000).  ``time_limit`` bounds the whole run: a
+    larger panel's shares then stop early, and the Design sheet says which.
     """
     from ..calibration import assign
     from ..calibration.assignment import TRADEOFF_SHARES
