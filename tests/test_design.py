@@ -156,12 +156,12 @@ def clustered(A=20, O=80, areas=4, seed=0):
 
 def test_reproducible_with_seed():
     a, o, S = clustered()
-    r1 = assign(a, o, 3, 13, suitability=S, seed=7)
-    r2 = assign(a, o, 3, 13, suitability=S, seed=7)
+    r1 = assign(a, o, 3, 13, suitability=S, seed=7, max_rounds=15)
+    r2 = assign(a, o, 3, 13, suitability=S, seed=7, max_rounds=15)
     pd.testing.assert_frame_equal(r1.allocation, r2.allocation)
-    u1 = assign(a, o, 3, 13, seed=1)
-    u2 = assign(a, o, 3, 13, seed=1)
-    u3 = assign(a, o, 3, 13, seed=2)
+    u1 = assign(a, o, 3, 13, seed=1, max_rounds=15)
+    u2 = assign(a, o, 3, 13, seed=1, max_rounds=15)
+    u3 = assign(a, o, 3, 13, seed=2, max_rounds=15)
     pd.testing.assert_frame_equal(u1.allocation, u2.allocation)
     assert not u1.allocation.equals(u3.allocation)
 
@@ -210,10 +210,13 @@ def test_suitability_share_kept_and_mu2_improves_on_clustered_panel(share):
     _check_constraints(r, a, o, np.full(len(o), 3), 13, 11, [])
 
 
-def test_share_one_is_the_suitability_only_allocation_and_fixed_reads_are_kept():
+def test_share_one_keeps_the_optimum_and_fixed_reads_are_kept():
     a, o, S = clustered(A=8, O=20)
     r = assign(a, o, 2, 6, suitability=S, min_suitability_share=1.0)
-    pd.testing.assert_frame_equal(r.allocation, r.baseline_allocation)
+    # share 1: the suitability-only optimum's total, ties broken for links (never fewer links than the LP's vertex)
+    assert r.report.total_suitability == pytest.approx(r.stats["best_suitability"], abs=1e-9)
+    assert r.report.mu2 >= r.baseline.mu2 - 1e-12
+    assert list(r.tradeoff["minimum share"]) == [1.0]
     kept = [("A0", "O5"), ("A1", "O5"), ("A7", "O0")]  # not the most suitable pairs, kept anyway
     rk = assign(a, o, 2, 6, suitability=S, fixed=kept, conflicts=[("A2", "O5")])
     pairs = set(zip(rk.allocation["assessor"], rk.allocation["object"]))
@@ -244,3 +247,112 @@ def test_suitability_forms_agree():
     r3 = assign(a, o, 2, 5, suitability=long, seed=1)
     pd.testing.assert_frame_equal(r1.allocation, r2.allocation)
     pd.testing.assert_frame_equal(r1.allocation, r3.allocation)
+
+
+# ----------------------------------------------------------------------------
+# The linking phase on panels grouped by expertise (simulate_panel: 6 subjects, 1-2 per assessor)
+# ----------------------------------------------------------------------------
+def _funder_panel(seed):
+    """A funder's panel as in the docs: 24 assessors, 150 proposals, 4 reads each, suitability = shared subject."""
+    from xlcalib.calibration.simulate import simulate_panel
+
+    p = simulate_panel(24, 150, 4, seed=seed)
+    a, o = sorted(p.expertise), list(p.subjects.index)
+    S = np.array([[1.0 if p.subjects[x] in p.expertise[y] else 0.0 for x in o] for y in a])
+    return a, o, S, p.conflicts
+
+
+def test_funder_panel_links_to_a_good_overlap_and_the_share_matters():
+    from xlcalib.calibration import overlap_verdict
+    from xlcalib.calibration.assignment import TRADEOFF_SHARES
+
+    a, o, S, conflicts = _funder_panel(seed=0)
+    r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9,
+               tradeoff_shares=TRADEOFF_SHARES, time_limit=900)  # no time limit cuts a stage short: reproducible
+    t = r.tradeoff.set_index("minimum share")
+    assert list(t.index) == list(TRADEOFF_SHARES)
+    assert r.baseline.mu2 < 0.1  # expertise clusters: the suitability-only allocation is poorly linked
+    assert overlap_verdict(t.loc[0.9, "mu2"]) == "good" and t.loc[0.9, "chosen"]
+    assert r.report.mu2 == pytest.approx(t.loc[0.9, "mu2"]) and r.report.suitability_share >= 0.9
+    # the share matters: every step down buys overlap, and every share is kept
+    assert np.all(np.diff(t["mu2"].to_numpy()) > 0)
+    assert np.all(t["suitability share"].to_numpy() >= t.index.to_numpy() - 1e-12)
+    assert t.loc[0.8, "mu2"] >= t.loc[0.9, "mu2"] + 0.05
+    assert (t["overlap"] == [overlap_verdict(m) for m in t["mu2"]]).all()
+    _check_constraints(r, a, o, np.full(150, 4), 26, 0, list(conflicts.itertuples(index=False, name=None)))
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_funder_panel_good_at_share_090_other_draw(seed):
+    from xlcalib.calibration import overlap_verdict
+
+    a, o, S, conflicts = _funder_panel(seed)
+    r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9, seed=seed, time_limit=900)
+    assert overlap_verdict(r.report.mu2) == "good", r.tradeoff
+    assert r.report.suitability_share >= 0.9 and r.report.n_components == 1
+
+
+def test_overlap_words_are_one_function_everywhere():
+    """assign's trade-off and report table, the Design sheet and calibrate's Diagnostics use overlap_verdict."""
+    from xlcalib.calibration import overlap_verdict
+    from xlcalib.presentation import stat_verdict
+
+    a, o, S = clustered(A=12, O=40, areas=3, seed=2)
+    r = assign(a, o, 3, 11, suitability=S, min_suitability_share=0.9)
+    table = r.report.table().set_index("statistic")
+    assert table.loc["assessor overlap", "value"] == overlap_verdict(r.report.mu2)
+    assert (r.tradeoff["overlap"] == [overlap_verdict(m) for m in r.tradeoff["mu2"]]).all()
+    for m in (0.0, 0.05, 0.1, 0.2999, 0.3, 0.8):
+        assert stat_verdict("mu2", m).endswith(overlap_verdict(m))  # calibrate's Diagnostics sheet
+    # calibrate on scores of this very allocation: its summary words for mu2 are the same function's
+    rng = np.random.default_rng(0)
+    alloc = r.allocation
+    scores = rng.normal(size=len(alloc)) + pd.Series(rng.normal(size=len(a)), index=a).loc[alloc["assessor"]].to_numpy()
+    cal = xlcalib.calibrate(assessors=alloc["assessor"], objects=alloc["object"], scores=scores,
+                            sd=np.ones(len(alloc)))
+    assert cal.stats["mu2"] == pytest.approx(r.report.mu2, rel=1e-6)  # equal confidences: the planned mu2
+    assert f"{overlap_verdict(cal.stats['mu2'])}." in cal.summary()
+
+
+@st.composite
+def larger_instances(draw):
+    A = draw(st.integers(5, 9))
+    O = draw(st.integers(6, 14))
+    reads = np.full(O, draw(st.integers(1, 3)))
+    max_load = np.full(A, int(np.ceil(reads.sum() / A)) + draw(st.integers(0, 2)))
+    min_load = np.maximum(max_load - draw(st.integers(1, 3)), 0)
+    conflict_mask = np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    conflict_mask &= np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    S = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=A * O, max_size=A * O))).reshape(A, O)
+    fixed = np.array(draw(st.lists(st.booleans(), min_size=A * O, max_size=A * O))).reshape(A, O)
+    fixed &= ~conflict_mask & (np.arange(O)[None, :] < 2) & (np.arange(A)[:, None] < 2)
+    share = draw(st.sampled_from([0.8, 0.9, 0.95]))
+    return A, O, reads, max_load, min_load, conflict_mask, S, share, fixed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(larger_instances())
+def test_hard_constraints_hold_in_blocks_and_candidate_lists(case):
+    """The large-panel paths (LP blocks of a few objects, candidate lists per object) keep every constraint."""
+    import xlcalib.calibration.assignment as module
+
+    A, O, reads, max_load, min_load, conflict_mask, S, share, fixed = case
+    a_names, o_names = _names("A", A), _names("O", O)
+    conflicts = [(a_names[i], o_names[j]) for i, j in zip(*np.nonzero(conflict_mask))]
+    kept = [(a_names[i], o_names[j]) for i, j in zip(*np.nonzero(fixed))]
+    try:
+        with pytest.MonkeyPatch.context() as mp:  # small limits: tiny instances take the large-panel paths
+            mp.setattr(module, "LINK_BLOCK_OBJECTS", 4)
+            mp.setattr(module, "LINK_ALL_ASSESSORS", 2)
+            mp.setattr(module, "LINK_CANDIDATES", 2)
+            r = assign(a_names, o_names, reads, max_load, min_load=min_load, conflicts=conflicts, suitability=S,
+                       min_suitability_share=share, max_rounds=15, fixed=kept or None)
+    except InputError as exc:
+        assert "no allocation" in str(exc)
+        return
+    _check_constraints(r, a_names, o_names, reads, max_load, min_load, conflicts)
+    assert set(kept) <= set(zip(r.allocation["assessor"], r.allocation["object"]))
+    assert r.report.total_suitability >= share * r.stats["best_suitability"] - 1e-9
+    t = r.tradeoff
+    assert np.all(t["suitability share"].to_numpy() >= t["minimum share"].to_numpy() - 1e-9)
+

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from xlcalib.cli import main
-from xlcalib.calibration import design_report
+from xlcalib.calibration import design_report, overlap_verdict
+from xlcalib.presentation import stat_verdict
 from xlcalib.templates import build
 
 
@@ -31,12 +32,15 @@ def _evaluations(path):
 
 
 def _design(path):
+    """(comparison table, trade-off table) of the Design sheet."""
     ws = openpyxl.load_workbook(path)["Design"]
-    assert ws.max_column == 4  # statistic, this allocation, suitability only, meaning (verdict lines in column A)
     assert ws["A1"].value.startswith("Allocation of 24 reads") and ws["A2"].value.startswith("It keeps")
     rows = [[c.value for c in row] for row in ws.iter_rows()]
     start = next(i for i, r in enumerate(rows) if r[0] == "statistic")
-    return pd.DataFrame(rows[start + 1:], columns=rows[start]).set_index("statistic")
+    table = pd.DataFrame([r[:4] for r in rows[start + 1:]], columns=rows[start][:4]).set_index("statistic")
+    top = next(i for i, r in enumerate(rows) if r[0] == "minimum share")
+    stop = next(i for i in range(top + 1, len(rows)) if rows[i][0] is None)
+    return table, pd.DataFrame(rows[top + 1:stop], columns=[c or "chosen" for c in rows[top]])
 
 
 def _set_subjects(path, assessor_tags, object_tags):
@@ -66,16 +70,27 @@ def test_assign_fills_evaluations_and_design_sheet(panel, capsys):
     tags_a = [{areas[0], areas[1]}] + [{areas[i % 3]} for i in range(1, 6)]
     tags_o = [{areas[j % 3]} for j in range(12)]
     S = np.array([[len(a & o) for o in tags_o] for a in tags_a], dtype=float)
-    design = _design(out)
+    design, tradeoff = _design(out)
     rep = design_report(ev[["assessor", "object"]], [f"Assessor {i}" for i in range(1, 7)],
                         [f"Object {j}" for j in range(1, 13)], suitability=S)
     assert design.loc["mu2", "this allocation"] == pytest.approx(rep.mu2, abs=1e-12)
+    assert design.loc["assessor overlap", "this allocation"] == overlap_verdict(rep.mu2)
+    # the trade-off the secretary chooses from: every share, the chosen one marked, the same words as calibrate
+    assert list(tradeoff["minimum share"]) == [1.0, 0.95, 0.9, 0.85, 0.8]
+    assert list(tradeoff["chosen"].fillna("")) == ["", "", "<- this allocation", "", ""]
+    assert (tradeoff["suitability kept"] >= tradeoff["minimum share"] - 1e-9).all()
+    assert tradeoff["mu2"].is_monotonic_increasing and tradeoff["mu2"].iloc[-1] > tradeoff["mu2"].iloc[0]
+    assert all(v == stat_verdict("mu2", m) for v, m in zip(tradeoff["assessor overlap"], tradeoff["mu2"]))
+    assert tradeoff.loc[2, "mu2"] == pytest.approx(rep.mu2, abs=1e-4)
     assert design.loc["total suitability", "this allocation"] == pytest.approx(rep.total_suitability)
     assert design.loc["connected components", "this allocation"] == rep.n_components == 1
     assert "suitability only" in design.columns
     assert design.loc["connected components", "suitability only"] >= 2
     assert design.loc["suitability share", "this allocation"] >= 0.9
-    assert "suitability: shared subject tags" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "suitability: shared subject tags" in printed
+    assert f"assessor overlap mu2 = {rep.mu2:.3f}: {overlap_verdict(rep.mu2)}" in printed
+    assert "Trade-off (suitability kept -> mu2, assessor overlap): 100% -> 0.00 poor" in printed
 
 
 def test_rerun_keeps_scored_rows_and_allocates_the_rest(panel):

@@ -522,6 +522,28 @@ def diagnostics_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
     return SheetSpec("Diagnostics", f, preamble, cols, landscape=True)
 
 
+def design_sheet(comparison: pd.DataFrame, tradeoff: pd.DataFrame, lines: list[str]) -> SheetSpec:
+    """Design (``xlcalib assign``): the verdict lines, the trade-off between suitability and assessor overlap
+    (one row per share tried, the chosen one marked), then the chosen allocation against the suitability-only
+    one.  The overlap words are :func:`stat_verdict`'s, as on a calibration's Diagnostics sheet."""
+    preamble = [[line] for line in lines]
+    if tradeoff is not None and len(tradeoff) > 1:
+        preamble += [[], ["Trade-off: the suitability kept against the assessor overlap (choose the share with these "
+                          "numbers; --share picks the row)"],
+                     ["minimum share", "suitability kept", "mu2", "assessor overlap", "groups", "reads changed",
+                      "seconds", ""]]
+        for r in tradeoff.to_dict("records"):
+            preamble.append([round(r["minimum share"], 4), round(r["suitability share"], 4), round(r["mu2"], 4),
+                             stat_verdict("mu2", r["mu2"]) or r["overlap"], r["components"], r["reads changed"],
+                             round(r["seconds"], 1), "<- this allocation" if r["chosen"] else ""])
+        preamble += [[], ["The chosen allocation against the suitability-only one:"]]
+    cols = {"this allocation": Column("this allocation", MIXED, "the allocation written to Evaluations", max_width=50),
+            "meaning": Column("meaning", None, "what the figure measures", max_width=90)}
+    for label in ("suitability only", "balanced start"):
+        cols[label] = Column(label, MIXED, "the allocation by suitability alone (no links bought)", max_width=50)
+    return SheetSpec("Design", comparison, preamble, cols)
+
+
 def checks_sheet(checks: pd.DataFrame, preamble) -> SheetSpec:
     """Checks: one line per problem found in the input (severity, sheet, cell, problem)."""
     if checks is None or not len(checks):

@@ -2,58 +2,76 @@
 
 Panel secretaries usually allocate by expertise, which gives clusters of
 assessors who never share an object — the low-``mu2`` designs calibration
-cannot repair afterwards.  :func:`assign` keeps (almost) all of the
-suitability of an expertise-driven allocation and spends a small,
-user-chosen part of it on links between the clusters: the suitability-only
-optimum is a transportation LP (HiGHS), and swaps that keep every hard
-constraint then raise the low spectrum of the assessor graph within the
-suitability budget.  Notation as in :mod:`xlcalib.calibration.design`.
+cannot repair afterwards.  :func:`assign` keeps a share of the suitability of
+the expertise-driven optimum chosen by the user and spends the rest on reads
+that link the clusters, and reports the trade-off (suitability kept and
+``mu2`` with its overlap verdict at several shares) so the share can be
+chosen with numbers.  Notation as in :mod:`xlcalib.calibration.design`.
 
 Method
 ------
 1. *Suitability-only optimum* — the transportation LP
-   ``max sum_ao S_ao x_ao`` subject to the constraints above, solved by
-   HiGHS' dual simplex (``scipy.optimize.linprog``).  Its constraint
-   matrix is a network matrix, so the vertex optimum is a 0/1 allocation.
-   Ties are broken by tiny seeded random costs.  Without suitability
-   the costs are seeded random numbers and each load unit carries a
-   convex cost, so the loads are as even as the limits allow — a random
-   balanced allocation.
-2. *Connectivity within the suitability budget* — starting from that
-   optimum, swaps ``(a,o),(a',o') -> (a',o),(a,o')`` (which keep every
-   load, read count and conflict) are accepted while the total
-   suitability stays >= ``min_suitability_share`` x the optimum.  Each
-   round computes the ``K+1`` smallest eigenpairs ``(mu_j, x_j)`` of
-   ``T`` (K = :data:`SPECTRUM_K`) and scores candidate swaps by the
-   first-order change of ``sum_j 1/(mu_j + eps)``:
-   ``sum_j (dmu_j)/(mu_j+eps)^2`` with
-   ``dmu_j = x_j'(dM - mu_j dD)x_j`` — exact per-object algebra, since a
-   swap changes only two objects.  Candidates are random pairs, pairs
-   where an assessor moves to one of its most suitable objects, and
-   pairs from opposite ends of the Fiedler vector.  The best
-   gain-per-suitability-lost swaps on disjoint objects form a batch; the
-   batch is kept only if the exact objective improves (otherwise it is
-   halved).  A swap may not lower the smallest ``C_o`` below the start's
-   (objects stay comparable).
+   ``max sum_ao S_ao x_ao`` subject to reads, loads, conflicts and kept reads,
+   solved by HiGHS' dual simplex (``scipy.optimize.linprog``).  Its
+   constraint matrix is a network matrix, so the vertex optimum is a 0/1
+   allocation.  Ties are broken by tiny seeded random costs.  Without
+   suitability the costs are seeded random numbers and each load unit
+   carries a convex cost, so the loads are as even as the limits allow.
+2. *Linking within the suitability budget* — sequential linear programming
+   on the low spectrum of the assessor-object graph.  With every assessor's
+   load and every object's reads held fixed, the normalised Laplacian of the
+   bipartite graph ``L_B = D^-1/2 (D - B(x)) D^-1/2`` is affine in the
+   allocation ``x``, its eigenvalues are ``lambda_j = 1 - sqrt(1 - mu_j)``
+   (``mu_j`` those of ``T``; ``mu2`` is the overlap figure), and
+   ``phi(x) = sum_{j>=2} (lambda_j + eps)^-p`` is a convex function of ``x``
+   (a spectral function of a convex scalar function, Lewis 1996; ``p = 1``
+   is A-optimal design, whose ``sum 1/mu_j`` is the calibrated values'
+   error variance, MacKay et al. 2017; ``p = 2`` leans on the smallest
+   eigenvalue, i.e. on ``mu2``).  Each round linearises ``phi`` at the
+   current allocation — ``d lambda / d w_ao = (phi_a - phi_o)^2 -
+   lambda (phi_a^2 + phi_o^2)`` from the ``K`` smallest eigenpairs, ``K``
+   following every eigenvalue whose overlap verdict is not yet "good" — and
+   solves an LP: minimise the linearised ``phi`` subject to every hard
+   constraint, the suitability budget ``sum S x >= share x optimum`` and a
+   trust region (at most ``delta`` reads changed).  The LP changes many
+   reads at once along coordinated cycles (a link bought in one place is
+   paid for by suitability regained in another), which a pairwise swap
+   search cannot do.  Its vertex is 0/1 except on the few cycles the two
+   side rows cut; those are rounded to a neighbouring 0/1 vertex (a MILP over
+   the fractional pairs when needed).  A step is kept when the exact ``phi``
+   falls (then ``delta`` grows), otherwise ``delta`` halves; the phase ends
+   when the LP over the whole region finds no improving exchange (a
+   first-order optimum of the convex relaxation) or no single read helps.
+   Large panels hand each LP a block of the objects where a change pays most
+   and per object a list of candidate readers, so each round stays small.
+   Then *spectral swaps* ``(a,o),(a',o') -> (a',o),(a,o')`` (which keep
+   every constraint by construction, scored by the exact first-order change
+   of ``phi`` over two objects) polish the result: they reach every object
+   in one round, which carries large panels on where LP rounds slow down.
+3. *Continuation over the share* — the linking runs at the shares of
+   :data:`TRADEOFF_SHARES` between the chosen one and 1 first (and at 1 itself
+   when the trade-off asks for it: ties of the optimum), each stage starting
+   from the previous allocation: ``phi`` falls from stage to stage, so a
+   smaller share never buys less overlap, and the stages are the trade-off
+   table (:attr:`Assignment.tradeoff`) at little extra cost.
 
 Why this objective: ``mu2`` alone stalls when several weak links tie
-(five expertise clusters give four near-zero eigenvalues; raising one
-leaves ``mu2`` unchanged), while the sum of reciprocals of the low
-spectrum rises with every weak link repaired and tracks the calibrated
-values' error variance (``sum 1/mu_j`` is the RMS robustness bound's term, MacKay et al. 2017).
-Why swaps: they keep every hard constraint by construction, so the
-result never depends on a penalty weight, and the LP optimum is the best
-possible start for the suitability budget.
+(six expertise clusters give five near-zero eigenvalues; raising one leaves
+``mu2`` unchanged), while ``phi`` falls with every weak link repaired and is
+convex, so the LP's linearisation is a global lower bound and its steps do
+not chase a local optimum.  Why loads are held: the objective is then
+convex, and loads stay where the suitability optimum put them.
 
-Budget: at most ``max_rounds`` rounds (each one eigen-solve), and the
-swap phase ends when the whole call has run ``time_limit`` seconds (the
-LP is always solved to optimality first, and at least
-:data:`MIN_SWAP_ROUNDS` rounds run); ``stats['stopped']`` says
-which limit ended it.  Small panels converge well within both (30 x 150
-in a few seconds); for 1,000 assessors x 10,000 objects the LP takes
-about 10-25 s here and the swaps use the rest of the time budget.  The round limit keeps the result
-reproducible for a given ``seed``; the time limit is a safeguard (when it ends the phase
-the result depends on the machine's speed, and ``stopped`` says so).
+Budget: at most ``max_rounds`` LP rounds and as many swap rounds per stage,
+and ``time_limit`` seconds for the whole call (the LP of step 1 always runs
+to optimality; each stage gets a share of the time left, the chosen share
+most, and at least :data:`MIN_LINK_ROUNDS` LP rounds); ``stats['stopped']``
+and the trade-off's ``stopped`` column say what ended each stage.  The
+funder's panel (24 x 150 x 4) takes 5-15 s for all five shares; 100 x 1,000
+one to two minutes per share; at 1,000 assessors x 10,000 objects the LP
+takes 10-25 s and the time limit ends the linking (``stopped`` says so, and
+the result then depends on the machine's speed).  Within those limits the
+result is reproducible for a given ``seed``.
 """
 from __future__ import annotations
 
@@ -65,20 +83,19 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
-from scipy.optimize import linprog
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ..cells import real_argument, seed_argument, whole_argument
 from ..errors import InputError
 from .design import (
     DesignReport,
     allocation_report,
-    count_components,
     name_index,
     pair_grid,
     pair_indices,
     per_item_counts,
 )
-from .graph import low_spectrum
+from .graph import low_spectrum, overlap_verdict
 
 __all__ = ["Assignment", "assign"]
 
@@ -91,25 +108,54 @@ FULL_LP_PAIRS = 2_000_000
 CANDIDATES_PER_OBJECT = 8
 #: Most improving pairs per object brought into the LP per pricing round.
 ENTERING_PER_OBJECT = 3
-#: Swap rounds always run (when there is anything to improve), even past the time limit: a slow LP on a
-#: busy machine must not leave a disconnected allocation untouched.
-MIN_SWAP_ROUNDS = 5
-#: Number of smallest non-trivial eigenvalues whose reciprocals the swap phase reduces.
-SPECTRUM_K = 8
+#: Linking rounds always run (when there is anything to link), even past the time limit: a slow first LP on
+#: a busy machine must not leave a disconnected allocation untouched.
+MIN_LINK_ROUNDS = 5
+#: Number of smallest non-trivial eigenvalues of the assessor graph the linking phase raises (at least one
+#: per component beyond the first).
+SPECTRUM_K = 12
+#: At most this many: every eigenvalue whose overlap verdict is not "good", plus SPECTRUM_K // 2.
+SPECTRUM_K_MAX = 64
+#: Power p of the linking objective sum_j (lambda_j + eps)^-p: p = 1 is A-optimal design (the calibrated
+#: values' error variance), larger p weighs the smallest eigenvalue (mu2) more.
+SPECTRUM_POWER = 2.0
+#: eps of the linking objective: keeps it finite on a disconnected start.
+SPECTRUM_FLOOR = 1e-3
+#: Most objects whose reads one linking LP may change; a larger panel's LP takes the objects where a change
+#: pays most (the others' reads stay), so every round has a bounded size.
+LINK_BLOCK_OBJECTS = 1000
+#: Panels with up to this many assessors offer a linking LP every conflict-free pair of its objects; larger
+#: ones offer each object its current readers, its LINK_CANDIDATES assessors of most negative linearised
+#: cost and its LINK_CANDIDATES most suitable ones.
+LINK_ALL_ASSESSORS = 16
+LINK_CANDIDATES = 6
+#: Seconds the MILP that rounds a fractional linking step may take (it has only a few free pairs).
+ROUNDING_SECONDS = 10.0
+#: Seed of the eigen-solver's start vector in the linking phase (results do not depend on the caller's seed
+#: beyond the suitability-only start).
+LINK_SEED = 12345
+#: Share of a stage's time the LP steps may use before the swaps take over; on panels whose LPs take blocks of
+#: objects the swaps, which reach every object each round, get most of it.
+LINK_LP_PART = 0.6
+LINK_LP_PART_BLOCKS = 0.25
 #: HiGHS method for the transportation LP (dual simplex: returns a vertex, hence a 0/1 allocation).
 LP_METHOD = "highs-ds"
 
 
 @dataclass
 class Assignment:
-    """An allocation of reads with its design report and the suitability-only one for comparison.
+    """An allocation of reads with its design report, the suitability-only one, and the trade-off between them.
 
     ``allocation``: DataFrame (assessor, object[, suitability][, fixed]) one row per read.
     ``report``: :class:`DesignReport` of it.  ``baseline_allocation`` /
     ``baseline``: the suitability-only optimum (without suitability: the
-    balanced random start) and its report.  ``stats``: how it was found
-    (best suitability, the required minimum, swap rounds, swaps kept, why the
-    swap phase stopped, seconds).
+    balanced random start) and its report.  ``tradeoff``: one row per
+    suitability share the linking phase passed through (minimum share,
+    suitability share kept, mu2, overlap verdict, components, reads changed
+    from the suitability-only allocation, seconds, why that stage stopped,
+    chosen) — what a secretary chooses the share with.  ``stats``: how it
+    was found (best suitability, the required minimum, rounds, accepted
+    steps, why the chosen stage stopped, seconds).
     """
 
     allocation: pd.DataFrame
@@ -117,6 +163,7 @@ class Assignment:
     baseline_allocation: pd.DataFrame
     baseline: DesignReport
     stats: dict[str, Any] = field(default_factory=dict)
+    tradeoff: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def comparison(self) -> pd.DataFrame:
         """(statistic, this allocation, suitability-only, meaning) — the Design sheet's table."""
@@ -270,8 +317,192 @@ def _solve_lp(cost, allowed, reads, max_load, min_load, fixed_mask, load_penalty
 
 
 # ----------------------------------------------------------------------------
-# The swap phase
+# The linking phase: sequential linear programming on the low spectrum
 # ----------------------------------------------------------------------------
+@dataclass
+class _Spectrum:
+    """The low spectrum of the bipartite assessor-object graph and what the linking LP needs of it.
+
+    ``lam``: the smallest eigenvalues ``lambda_j = 1 - sqrt(1 - mu_j)`` of the normalised bipartite
+    Laplacian (``mu_j`` those of ``T``, ``lam[0]`` the trivial 0); ``ya`` / ``yo``: the eigenvectors
+    ``phi_j`` on assessors and objects with ``phi' D phi = 1`` and the trivial direction projected out;
+    ``phi``: the objective ``sum_{j>=2} (lambda_j + eps)^-p``; ``weight``: ``p (lambda_j + eps)^(-p-1)``.
+    """
+
+    phi: float
+    lam: np.ndarray
+    weight: np.ndarray
+    ya: np.ndarray
+    yo: np.ndarray
+
+    def costs(self, pa: np.ndarray, po: np.ndarray, cp) -> np.ndarray:
+        """d phi / d x_ao for reads (a, o) of confidence c_ao: the linearised cost the LP minimises.
+
+        For ``L phi = lambda D phi`` (degrees change with the read, weight ``w_ao = c_ao x_ao``):
+        ``d lambda / d w_ao = (phi_a - phi_o)^2 - lambda (phi_a^2 + phi_o^2)``.
+        """
+        w1 = self.weight * (1.0 - self.lam)
+        qa, qo = (self.ya ** 2) @ w1, (self.yo ** 2) @ w1
+        cross = np.einsum("ij,ij->i", self.ya[pa] * self.weight[None, :], self.yo[po])
+        return -cp * (qa[pa] + qo[po] - 2.0 * cross)
+
+    def cost_grid(self, objs: np.ndarray, problem: "_AllocationProblem") -> np.ndarray:
+        """The same costs for every assessor x the objects ``objs`` (inf where a conflict forbids the read)."""
+        w1 = self.weight * (1.0 - self.lam)
+        grid = -(((self.ya ** 2) @ w1)[:, None] + ((self.yo[objs] ** 2) @ w1)[None, :]
+                 - 2.0 * (self.ya * self.weight[None, :]) @ self.yo[objs].T)
+        if problem.conf is not None:
+            grid *= problem.conf[:, objs]
+        grid[~problem.allowed[:, objs]] = np.inf
+        return grid
+
+
+def _spectrum(ea, eo, c, A: int, O: int, k: int) -> _Spectrum:
+    """The :class:`_Spectrum` of reads (ea, eo) with confidences c (k non-trivial eigenpairs)."""
+    active, mu, X = low_spectrum(ea, eo, c, A, O, k + 1, vectors=True, seed=LINK_SEED)
+    C_a = np.bincount(ea, weights=c, minlength=A)[active]
+    C_o = np.bincount(eo, weights=c, minlength=O)
+    s = np.sqrt(C_a)
+    f = X * s[:, None]  # orthonormal eigenvectors of C'^-1/2 W C'^-1/2
+    f0 = s / np.linalg.norm(s)  # the trivial one: a common shift of every standard carries no information
+    f -= np.outer(f0, f0 @ f)  # what is left of a null block spans exactly the non-trivial null space
+    sigma = np.sqrt(np.clip(1.0 - mu, 1e-12, 1.0))
+    lam = 1.0 - sigma
+    ya = np.zeros((A, mu.size))
+    ya[active] = f / (s * np.sqrt(2.0))[:, None]
+    Cm = sp.csr_matrix((c, (eo, ea)), shape=(O, A))
+    yo = (Cm @ ya) / (np.where(C_o > 0, C_o, 1.0)[:, None] * sigma[None, :])
+    lam_eps = lam + SPECTRUM_FLOOR
+    phi = float(np.sum(lam_eps[1:] ** -SPECTRUM_POWER))  # index 0 is the trivial eigenvalue
+    return _Spectrum(phi, lam, SPECTRUM_POWER * lam_eps ** (-SPECTRUM_POWER - 1.0), ya, yo)
+
+
+def _block(problem: "_AllocationProblem", spec: _Spectrum, ea, eo, movable) -> np.ndarray:
+    """The objects whose reads one linking LP may change: all of them on a panel of up to
+    :data:`LINK_BLOCK_OBJECTS`; else half the block where replacing one reader helps the spectrum most and
+    half where it regains the most suitability (what pays for new links within the budget)."""
+    A, O = problem.allowed.shape
+    if O <= LINK_BLOCK_OBJECTS:
+        return np.arange(O, dtype=np.intp)
+    best_new = np.empty(O)
+    reading = sp.csr_matrix((np.ones(ea.size, dtype=bool), (eo, ea)), shape=(O, A))
+    for start in range(0, O, 2000):  # in chunks: no second A x O array
+        objs = np.arange(start, min(O, start + 2000), dtype=np.intp)
+        grid = spec.cost_grid(objs, problem)
+        grid[reading[objs].toarray().T] = np.inf
+        best_new[objs] = grid.min(axis=0)
+    worst_cur = np.full(O, -np.inf)
+    np.maximum.at(worst_cur, eo[movable], spec.costs(ea[movable], eo[movable], problem.c_of(ea[movable], eo[movable])))
+    order = np.argsort(best_new - worst_cur, kind="stable")
+    half = LINK_BLOCK_OBJECTS if problem.S is None else LINK_BLOCK_OBJECTS // 2
+    chosen = np.zeros(O, dtype=bool)
+    chosen[order[:half]] = True
+    if problem.S is not None:
+        worst_s = np.full(O, np.inf)
+        np.minimum.at(worst_s, eo[movable], problem.S[ea[movable], eo[movable]])
+        regain = np.where(chosen, -np.inf, problem.best_s - worst_s)
+        chosen[np.argsort(-regain, kind="stable")[:LINK_BLOCK_OBJECTS - half]] = True
+    return np.flatnonzero(chosen).astype(np.intp)
+
+
+def _candidates(problem: "_AllocationProblem", spec: _Spectrum, objs: np.ndarray, ea, eo):
+    """(assessor, object) pairs the LP may use for the objects ``objs``: every conflict-free pair when there
+    are few assessors, else each object's current readers, its :data:`LINK_CANDIDATES` assessors of most
+    negative linearised cost and its :data:`LINK_CANDIDATES` most suitable ones."""
+    A, O = problem.allowed.shape
+    in_block = np.zeros(O, dtype=bool)
+    in_block[objs] = True
+    if A <= LINK_ALL_ASSESSORS:
+        mask = problem.allowed[:, objs]
+    else:
+        grid = spec.cost_grid(objs, problem)
+        mask = np.zeros((A, objs.size), dtype=bool)
+        cols = np.arange(objs.size)[None, :]
+        mask[np.argpartition(grid, LINK_CANDIDATES - 1, axis=0)[:LINK_CANDIDATES], cols] = True
+        if problem.top_suitable is not None:
+            mask[problem.top_suitable[:, objs], cols] = True
+        local = np.full(O, -1, dtype=np.intp)
+        local[objs] = np.arange(objs.size)
+        keep = in_block[eo]
+        mask[ea[keep], local[eo[keep]]] = True
+        mask &= problem.allowed[:, objs]
+    pa, pl = np.nonzero(mask)
+    return pa.astype(np.intp), objs[pl]
+
+
+def _solve_binary(cost, M, lo, hi, lb, hint: np.ndarray) -> np.ndarray | None:
+    """0/1 x minimising cost.x with lo <= M x <= hi and x >= lb: the LP (HiGHS dual simplex), then rounding.
+
+    Without its side rows (budget, trust region) M is a network matrix, so a vertex of the LP is fractional
+    only on a few cycles whose entries take a few distinct values; cutting them at a threshold gives the
+    neighbouring 0/1 vertices, and the best of those that keep every row is taken.  Only when none does, a
+    MILP over just the fractional pairs decides.  None when there is no 0/1 solution.
+    """
+    eq = lo == hi
+    up, down = ~eq & np.isfinite(hi), ~eq & np.isfinite(lo)
+    res = linprog(cost, A_ub=sp.vstack([M[up], -M[down]]).tocsr(), b_ub=np.concatenate([hi[up], -lo[down]]),
+                  A_eq=M[eq], b_eq=lo[eq], bounds=np.column_stack([lb, np.ones(cost.size)]), method=LP_METHOD,
+                  options={"presolve": False})  # many small LPs: presolving each costs more than it saves
+    if res.status != 0:
+        return None
+    x = res.x
+    frac = np.flatnonzero(np.abs(x - np.round(x)) > 1e-7)
+    if frac.size == 0:
+        return x > 0.5
+    levels = np.unique(np.round(x[frac], 9))
+    cuts = np.concatenate([[0.0], (levels[:-1] + levels[1:]) / 2, [1.0]])
+    best, best_cost = None, np.inf
+    for part in [x[frac] > c for c in cuts] + [x[frac] < c for c in cuts] + [hint[frac], ~hint[frac]]:
+        y = x > 0.5
+        y[frac] = part
+        Mx = M @ y.astype(float)
+        if np.all(Mx >= lo - 1e-9) and np.all(Mx <= hi + 1e-9) and float(cost @ y) < best_cost:
+            best, best_cost = y, float(cost @ y)
+    if best is not None:
+        return best
+    y = np.round(x) > 0.5
+    y[frac] = False
+    rest = np.asarray(M[:, y].sum(axis=1)).ravel()
+    sub = M[:, frac].tocsr()
+    rows = np.flatnonzero(np.diff(sub.indptr) > 0)
+    res = milp(cost[frac], constraints=LinearConstraint(sub[rows], lo[rows] - rest[rows], hi[rows] - rest[rows]),
+               integrality=np.ones(frac.size), bounds=Bounds(lb[frac], 1.0), options={"time_limit": ROUNDING_SECONDS})
+    if res.x is None:
+        return None
+    y[frac] = res.x > 0.5
+    return y
+
+
+def _link_step(problem: "_AllocationProblem", pa, po, cost, cur, objs, ea, eo, required: float, delta: int):
+    """One trust-region step over the objects ``objs``: their reads minimising the linearised cost with
+    every hard constraint, the other objects' reads as they are, suitability >= required and at most
+    ``delta`` reads changed.  Returns the chosen candidate pairs (bool) or None."""
+    A, O = problem.allowed.shape
+    n, nb = pa.size, objs.size
+    local = np.full(O, -1, dtype=np.intp)
+    local[objs] = np.arange(nb)
+    out = local[eo] < 0  # reads of objects outside the block stay
+    load_out = np.bincount(ea[out], minlength=A)
+    col = np.arange(n)
+    blocks = [sp.csr_matrix((np.ones(n), (local[po], col)), shape=(nb, n)),
+              sp.csr_matrix((np.ones(n), (pa, col)), shape=(A, n)), sp.csr_matrix((1.0 - cur)[None, :])]
+    loads = np.bincount(ea, minlength=A) - load_out  # loads stay as they are: the objective is then convex
+    lo = [problem.reads[objs], loads, [-np.inf]]
+    hi = [problem.reads[objs], loads, [float(delta)]]
+    if problem.S is not None:
+        blocks.append(sp.csr_matrix(problem.S[pa, po][None, :]))
+        lo.append([required - float(problem.S[ea[out], eo[out]].sum())])
+        hi.append([np.inf])
+    M = sp.vstack(blocks).tocsr()
+    lo, hi = np.concatenate(lo).astype(float), np.concatenate(hi).astype(float)
+    y = _solve_binary(cost, M, lo, hi, problem.fixed_mask[pa, po].astype(float), cur > 0.5)
+    if y is not None and problem.S is not None:  # the LP's tolerances must not eat into the budget
+        total = float(problem.S[ea[out], eo[out]].sum() + problem.S[pa[y], po[y]].sum())
+        if total < required - 1e-9 * max(1.0, abs(required)):
+            return None
+    return y
+
+
 def _object_table(eo: np.ndarray, O: int):
     """Padded (O x rmax) table of edge ids per object (-1 = none)."""
     order = np.argsort(eo, kind="stable")
@@ -325,6 +556,7 @@ class _SwapProblem:
 
 
 def _swap_problem(ea, eo, fixed_e, A, O, S, P) -> _SwapProblem:
+    """The object table, movable reads and each assessor's most suitable objects of reads (ea, eo)."""
     table, counts = _object_table(eo, O)
     top_obj = None
     if S is not None:
@@ -405,50 +637,52 @@ def _swap_batch(prob: _SwapProblem, e1, e2, loss, gain, ok, room: float, batch: 
     return keep[:int(np.argmax(over)) if over.any() else keep.size][:batch]
 
 
-def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
-    """Fiedler-guided swaps (a,o),(a',o') -> (a',o),(a,o') that keep loads and reads; see :func:`assign`."""
-    E = ea.size
-    ea = ea.copy()
-    prob = _swap_problem(ea, eo, fixed_e, A, O, S, P)
-    stats = {"rounds": 0, "swaps": 0, "stopped": "no swap possible"}
+def _swap_weights(spec: _Spectrum) -> tuple[np.ndarray, np.ndarray]:
+    """(mu_j, assessor eigenvectors x_j scaled by sqrt(d phi / d mu_j)): the swap gains' first-order weights."""
+    sigma = 1.0 - spec.lam
+    weight = spec.weight / (2.0 * np.maximum(sigma, 1e-12))  # d lambda / d mu = 1 / (2 sigma)
+    return 1.0 - sigma ** 2, spec.ya * np.sqrt(2.0 * weight)[None, :]
+
+
+def _polish(problem: "_AllocationProblem", ea, eo, required: float, k: int, rng, max_rounds: int, deadline: float):
+    """Spectral swaps ``(a,o),(a',o') -> (a',o),(a,o')`` after the LP steps: (ea, eo, stats).
+
+    A swap keeps every load, read count and conflict by construction.  Candidates (random pairs, pairs
+    where an assessor moves to one of its most suitable objects, pairs from opposite ends of the Fiedler
+    vector) are scored by the exact first-order change of the linking objective (only two objects change);
+    the best gain-per-suitability-lost swaps on disjoint objects form a batch, kept only if the objective
+    really falls and the suitability stays >= required.  It reaches reads of every object in one round,
+    where one LP step takes a block of them: on large panels it carries on where the LP steps slow down.
+    """
+    A, O = problem.allowed.shape
+    E, ea = ea.size, ea.copy()
+    prob = _swap_problem(ea, eo, problem.fixed_mask[ea, eo], A, O, problem.S,
+                         {"allowed": problem.allowed, "conf": problem.conf})
+    stats = {"swap_rounds": 0, "swaps": 0}
     if prob.movable.size < 2 or A < 2:
-        return ea, stats
-    c_e = prob.c_of(ea, eo).astype(float)
+        return ea, eo, stats
+    c_e = problem.c_of(ea, eo).astype(float)
     floor_co = np.bincount(eo, weights=c_e, minlength=O)
     floor_min = floor_co[prob.counts > 0].min() if (prob.counts > 0).any() else 0.0
-    eps = 1e-3
-    # enough eigenpairs to see every weak link of the start: at least one per component beyond the first
-    k = min(max(SPECTRUM_K, count_components(ea, eo, A, O)[0] + 1) + 1, A, 48)
-    batch, spent, started = max(1, E // 20), 0.0, time.perf_counter()
-
-    def phi_and_vectors(ea_now, c_now):
-        active, mu, X = low_spectrum(ea_now, eo, c_now, A, O, k, vectors=True, seed=int(rng.integers(2**31)))
-        Xfull = np.zeros((A, mu.size))
-        Xfull[active] = X
-        weight = 1.0 / (mu + eps) ** 2  # the trivial direction (constant x) has zero energy change anyway
-        return float(np.sum(1.0 / (mu[1:] + eps))), mu, Xfull * np.sqrt(weight)[None, :]
-
-    phi, mu, Xw = phi_and_vectors(ea, c_e)
-    fails = 0
+    room = float(problem.S[ea, eo].sum()) - required if problem.S is not None else np.inf
+    spec = _spectrum(ea, eo, c_e, A, O, k)
+    mu, Xw = _swap_weights(spec)
+    batch, fails = max(1, E // 20), 0
     for rnd in range(max_rounds):
-        if rnd >= MIN_SWAP_ROUNDS and time.perf_counter() - started > time_limit:
-            stats["stopped"] = f"time limit ({time_limit:.0f} s left for swaps)"
+        if time.perf_counter() > deadline:
             break
-        stats["rounds"] = rnd + 1
-        keep, why = None, "no feasible swap found"
+        stats["swap_rounds"] = rnd + 1
+        keep = None
         pair = _candidate_swaps(prob, ea, Xw, rng)
         if pair is not None:
             e1, e2 = pair
             loss, gain, floor = _swap_gains(prob, ea, c_e, e1, e2, Xw, mu)
-            room = budget - spent
             ok = (gain > 1e-12) & (floor >= floor_min - 1e-12) & (loss <= room)
-            why = "no improving swap within the suitability budget"
             if ok.any():
                 keep = _swap_batch(prob, e1, e2, loss, gain, ok, room, batch)
         if keep is None or keep.size == 0:
             fails += 1
             if fails > 5:
-                stats["stopped"] = why
                 break
             continue
         a1, a2, o1, o2 = ea[e1[keep]], ea[e2[keep]], eo[e1[keep]], eo[e2[keep]]
@@ -456,37 +690,109 @@ def _improve(ea, eo, fixed_e, A, O, S, P, budget, rng, max_rounds, time_limit):
         trial[e1[keep]], trial[e2[keep]] = a2, a1
         c_trial = c_e.copy()
         c_trial[e1[keep]], c_trial[e2[keep]] = prob.c_of(a2, o1), prob.c_of(a1, o2)
-        phi_new, mu_new, Xw_new = phi_and_vectors(trial, c_trial)
-        if phi_new < phi * (1 - 1e-9):
-            ea, c_e, phi, mu, Xw = trial, c_trial, phi_new, mu_new, Xw_new
-            spent += float(loss[keep].sum())
+        new = _spectrum(trial, eo, c_trial, A, O, k)
+        if new.phi < spec.phi * (1 - 1e-9):
+            ea, c_e, spec = trial, c_trial, new
+            mu, Xw = _swap_weights(spec)
+            room -= float(loss[keep].sum())
             stats["swaps"] += int(keep.size)
-            batch = int(min(max(1, E // 5), batch * 1.5 + 1))
-            fails = 0
+            batch, fails = int(min(max(1, E // 5), batch * 1.5 + 1)), 0
         else:
             if batch == 1:
                 fails += 1
                 if fails > 5:
-                    stats["stopped"] = "converged (no single swap improves the spectrum)"
                     break
             batch = max(1, batch // 2)
-    else:
-        stats["stopped"] = f"round limit ({max_rounds})"
-    stats["suitability_spent"] = spent
-    return ea, stats
+    return ea, eo, stats
+
+
+def _spectrum_size(ea, eo, c, A: int, O: int, n_active: int) -> int:
+    """How many eigenpairs the linking objective follows: every eigenvalue whose overlap verdict is not yet
+    "good" plus a margin (the next ones become the weakest as the first are raised), at least
+    :data:`SPECTRUM_K`, at most :data:`SPECTRUM_K_MAX`."""
+    k = min(SPECTRUM_K_MAX, n_active - 1)
+    if k <= SPECTRUM_K:
+        return k
+    mu = low_spectrum(ea, eo, c, A, O, k + 1, vectors=False, seed=LINK_SEED)[1]
+    weak = sum(overlap_verdict(m) != "good" for m in mu[1:])
+    return int(min(k, max(SPECTRUM_K, weak + SPECTRUM_K // 2)))
+
+
+def _stage(problem: "_AllocationProblem", ea, eo, required: float, max_rounds: int, deadline: float, seed: int):
+    """One share of the continuation: LP steps (up to :data:`LINK_LP_PART` of the time), then swaps."""
+    A, O = problem.allowed.shape
+    n_active = int((np.bincount(ea, minlength=A) > 0).sum())
+    k = _spectrum_size(ea, eo, problem.c_of(ea, eo), A, O, n_active)
+    if k < 1 or max_rounds == 0:
+        return ea, eo, {"rounds": 0, "steps": 0, "swap_rounds": 0, "swaps": 0,
+                        "stopped": "nothing to link" if k < 1 else "max_rounds = 0: no linking"}
+    now = time.perf_counter()
+    part = LINK_LP_PART if problem.allowed.shape[1] <= LINK_BLOCK_OBJECTS else LINK_LP_PART_BLOCKS
+    ea, eo, stats = _link(problem, ea, eo, required, k, max_rounds, now + part * max(0.0, deadline - now))
+    ea, eo, swaps = _polish(problem, ea, eo, required, k, np.random.default_rng(seed), max_rounds, deadline)
+    stats.update(swaps)
+    return ea, eo, stats
+
+
+def _link(problem: "_AllocationProblem", ea, eo, required: float, k: int, max_rounds: int, deadline: float):
+    """Sequential LP on the low spectrum (see the module docstring): returns (ea, eo, stats)."""
+    A, O = problem.allowed.shape
+    stats = {"rounds": 0, "steps": 0}
+    spec = _spectrum(ea, eo, problem.c_of(ea, eo), A, O, k)
+    delta, widened, started = max(1, ea.size // 10), False, time.perf_counter()
+    stats["stopped"] = f"round limit ({max_rounds})"
+    for rnd in range(max_rounds):
+        if rnd >= MIN_LINK_ROUNDS and time.perf_counter() > deadline:
+            stats["stopped"] = f"time limit ({deadline - started:.0f} s)"
+            break
+        stats["rounds"] = rnd + 1
+        objs = _block(problem, spec, ea, eo, ~problem.fixed_mask[ea, eo])
+        pa, po = _candidates(problem, spec, objs, ea, eo)
+        cur = np.isin(pa.astype(np.int64) * O + po, ea.astype(np.int64) * O + eo)
+        raw = spec.costs(pa, po, problem.c_of(pa, po))
+        cost = raw / (np.abs(raw).max() or 1.0) - 1e-9 * cur  # ties: keep the read
+        if problem.S is not None:
+            cost -= 1e-12 * problem.S[pa, po] / (float(problem.S.max()) or 1.0)  # then: the more suitable pair
+        y = _link_step(problem, pa, po, cost, cur.astype(float), objs, ea, eo, required, delta)
+        moved = int((y & ~cur).sum()) if y is not None else 0
+        if y is not None and moved == 0:
+            if delta >= ea.size or widened:  # the whole region was searched: first-order optimal
+                stats["stopped"] = "converged (no exchange of reads lowers the linearised objective)"
+                break
+            delta, widened = ea.size, True  # a compound exchange (a link paid for elsewhere) may need more reads
+            continue
+        if y is not None:
+            keep = ~np.isin(eo, objs)
+            trial_a, trial_o = np.concatenate([ea[keep], pa[y]]), np.concatenate([eo[keep], po[y]])
+            trial = _spectrum(trial_a, trial_o, problem.c_of(trial_a, trial_o), A, O, k)
+            if trial.phi < spec.phi * (1.0 - 1e-9):
+                ea, eo, spec = trial_a, trial_o, trial
+                stats["steps"] += 1
+                delta = min(ea.size, int(1.5 * delta) + 1)
+                continue
+        delta = (min(delta, moved) if moved else delta) // 2
+        if delta < 1:
+            stats["stopped"] = "converged (no exchange of even one read lowers the spectral objective)"
+            break
+    return ea, eo, stats
 
 
 # ----------------------------------------------------------------------------
 # Public entry point
 # ----------------------------------------------------------------------------
-#: Bounds of assign's work budget (rounds of one eigen-solve each; seconds of the swap phase).
+#: Suitability shares the trade-off table reports; the linking phase passes through those between the chosen
+#: share and 1 on its way down (continuation: each stage starts from the allocation of the one before).
+TRADEOFF_SHARES = (1.0, 0.95, 0.9, 0.85, 0.8)
+#: Time weight of the chosen share's stage against 1 for each other stage (time matters on large panels only).
+CHOSEN_STAGE_WEIGHT = 4.0
+#: Bounds of assign's work budget (linking rounds per stage; seconds for the whole call).
 MAX_ROUNDS = 100_000
 MAX_TIME_LIMIT = 3600.0
 
 
 def assign(assessors, objects, reads_per_object, max_load, min_load=None, conflicts=None, suitability=None,
            min_suitability_share: float = 0.95, planned_confidence=None, seed: int = 0, fixed=None,
-           max_rounds: int = 300, time_limit: float = 50.0) -> Assignment:
+           max_rounds: int = 300, time_limit: float = 50.0, tradeoff_shares=None) -> Assignment:
     """Allocate reads to assessors: suitable, within loads, free of conflicts, and calibratable.
 
     Hard constraints, never violated: every object gets exactly its reads;
@@ -515,15 +821,23 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
         (assessor, object, suitability) table, or an A x O array; missing = 0.
     min_suitability_share:
         The allocation keeps at least this share of the suitability-only
-        optimum (0..1).  1 returns the suitability-only allocation.
+        optimum (0..1) and spends the rest on links.  1 keeps the optimum's
+        total and only breaks its ties towards links.
     planned_confidence:
         Expected confidence ``c_ao`` of each read (same forms as
         ``suitability``; default 1) — enters ``mu2`` and ``C_o``.
     seed:
         Random seed (tie-breaking and swap candidates); same seed, same input,
-        same allocation.
+        same allocation (while the time limit does not end a stage).
     fixed:
         (assessor, object) pairs kept as they are (count towards loads and reads).
+    max_rounds, time_limit:
+        LP rounds (and swap rounds) per stage of the linking; seconds for the
+        whole call (see the module docstring).
+    tradeoff_shares:
+        Shares to report in :attr:`Assignment.tradeoff` besides those the
+        continuation passes through (e.g. :data:`TRADEOFF_SHARES`; shares
+        below ``min_suitability_share`` are computed after the chosen one).
 
     Returns
     -------
@@ -541,26 +855,47 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
     seed, max_rounds = seed_argument(seed), whole_argument(max_rounds, "max_rounds", low=0, high=MAX_ROUNDS)
     time_limit = real_argument(time_limit, "time_limit", low=0, high=MAX_TIME_LIMIT, low_open=True)
     share = real_argument(min_suitability_share, "min_suitability_share", low=0, high=1)
+    extra = () if tradeoff_shares is None else [real_argument(s, "tradeoff_shares", low=0, high=1)
+                                                  for s in np.atleast_1d(np.asarray(tradeoff_shares, dtype=object))]
     problem = _allocation_problem(assessors, objects, reads_per_object, max_load, min_load, conflicts, suitability,
                                   planned_confidence, fixed)
-    rng = np.random.default_rng(seed)
-    ba, bo = _suitability_optimum(problem, rng)
-    S, Pc = problem.S, problem.conf
+    ba, bo = _suitability_optimum(problem, np.random.default_rng(seed))
+    S = problem.S
     best = float(S[ba, bo].sum()) if S is not None else 0.0
-    budget = (1.0 - share) * best if S is not None else np.inf
     lp_seconds = time.perf_counter() - started
-    if share < 1.0 or S is None:
-        A, O = len(problem.a_names), len(problem.o_names)
-        ea, stats = _improve(ba, bo, problem.fixed_mask[ba, bo], A, O, S, {"allowed": problem.allowed, "conf": Pc},
-                             budget, rng, max_rounds, max(0.0, time_limit - (time.perf_counter() - started)))
-    else:
-        ea, stats = ba.copy(), {"rounds": 0, "swaps": 0, "stopped": "min_suitability_share = 1: no swaps",
-                                "suitability_spent": 0.0}
-    stats.update({"has_suitability": S is not None, "best_suitability": best if S is not None else float("nan"),
+    # continuation: each stage starts from the allocation of the next larger share
+    stages = sorted({s for s in TRADEOFF_SHARES if share < s < 1.0} | {share} | set(extra), reverse=True) \
+        if S is not None else [share]
+    ea, eo, rows, chosen = ba, bo, [], None
+    weights = [CHOSEN_STAGE_WEIGHT if s == share else 1.0 for s in stages]  # the chosen share gets most of the time
+    for i, stage in enumerate(stages):
+        now = time.perf_counter()
+        deadline = now + max(0.0, started + time_limit - now) * weights[i] / sum(weights[i:])
+        ea, eo, st = _stage(problem, ea, eo, stage * best if S is not None else -np.inf, max_rounds, deadline, seed)
+        report = _report(problem, ea, eo, best)
+        rows.append(_tradeoff_row(stage, report, ea, eo, ba, bo, st, time.perf_counter() - now, stage == share))
+        if stage == share:
+            chosen = (ea, eo, report, st)
+    ea, eo, report, stats = chosen
+    stats.update({"stages": len(stages), "reads_changed": rows[stages.index(share)]["reads changed"],
+                  "has_suitability": S is not None, "best_suitability": best if S is not None else float("nan"),
                   "required_suitability": share * best if S is not None else float("nan"),
                   "min_suitability_share": share, "seed": seed, "lp_seconds": lp_seconds,
+                  "planned_confidence": problem.conf is not None,
                   "seconds": time.perf_counter() - started})
-    return _assignment(problem, ea, ba, bo, best, stats)
+    return Assignment(allocation=_allocation_frame(problem, ea, eo), report=report,
+                      baseline_allocation=_allocation_frame(problem, ba, bo), baseline=_report(problem, ba, bo, best),
+                      stats=stats, tradeoff=pd.DataFrame(rows))
+
+
+def _tradeoff_row(stage: float, report: DesignReport, ea, eo, ba, bo, stats: dict, seconds: float, chosen: bool):
+    """One row of :attr:`Assignment.tradeoff`."""
+    O = report.reads.size
+    changed = int(ea.size - np.isin(ea.astype(np.int64) * O + eo, ba.astype(np.int64) * O + bo).sum())
+    return {"minimum share": stage, "suitability share": report.suitability_share, "mu2": report.mu2,
+            "overlap": overlap_verdict(report.mu2),
+            "components": report.n_components, "reads changed": changed, "seconds": seconds,
+            "stopped": stats["stopped"], "chosen": chosen}
 
 
 @dataclass
@@ -577,6 +912,19 @@ class _AllocationProblem:
     has_fixed: bool
     S: np.ndarray | None
     conf: np.ndarray | None
+
+    def __post_init__(self):
+        A, O = self.allowed.shape
+        self.best_s = self.top_suitable = None
+        if self.S is not None:
+            masked = np.where(self.allowed, self.S, -np.inf)
+            self.best_s = masked.max(axis=0)  # the most suitable conflict-free read of each object
+            if A > LINK_ALL_ASSESSORS:
+                self.top_suitable = np.argpartition(-masked, LINK_CANDIDATES - 1, axis=0)[:LINK_CANDIDATES]
+
+    def c_of(self, a: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Planned confidence of reads (a, o) (1 without planned confidences)."""
+        return self.conf[a, o] if self.conf is not None else np.ones(np.shape(a))
 
 
 def _kept_reads(fixed, allowed, a_names, o_names) -> tuple[np.ndarray, bool]:
@@ -653,11 +1001,6 @@ def _allocation_frame(problem: _AllocationProblem, a_idx, o_idx) -> pd.DataFrame
     return pd.DataFrame(out)
 
 
-def _assignment(problem: _AllocationProblem, ea, ba, bo, best: float, stats: dict) -> Assignment:
-    Pc = problem.conf
-    c = np.ones(ea.size) if Pc is None else Pc[ea, bo]
-    c_base = np.ones(ba.size) if Pc is None else Pc[ba, bo]
-    report = allocation_report(ea, bo, c, problem.a_names, problem.o_names, problem.S, best)
-    baseline = allocation_report(ba, bo, c_base, problem.a_names, problem.o_names, problem.S, best)
-    return Assignment(allocation=_allocation_frame(problem, ea, bo), report=report,
-                      baseline_allocation=_allocation_frame(problem, ba, bo), baseline=baseline, stats=stats)
+def _report(problem: _AllocationProblem, ea, eo, best: float) -> DesignReport:
+    """The :class:`DesignReport` of reads (ea, eo) (planned confidences, suitability share of ``best``)."""
+    return allocation_report(ea, eo, problem.c_of(ea, eo), problem.a_names, problem.o_names, problem.S, best)

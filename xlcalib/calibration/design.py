@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from ..cells import whole_argument
 from ..errors import InputError
 from .data import factorized_labels, numeric_column, row_text
-from .graph import Design, ReducedSolver, components, low_spectrum, mu2
+from .graph import Design, ReducedSolver, components, low_spectrum, mu2, overlap_verdict
 
 __all__ = ["DesignCheck", "DesignReport", "design_check", "design_report", "allocation_report", "count_components",
            "name_index", "per_item_counts", "pair_indices", "pair_grid", "MAX_DESIGN_SUGGESTIONS"]
@@ -68,6 +68,8 @@ class DesignReport:
         rows = [
             ("mu2", self.mu2, "graph robustness: 0 = assessors in groups that share no object, larger is better "
                               "(calibration error bounds scale with 1/sqrt(mu2))"),
+            ("assessor overlap", overlap_verdict(self.mu2),
+             "mu2 in plain words (the same words as the Diagnostics sheet of a calibration)"),
             ("connected components", self.n_components, "groups of assessors linked by shared objects (1 is needed)"),
             ("C_o min", float(c.min()), "smallest total planned confidence of an object"),
             ("C_o median", float(c.median()), "median total planned confidence of an object"),

@@ -289,9 +289,18 @@ def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
     return cols
 
 
-def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: str = "Evaluations"):
-    """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path)."""
+def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: str = "Evaluations",
+                time_limit: float = 120.0):
+    """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path).
+
+    Besides the allocation at ``share`` it computes the trade-off table (suitability kept and assessor
+    overlap at the shares of :data:`xlcalib.calibration.assignment.TRADEOFF_SHARES`) for the Design sheet:
+    one continuation, so the table costs about what the smallest share alone costs (5-15 s for 24 assessors x
+    150 objects; one to two minutes per share for 100 x 1,000).  ``time_limit`` bounds the whole run: a
+    larger panel's shares then stop early, and the Design sheet says which.
+    """
     from ..calibration import assign
+    from ..calibration.assignment import TRADEOFF_SHARES
     from ..workbook import OpenpyxlBook, open_workbook, save_atomically
 
     path = Path(path)
@@ -317,7 +326,7 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     min_load = assessors["min"].to_numpy() if "min" in assessors else None
     result = assign(a_names, o_names, objects["reads"].to_numpy(), assessors["max"].to_numpy(), min_load=min_load,
                     conflicts=conflicts, suitability=S, min_suitability_share=share, seed=seed,
-                    fixed=fixed or None)
+                    fixed=fixed or None, time_limit=time_limit, tradeoff_shares=TRADEOFF_SHARES)
     new = result.allocation
     if "fixed" in new:
         new = new[~new["fixed"]]
@@ -401,7 +410,11 @@ def _write_allocation(ws, last: int, cols: dict, free: list[int], new: pd.DataFr
 
 
 def design_verdict(result, suitability_source: str = "") -> list[str]:
-    """Plain-words lines above the Design table."""
+    """Plain-words lines above the Design table (the CLI prints them): the allocation, its assessor overlap in
+    :func:`~xlcalib.calibration.overlap_verdict`'s words, the trade-off against the suitability share, and
+    how the linking phase ended."""
+    from ..calibration import overlap_verdict
+
     rep, base, st = result.report, result.baseline, result.stats
     n_fixed = int(result.allocation["fixed"].sum()) if "fixed" in result.allocation else 0
     suitability_source = suitability_source or st.get("suitability_source", "")
@@ -414,15 +427,49 @@ def design_verdict(result, suitability_source: str = "") -> list[str]:
         gain = np.sqrt(rep.mu2 / base.mu2) if base.mu2 > 0 else float("inf")
         lines.append(
             f"It keeps {100 * rep.suitability_share:.1f}% of the best possible suitability (at least "
-            f"{100 * st['min_suitability_share']:.0f}% asked) and raises mu2 from {base.mu2:.3f} (suitability only"
-            + (", disconnected" if base.n_components > 1 else "") + f") to {rep.mu2:.3f}: calibration's error bounds are "
+            f"{100 * st['min_suitability_share']:.0f}% asked); assessor overlap mu2 = {rep.mu2:.3f}: "
+            f"{overlap_verdict(rep.mu2)} (suitability only: mu2 = {base.mu2:.3f}"
+            + (", disconnected" if base.n_components > 1 else "") + "); calibration's error bounds are "
             + (f"{gain:.1f}x tighter." if np.isfinite(gain) else "finite instead of unbounded."))
     else:
-        lines.append(f"Without suitability the allocation is balanced and well connected: mu2 = {rep.mu2:.3f}.")
-    lines.append(f"Swap phase: {st['swaps']} swaps in {st['rounds']} rounds, stopped: {st['stopped']} (seed {st['seed']}).")
+        lines.append(f"Without suitability the allocation is balanced: assessor overlap mu2 = {rep.mu2:.3f}: "
+                     f"{overlap_verdict(rep.mu2)}.")
+    lines += _tradeoff_lines(result.tradeoff)
+    if st.get("has_suitability") and not st.get("planned_confidence"):
+        lines.append("mu2 here counts every read as equally sure; calibrate weighs reads by their confidence, so if "
+                     "reads outside an assessor's subjects are scored Low, the scored panel's mu2 will be lower.")
+    lines.append(f"Linking: {st['steps']} LP steps in {st['rounds']} rounds and {st['swaps']} swaps, stopped: "
+                 f"{st['stopped']} (seed {st['seed']}; {st['seconds']:.1f} s in all).")
+    return lines
+
+
+def _tradeoff_lines(tradeoff: pd.DataFrame) -> list[str]:
+    """The trade-off in one line (share kept -> mu2, verdict word), the smallest cost of a good overlap, and
+    which shares the time limit cut short."""
+    from ..calibration import overlap_verdict
+
+    if tradeoff is None or len(tradeoff) < 2:
+        return []
+    rows = tradeoff.to_dict("records")
+    parts = [f"{100 * r['suitability share']:.0f}% -> {r['mu2']:.2f} {overlap_verdict(r['mu2']).split(':')[0]}"
+             for r in rows]
+    lines = ["Trade-off (suitability kept -> mu2, assessor overlap): " + ", ".join(parts) + "."]
+    good = [r for r in rows if overlap_verdict(r["mu2"]) == overlap_verdict(1.0)]
+    if good:
+        lines.append(f"The largest share with a {overlap_verdict(1.0)} overlap: {100 * good[0]['minimum share']:.0f}% "
+                     f"(xlcalib assign --share {good[0]['minimum share']:g}).")
+    else:
+        lines.append(f"No share tried reaches a {overlap_verdict(1.0)} overlap: raise loads or reads per object, or "
+                     "widen the assessors' subjects.")
+    cut = [f"{r['minimum share']:g}" for r in rows if str(r["stopped"]).startswith("time limit")]
+    if cut:
+        lines.append(f"Shares {', '.join(cut)} stopped at the time limit: their overlap could still rise with more time.")
     return lines
 
 
 def write_design_sheet(backend, result, suitability_source: str = "") -> None:
-    table = result.comparison()
-    backend.write_frame("Design", table, preamble=[[line] for line in design_verdict(result, suitability_source)])
+    """The Design sheet (its look: :func:`xlcalib.presentation.design_sheet`)."""
+    from ..presentation import design_sheet
+
+    backend.write_sheet(design_sheet(result.comparison(), result.tradeoff,
+                                     design_verdict(result, suitability_source)))
