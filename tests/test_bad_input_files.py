@@ -1,0 +1,377 @@
+"""The permanent bad-input suite, its file and process half: writing into the user's workbook, full disks,
+interrupted runs, hostile and damaged files, settings that must be applied or refused.
+
+Companion of :mod:`tests.test_bad_input` (whose classes this continues); these tests write workbook files
+and start processes, so they do not run in xlwings Lite (``lite/runner.py``).  Parametrised over what
+exists: every CLI command (:data:`tests.test_bad_input.COMMANDS`), every report runner and Run-main entry,
+so a new one is covered or the suite asks for its valid call.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from xlcalib.cli import main
+from xlcalib.exercises import MACRO_RUNNERS, RUNNERS
+from xlcalib.templates import build
+
+from .test_bad_input import COMMANDS, FOLDER_OUTPUT, _argv, _one_line_error, _panel_book, _reliability_book
+
+
+# =============================================================================
+# 1. Writing into the user's workbook: assign, import --into, report, Run main
+# =============================================================================
+def _plan(path, assessors=6, objects=12, reads=2, max_load=5):
+    build("panel_calibration", path, assessors=assessors, objects=objects, reads=reads, assignment=True)
+    book = openpyxl.load_workbook(path)
+    ws = book["Assignment"]
+    for r in range(2, assessors + 2):
+        ws.cell(row=r, column=2).value = max_load
+    book.save(path)
+    return path
+
+
+def _rows(path, sheet="Evaluations"):
+    """Every row under the header of *sheet*: (values, formula flags) per row, blank rows included."""
+    book = openpyxl.load_workbook(path)
+    ws = book[sheet]
+    return [([c.value for c in row], [c.data_type == "f" for c in row]) for row in ws.iter_rows(min_row=2)]
+
+
+def _wanted(path):
+    """Reads wanted per object and max load per assessor, from the Assignment sheet."""
+    ws = openpyxl.load_workbook(path, data_only=True)["Assignment"]
+    reads = {r[5]: r[6] for r in ws.iter_rows(min_row=2, values_only=True) if r[5] is not None}
+    loads = {r[0]: r[1] for r in ws.iter_rows(min_row=2, values_only=True) if r[0] is not None}
+    return reads, loads
+
+
+def _check_allocation(path, plan):
+    """The invariants of an allocation written back: no duplicate pair, every object its reads, no assessor over
+    its max load, no stale cell in a row without a score, names as text."""
+    reads, loads = _wanted(plan)
+    rows = _rows(path)
+    filled = [(v, f) for v, f in rows if any(x is not None for x in v)]
+    frame = pd.DataFrame([v[:4] for v, _ in filled], columns=["assessor", "object", "score", "level"])
+    assert not frame.duplicated(["assessor", "object"]).any(), frame
+    assert frame.groupby("object").size().reindex(list(reads), fill_value=0).to_dict() == reads
+    load = frame.groupby("assessor").size()
+    assert all(load[a] <= loads[a] for a in load.index), load
+    for values, formulas in filled:
+        assert not any(formulas[:2]), values  # a name is never a formula
+        if values[2] is None:  # pending: nothing but the pair
+            assert values[3] is None and all(v is None for v in values[4:]), values
+    return frame
+
+
+def test_assign_rerun_over_more_pending_rows_than_needed(tmp_path, capsys):
+    """14 pending rows (with levels) and 10 reads needed: 10 rows are rewritten whole, 4 cleared."""
+    plan = _plan(tmp_path / "plan.xlsx", max_load=3)
+    book = openpyxl.load_workbook(plan)
+    ws = book["Assignment"]
+    for r in range(2, 14):
+        ws.cell(row=r, column=7).value = 2 if r < 7 else 0  # objects 1-5 want 2 reads: 10 in all
+    ev = book["Evaluations"]
+    for i in range(14):
+        ev.cell(row=2 + i, column=1).value = f"Assessor {1 + i % 6}"
+        ev.cell(row=2 + i, column=2).value = f"Object {1 + (i * 5) % 12}"
+        ev.cell(row=2 + i, column=4).value = "High"
+    book.save(plan)
+    out = tmp_path / "out.xlsx"
+    assert main(["assign", str(plan), "-o", str(out)]) == 0, capsys.readouterr().err
+    frame = _check_allocation(out, plan)
+    assert len(frame) == 10 and frame["level"].isna().all()
+
+
+def test_assign_keeps_a_score_that_is_an_uncalculated_formula(tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx")
+    book = openpyxl.load_workbook(plan)
+    ev = book["Evaluations"]
+    ev["A2"], ev["B2"], ev["C2"], ev["D2"] = "Assessor 1", "Object 5", "=3+4", "High"  # never calculated
+    ev["A3"], ev["B3"], ev["C3"], ev["D3"] = "Assessor 2", "Object 5", 6, "Low"
+    book.save(plan)
+    out = tmp_path / "out.xlsx"
+    assert main(["assign", str(plan), "-o", str(out)]) == 0
+    assert "(2 already scored, kept)" in capsys.readouterr().out
+    rows = _rows(out)
+    assert rows[0][0][:4] == ["Assessor 1", "Object 5", "=3+4", "High"] and rows[0][1][2]
+    assert sum(1 for values, flags in rows if flags[2]) == 1  # the formula is nowhere else
+    frame = _check_allocation(out, plan)
+    assert len(frame) == 24
+
+
+@pytest.mark.parametrize("name", ["=1+2", '=HYPERLINK("http://example.org","x")', "@SUM(1)", "+cmd"])
+def test_assign_writes_names_as_text(name, tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx")
+    book = openpyxl.load_workbook(plan)
+    cell = book["Assignment"]["A2"]
+    cell.value, cell.data_type = name, "s"
+    book.save(plan)
+    out = tmp_path / "out.xlsx"
+    assert main(["assign", str(plan), "-o", str(out)]) == 0, capsys.readouterr().err
+    ws = openpyxl.load_workbook(out)["Evaluations"]
+    cells = [c for c in ws["A"] if c.value == name]
+    assert cells and all(c.data_type == "s" for c in cells)
+
+
+def test_assign_appended_rows_join_the_table_and_its_drop_downs(tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx", objects=12, reads=3, max_load=8)  # 36 reads, 24 template rows
+    book = openpyxl.load_workbook(plan)
+    for r in range(2, 14):
+        book["Assignment"].cell(row=r, column=7).value = 3
+    book.save(plan)
+    out = tmp_path / "out.xlsx"
+    assert main(["assign", str(plan), "-o", str(out)]) == 0, capsys.readouterr().err
+    ws = openpyxl.load_workbook(out)["Evaluations"]
+    assert ws.tables["Evaluations"].ref == "A1:D37"
+    for column in "ABCD":
+        covered = [dv for dv in ws.data_validations.dataValidation if f"{column}37" in dv.sqref]
+        assert covered, column
+    _check_allocation(out, plan)
+
+
+def test_assign_output_type_follows_the_macros(tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx")
+    err = _one_line_error(capsys, main(["assign", str(plan), "-o", str(tmp_path / "out.xlsm")]))
+    assert "out.xlsm" in err and "no macros" in err and not (tmp_path / "out.xlsm").exists()
+
+
+@pytest.mark.parametrize("cell, value, expected", [
+    ("B3", 1e12, "sheet Assignment, row 3, column Max load (B3)"),
+    ("G3", 1e12, "sheet Assignment, row 3, column Reads wanted (G3)"),
+    ("C3", 1e12, "sheet Assignment, row 3, column Min load (C3)"),
+])
+def test_assign_huge_counts_are_named_by_cell(cell, value, expected, tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx")
+    book = openpyxl.load_workbook(plan)
+    book["Assignment"][cell] = value
+    book.save(plan)
+    err = _one_line_error(capsys, main(["assign", str(plan), "-o", str(tmp_path / "out.xlsx")]))
+    assert expected in err and "np." not in err and "1,000,000,000,000" in err, err
+
+
+@pytest.mark.parametrize("value", [1e300, 1e16, 1.7e308])
+def test_assign_suitability_beyond_the_limit_is_named_by_cell(value, tmp_path, capsys):
+    plan = _plan(tmp_path / "plan.xlsx")
+    book = openpyxl.load_workbook(plan)
+    grid = book.create_sheet("Suitability")
+    for j in range(12):
+        grid.cell(row=1, column=j + 2).value = f"Object {j + 1}"
+    for i in range(6):
+        grid.cell(row=i + 2, column=1).value = f"Assessor {i + 1}"
+        for j in range(12):
+            grid.cell(row=i + 2, column=j + 2).value = 1.0 + (i + j) % 3
+    grid["C4"] = value
+    book.save(plan)
+    err = _one_line_error(capsys, main(["assign", str(plan), "-o", str(tmp_path / "out.xlsx")]))
+    assert "sheet Suitability, cell C4" in err and "1e+15" in err, err
+
+
+def _rerun_assign(tmp_path):
+    plan = _plan(tmp_path / "plan.xlsx")
+    return plan, lambda source, out: ["assign", str(source), "-o", str(out)], plan
+
+
+def _rerun_import_into(tmp_path):
+    from .test_imports_systems import HOTCRP
+
+    export = tmp_path / "reviews.csv"
+    export.write_text(HOTCRP)
+    build("panel_calibration", tmp_path / "panel.xlsx", assessors=3, objects=3)
+    return tmp_path / "panel.xlsx", lambda source, out: ["import", str(export), "--into", str(source), "-o", str(out)], None
+
+
+def _rerun_report(kind):
+    def setup(tmp_path):
+        return _report_input(kind, tmp_path), lambda source, out: ["report", kind, str(source), "-o", str(out)], None
+
+    return setup
+
+
+def _report_input(kind, tmp_path):
+    """A filled workbook for each report runner."""
+    from xlcalib.templates import BUILDERS
+
+    if kind == "calibration":
+        return _panel_book(tmp_path / "in.xlsx")
+    if kind == "reliability":
+        return _reliability_book(tmp_path / "in.xlsx")
+    if kind == "ordinal":
+        wb = BUILDERS["ordinal_agreement"](objects=4)
+        for r, (a, b) in enumerate([("F1", "F2"), ("F2", "F2"), ("F3", "F3"), ("F4", "F4")], start=2):
+            wb["Ratings"].cell(row=r, column=2, value=a)
+            wb["Ratings"].cell(row=r, column=3, value=b)
+    elif kind == "ground_truth":
+        wb = BUILDERS["ground_truth"](items=3, annotators=2)
+        for r, values in enumerate([["Melanoma", "Nevus"], ["Nevus", "Nevus"], ["Eczema", "Melanoma > Nevus"]], start=2):
+            for c, v in enumerate(values, start=2):
+                wb["Annotations"].cell(row=r, column=c, value=v)
+    else:
+        raise AssertionError(f"new report runner {kind!r}: add a filled workbook to tests/test_bad_input_files.py")
+    wb.save(tmp_path / "in.xlsx")
+    return tmp_path / "in.xlsx"
+
+
+#: every command that writes into (a copy of) the user's workbook -> setup(tmp_path) giving the first input, the
+#: command line for (input, output) and the plan whose Assignment sheet the allocation must keep (or None)
+REWRITES = {"assign": _rerun_assign, "import --into": _rerun_import_into,
+            **{f"report {kind}": _rerun_report(kind) for kind in RUNNERS}}
+
+
+def _cells(path):
+    book = openpyxl.load_workbook(path)
+    return {ws.title: [[c.value for c in row] for row in ws.iter_rows()] for ws in book.worksheets}
+
+
+def _filled(rows):
+    return [r for r in rows if any(v is not None for v in r)]
+
+
+@pytest.mark.parametrize("what", sorted(REWRITES))
+def test_rerun_on_its_own_output(what, tmp_path, capsys):
+    """Run twice, the second run on the first's output: the same sheets, no duplicate or stale rows, counts right."""
+    source, argv, plan = REWRITES[what](tmp_path)
+    first, second = tmp_path / "first.xlsx", tmp_path / "second.xlsx"
+    assert main(argv(source, first)) == 0, capsys.readouterr().err
+    assert main(argv(first, second)) == 0, capsys.readouterr().err
+    a, b, given = _cells(first), _cells(second), _cells(source)
+    assert list(a) == list(b)  # no sheet added twice, none lost
+    if plan is not None:  # the allocation is redone from the same rules: the same counts, nothing stale
+        assert len(_check_allocation(first, plan)) == len(_check_allocation(second, plan))
+    elif what == "import --into":  # the second import replaces the first's rows: the same cells
+        for name in ("Evaluations", "Assessors", "Objects", "Settings"):
+            assert a[name] == b[name], name
+    else:  # a report leaves the input sheets as they were, and its result sheets are rewritten, not added to
+        for name in given:
+            if name in a and name not in _result_sheets(a, given):
+                assert a[name] == given[name] == b[name], name
+        for name in _result_sheets(a, given):
+            assert len(_filled(a[name])) == len(_filled(b[name])), name
+
+
+def _result_sheets(cells, given):
+    return [name for name in cells if name not in given or _looks_like_result(cells[name])]
+
+
+def _looks_like_result(rows):
+    return bool(rows) and bool(rows[0]) and isinstance(rows[0][0], str) and rows[0][0].startswith("xlcalib")
+
+
+def test_run_main_import_twice_on_the_same_book(tmp_path):
+    from .test_imports_systems import HOTCRP
+
+    (tmp_path / "reviews.csv").write_text(HOTCRP)
+    path = tmp_path / "panel.xlsx"
+    build("panel_calibration", path, assessors=3, objects=3)
+    book = openpyxl.load_workbook(path)
+    book["Import"]["B2"] = str(tmp_path / "reviews.csv")
+    for name, run in sorted(MACRO_RUNNERS.items()):
+        run(book)
+        before = [[c.value for c in r] for r in book["Evaluations"].iter_rows()]
+        run(book)
+        after = [[c.value for c in r] for r in book["Evaluations"].iter_rows()]
+        assert before == after, name
+        filled = [r for r in after[1:] if any(v is not None for v in r)]
+        assert len(filled) == 5 and len({(r[0], r[1]) for r in filled}) == 5
+
+
+def test_every_workbook_copying_command_is_in_the_rerun_test(tmp_path, capsys):
+    """A command whose output keeps the input workbook's sheets writes into the user's workbook: it must be
+    listed in REWRITES (and so re-run on its own output)."""
+    for command in sorted(set(COMMANDS) - FOLDER_OUTPUT):
+        folder = tmp_path / command
+        folder.mkdir()
+        out = folder / "out.xlsx"
+        argv = _argv(command, folder, out)
+        assert main(argv) == 0, capsys.readouterr().err
+        source = next((a for a in argv[1:] if a.endswith(".xlsx") and a != str(out)), None)
+        if source is None or not out.is_file():
+            continue
+        kept = set(openpyxl.load_workbook(source).sheetnames) <= set(openpyxl.load_workbook(out).sheetnames)
+        listed = command in REWRITES or any(w.startswith(command + " ") for w in REWRITES)
+        assert listed or not kept, f"{command} copies the input workbook: add it to REWRITES"
+    capsys.readouterr()
+
+
+# =============================================================================
+# 2. A full disk and an interrupted run, for real: every writer, in a subprocess
+# =============================================================================
+#: bytes a process may write per file: every output file is larger (a file-size limit makes each write past it
+#: fail with EFBIG, as a full disk makes it fail with ENOSPC: the same path through every writer)
+_FSIZE = 2048
+_LIMITED = textwrap.dedent("""
+    import resource, sys
+    from xlcalib.cli import main
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+    sys.exit(main({argv!r}))
+""")
+
+
+def _previous_output(command, out):
+    """A previous output the failed run must leave as it was (a file, or a file in the output folder)."""
+    target = out / "previous.txt" if command in FOLDER_OUTPUT else out
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"the previous output")
+    return target
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_cli_full_disk_every_writer(command, tmp_path):
+    out = tmp_path / ("outdir" if command in FOLDER_OUTPUT else "out.xlsx")
+    argv = _argv(command, tmp_path, out) + (["--force"] if command == "template" else [])
+    previous = _previous_output(command, out)
+    scratch = tmp_path / "tmp"  # the writers' own temporary files (XlsxWriter's) must be gone too
+    scratch.mkdir()
+    proc = subprocess.run([sys.executable, "-c", _LIMITED.format(limit=_FSIZE, argv=argv)], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "TMPDIR": str(scratch)})
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xlcalib: error: cannot write"), proc.stderr[-3000:]
+    assert "file-size limit" in lines[0]
+    assert previous.read_bytes() == b"the previous output"
+    assert not list(tmp_path.rglob(".xlcalib-*")) and not list(scratch.iterdir())
+
+
+_INTERRUPTED = textwrap.dedent("""
+    import os, sys, time
+    from xlcalib.cli import main
+
+    rename = os.replace
+
+    def slow_replace(source, target):
+        time.sleep(120)  # the output is written to its temporary file, not yet renamed into place: Ctrl-C now
+        rename(source, target)
+
+    os.replace = slow_replace
+    sys.exit(main({argv!r}))
+""")
+
+
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - FOLDER_OUTPUT))
+def test_cli_ctrl_c_during_a_write(command, tmp_path):
+    """Ctrl-C while the output is being written: one line, exit 130, the previous output untouched, nothing left."""
+    out = tmp_path / "out.xlsx"
+    argv = _argv(command, tmp_path, out) + (["--force"] if command == "template" else [])
+    previous = _previous_output(command, out)
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED.format(argv=argv)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".xlcalib-*.tmp")):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-3000:]
+    assert err.strip().splitlines() == [err.strip()] and err.startswith("xlcalib: interrupted (Ctrl-C)"), err
+    assert previous.read_bytes() == b"the previous output"
+    assert not list(tmp_path.glob(".xlcalib-*"))
