@@ -537,9 +537,12 @@ def _csv_header(path: Path) -> list[str]:
             head = handle.read(65536).decode("utf-8-sig", "replace")
     except OSError:
         return []  # the evaluations reader names the file and the reason
-    line = head.split("\n", 1)[0]
+    line = re.split(r"\r\n|\r|\n", head, maxsplit=1)[0]  # LF, CRLF or a bare CR (old Mac exports)
     delimiter = max((",", ";", "\t"), key=line.count)
-    return next(csv.reader(io.StringIO(head), delimiter=delimiter), [])
+    try:
+        return next(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), [])
+    except csv.Error:
+        return []  # not a table this can read: the evaluations reader names the row and the reason
 
 
 def plain_averages(evaluations: pd.DataFrame) -> pd.DataFrame:
