@@ -158,7 +158,11 @@ _PROLOG_BYTES = 64 * 1024
 
 def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
     """Refuse a workbook whose parts would expand beyond the limits (declared sizes; streaming enforces them),
-    are damaged or declare XML entities (:func:`check_parts`)."""
+    are damaged or declare XML entities (:func:`check_parts`), or that holds no workbook part at all."""
+    names = set(zf.namelist())
+    if "xl/workbook.xml" not in names and "content.xml" not in names:  # another zip renamed, or a damaged copy
+        raise InputError(f"{path.name} is not a complete Excel workbook (.xlsx/.xlsm) or OpenDocument spreadsheet "
+                         "(.ods): it has no workbook part. Open it in Excel and save it again, or use a backup copy")
     total = 0
     for info in zf.infolist():
         total += info.file_size
