@@ -375,3 +375,110 @@ def test_cli_ctrl_c_during_a_write(command, tmp_path):
     assert err.strip().splitlines() == [err.strip()] and err.startswith("xlcalib: interrupted (Ctrl-C)"), err
     assert previous.read_bytes() == b"the previous output"
     assert not list(tmp_path.glob(".xlcalib-*"))
+
+
+# =============================================================================
+# 3. Settings are applied or refused with their place named, never silently dropped
+# =============================================================================
+def _settings_row(book, start: str) -> int:
+    ws = book["Settings"]
+    return next(r for r in range(1, ws.max_row + 1) if str(ws.cell(row=r, column=1).value or "").startswith(start))
+
+
+def _disconnected_book(path, **settings):
+    """Two groups of three assessors sharing no object (the lists' sheets removed, so any name is welcome);
+    *settings* maps a Settings label start to the value written beside it."""
+    book = openpyxl.load_workbook(_panel_book(path))
+    for name in ("Assessors", "Objects", "Truth"):
+        del book[name]
+    ev = book["Evaluations"]
+    for row in ev.iter_rows(min_row=2):
+        for cell in row:
+            cell.value = None
+    r = 2
+    for assessors, objects in ((("A1", "A2", "A3"), ("O1", "O2", "O3", "O4")), (("B1", "B2", "B3"), ("Q1", "Q2", "Q3", "Q4"))):
+        for i, a in enumerate(assessors):
+            for j, o in enumerate(objects):
+                for c, v in enumerate((a, o, 3 + (i * 7 + j * 3) % 5, "Medium"), start=1):
+                    ev.cell(row=r, column=c).value = v
+                r += 1
+    for start, value in settings.items():
+        book["Settings"].cell(row=_settings_row(book, start), column=2).value = value
+    book.save(path)
+    return path
+
+
+_LINES = {  # a funding line from each place it can come from -> (Settings cells, options, the place named)
+    "--fund": ({}, ["--fund", "2"], lambda book: "--fund"),
+    "--threshold": ({}, ["--threshold", "5"], lambda book: "--threshold"),
+    "Settings top k": ({"Funding line (top k)": 2}, [],
+                       lambda book: f"sheet Settings, cell B{_settings_row(book, 'Funding line (top k)')}"),
+    "Settings score": ({"Funding line (score)": 5}, [],
+                       lambda book: f"sheet Settings, cell B{_settings_row(book, 'Funding line (score)')}"),
+}
+
+
+@pytest.mark.parametrize("run", [["calibrate"], ["calibrate", "--per-component"], ["next-reads"]], ids=" ".join)
+@pytest.mark.parametrize("source", sorted(_LINES))
+def test_funding_line_on_a_disconnected_panel_is_refused_by_its_place(source, run, tmp_path, capsys):
+    """Exit 0 without a Ranking and without a word was the old answer: now one line naming where the line came from."""
+    cells, options, place = _LINES[source]
+    book = _disconnected_book(tmp_path / "two.xlsx", **cells)
+    out = tmp_path / "out.xlsx"
+    argv = [run[0], str(book), "-o", str(out), *options, *run[1:]]
+    err = _one_line_error(capsys, main(argv))
+    assert place(openpyxl.load_workbook(book)) in err and "share no object" in err, err
+    assert not out.exists()
+
+
+def test_a_disconnected_panel_without_a_line_still_runs(tmp_path, capsys):
+    book = _disconnected_book(tmp_path / "two.xlsx")
+    assert main(["calibrate", str(book), "-o", str(tmp_path / "out.xlsx"), "--per-component"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("command", ["calibrate", "next-reads", "report calibration"])
+@pytest.mark.parametrize("score_line", [None, 7.5])
+def test_settings_lottery_without_places_is_refused_by_cell(command, score_line, tmp_path, capsys):
+    """Settings 'Lottery = yes' with a score line, or with no line: refused naming the cell (as the CLI refuses
+    --lottery without --fund), never a run without the draw."""
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "p.xlsx"))
+    lottery = _settings_row(book, "Lottery")
+    book["Settings"].cell(row=lottery, column=2).value = "yes"
+    if score_line is not None:
+        book["Settings"].cell(row=_settings_row(book, "Funding line (score)"), column=2).value = score_line
+    book.save(tmp_path / "p.xlsx")
+    out = tmp_path / "out.xlsx"
+    err = _one_line_error(capsys, main([*command.split(), str(tmp_path / "p.xlsx"), "-o", str(out)]))
+    assert f"sheet Settings, cell B{lottery} (lottery)" in err, err
+    if score_line is not None:
+        assert f"B{_settings_row(book, 'Funding line (score)')}" in err, err
+    assert not out.exists()
+
+
+def _template_settings_rows():
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="xlcalib-test-") as folder:
+        ws = openpyxl.load_workbook(_panel_book(Path(folder) / "settings.xlsx"))["Settings"]
+        return [(r, ws.cell(row=r, column=1).value) for r in range(2, ws.max_row + 1) if ws.cell(row=r, column=1).value]
+
+
+#: values no Settings row of the calibration template accepts
+_SETTING_GARBAGE = ["zzz", -1e300, True]
+
+
+@pytest.mark.parametrize("row, label", _template_settings_rows())
+def test_every_settings_row_is_applied_or_refused_by_its_cell(row, label, tmp_path, capsys):
+    """Every row of the template's Settings sheet, given garbage: a one-line refusal naming its cell (a new
+    Settings row is covered as soon as the template has it)."""
+    for bad in _SETTING_GARBAGE:
+        book = openpyxl.load_workbook(_panel_book(tmp_path / "p.xlsx"))
+        book["Settings"].cell(row=row, column=2).value = bad
+        book.save(tmp_path / "bad.xlsx")
+        rc = main(["calibrate", str(tmp_path / "bad.xlsx"), "-o", str(tmp_path / "out.xlsx")])
+        err = capsys.readouterr().err
+        assert rc == 2, (label, bad, rc, err)
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (label, bad, err)
+        assert f"B{row}" in err, (label, bad, err)
