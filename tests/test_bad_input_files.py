@@ -482,3 +482,148 @@ def test_every_settings_row_is_applied_or_refused_by_its_cell(row, label, tmp_pa
         assert rc == 2, (label, bad, rc, err)
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (label, bad, err)
         assert f"B{row}" in err, (label, bad, err)
+
+
+# =============================================================================
+# 4. Hostile and damaged files: one line, exit 2, in every command that reads a workbook
+# =============================================================================
+def _rewrite_part(path, part, change):
+    """*path* with the zip member *part* replaced by change(its bytes), every other member as it was."""
+    with zipfile.ZipFile(path) as zin:
+        members = [(info, zin.read(info.filename)) for info in zin.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info, data in members:
+            zout.writestr(info, change(data) if info.filename == part else data)
+
+
+def _without_prolog(data: bytes) -> bytes:
+    return data.split(b"?>", 1)[1] if data.startswith(b"<?xml") else data
+
+
+def _laughs(data):
+    return (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">'
+            b'<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;">]>' + _without_prolog(data))
+
+
+def _xxe(data):
+    return b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>' + _without_prolog(data)
+
+
+def _flip_crc(path, part):
+    """The member's recorded CRC-32 (local header and central directory) no longer matches its data."""
+    import struct
+
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        data[zf.getinfo(part).header_offset + 14] ^= 0xFF
+    pos = data.find(b"PK\x01\x02")
+    while pos >= 0:
+        length = struct.unpack("<H", data[pos + 28:pos + 30])[0]
+        if data[pos + 46:pos + 46 + length].decode() == part:
+            data[pos + 16] ^= 0xFF
+        pos = data.find(b"PK\x01\x02", pos + 4)
+    path.write_bytes(bytes(data))
+
+
+def _break_deflate(path, part):
+    """Bytes inside the member's compressed stream changed: zlib cannot inflate it."""
+    import struct
+
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(part)
+    name_length, extra_length = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    start = info.header_offset + 30 + name_length + extra_length
+    for k in range(start + 10, min(start + 40, start + info.compress_size)):
+        data[k] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+_DAMAGE = {"billion laughs": (lambda path, part: _rewrite_part(path, part, _laughs), "XML entity declarations"),
+           "external entity": (lambda path, part: _rewrite_part(path, part, _xxe), "XML entity declarations"),
+           "bad CRC": (_flip_crc, "is damaged"),
+           "broken deflate": (_break_deflate, "is damaged")}
+
+
+def _workbook_argv(command, tmp_path):
+    """A valid command line reading a workbook, with that workbook's path (None: the command reads none)."""
+    out = tmp_path / "out.xlsx"
+    if command == "import":  # an export may be a workbook as well
+        source = _panel_book(tmp_path / "export.xlsx")
+        return ["import", str(source), "--from", "grid", "-o", str(out)], source
+    argv = _argv(command, tmp_path, out)
+    source = next((a for a in argv[1:] if a.endswith((".xlsx", ".xlsm")) and a != str(out)), None)
+    return argv, (None if source is None else type(tmp_path)(source))
+
+
+_READERS = [c for c in COMMANDS if c not in FOLDER_OUTPUT and c != "template"]
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGE))
+@pytest.mark.parametrize("command", _READERS)
+def test_hostile_or_damaged_workbook_in_every_reader(command, damage, tmp_path, capsys):
+    """Entity declarations (billion laughs, XXE) or a member that cannot be unzipped, in the workbook part, the
+    styles, the content types or a worksheet: one line naming the file, exit 2, no output."""
+    argv, source = _workbook_argv(command, tmp_path)
+    assert source is not None, f"{command} reads no workbook in its test call: give it one in _workbook_argv"
+    pristine = source.read_bytes()
+    with zipfile.ZipFile(source) as zf:
+        sheets = sorted(n for n in zf.namelist() if n.startswith("xl/worksheets/sheet"))
+    spoil, expected = _DAMAGE[damage]
+    for part in ("xl/workbook.xml", "xl/styles.xml", "[Content_Types].xml", sheets[-1]):
+        source.write_bytes(pristine)
+        spoil(source, part)
+        err = _one_line_error(capsys, main(argv))
+        assert source.name in err and expected in err, (part, err)
+        assert not (tmp_path / "out.xlsx").exists()
+
+
+@pytest.mark.parametrize("header, value", [("SD", 1e-200), ("SD", 1e300), ("Relative confidence", 1e-200),
+                                           ("Relative confidence", 1e300)])
+def test_levels_beyond_the_range_are_named_by_cell(header, value, tmp_path, capsys):
+    """A Levels SD of 1e-200 divided by zero; now the range of the evaluations' own SD/confidence columns."""
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "p.xlsx"))
+    book["Levels"]["B1"] = header
+    for r, v in ((2, value), (3, 1.0), (4, 2.0)):
+        book["Levels"].cell(row=r, column=2).value = v
+    book.save(tmp_path / "p.xlsx")
+    err = _one_line_error(capsys, main(["calibrate", str(tmp_path / "p.xlsx"), "-o", str(tmp_path / "o.xlsx")]))
+    assert "sheet Levels, row 2, column B" in err, err
+
+
+def _panel_csv(tmp_path):
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "p.xlsx"), data_only=True)
+    return [list(r[:4]) for r in book["Evaluations"].iter_rows(values_only=True) if r[0] is not None]
+
+
+@pytest.mark.parametrize("command", ["calibrate", "next-reads"])
+def test_csv_with_bare_cr_line_ends_reads_as_with_lf(command, tmp_path, capsys):
+    """Old Mac exports end lines with a bare CR: the same table, the same results."""
+    import csv
+
+    rows = _panel_csv(tmp_path)
+    said = []
+    for name, end in (("lf.csv", "\n"), ("cr.csv", "\r")):
+        with open(tmp_path / name, "w", newline="") as handle:
+            csv.writer(handle, lineterminator=end).writerows(rows)
+        extra = ["--format", "json"] if command == "calibrate" else ["--reads", "3"]
+        out = tmp_path / (f"{name}.json" if command == "calibrate" else f"{name}.xlsx")
+        assert main([command, str(tmp_path / name), "-o", str(out), *extra]) == 0, \
+            capsys.readouterr().err
+        said.append(capsys.readouterr().out.replace(name, "X"))
+    assert said[0] == said[1] and "Ask" in said[0] or command == "calibrate"
+    if command == "calibrate":
+        assert (tmp_path / "lf.csv.json").read_text() == (tmp_path / "cr.csv.json").read_text()
+
+
+def test_csv_rows_are_numbered_as_a_spreadsheet_shows_them(tmp_path, capsys):
+    """A quoted line break in record 3 makes record 9 start on line 10: the message says row 9 (C9)."""
+    import csv
+
+    rows = _panel_csv(tmp_path)
+    rows[2][0] = "Assessor\nA"
+    rows[8][2] = "abc"
+    with open(tmp_path / "q.csv", "w", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    err = _one_line_error(capsys, main(["calibrate", str(tmp_path / "q.csv"), "-o", str(tmp_path / "o.xlsx")]))
+    assert "row 9, column Score (C9)" in err, err

@@ -518,6 +518,7 @@ def _workbook_sheet_names(path: Path) -> list[str] | None:
     sheets); None when the file is not such a zip (the workbook reader then says what is wrong)."""
     import html
     import zipfile
+    import zlib
 
     try:
         with zipfile.ZipFile(path) as archive:
@@ -525,8 +526,8 @@ def _workbook_sheet_names(path: Path) -> list[str] | None:
             if info.file_size > 4 * 1024 * 1024:
                 return None
             text = archive.read(info).decode("utf-8", "replace")
-    except (OSError, KeyError, zipfile.BadZipFile):
-        return None
+    except (OSError, KeyError, zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError):
+        return None  # damaged or unusual: the workbook reader names the part and the reason
     return [html.unescape(n) for n in re.findall(r'<(?:\w+:)?sheet\b[^>]*?\bname="([^"]*)"', text)]
 
 
