@@ -627,3 +627,71 @@ def test_csv_rows_are_numbered_as_a_spreadsheet_shows_them(tmp_path, capsys):
         csv.writer(handle, lineterminator="\n").writerows(rows)
     err = _one_line_error(capsys, main(["calibrate", str(tmp_path / "q.csv"), "-o", str(tmp_path / "o.xlsx")]))
     assert "row 9, column Score (C9)" in err, err
+
+
+# =============================================================================
+# 6. Messages name the option or the Settings cell a value came from
+# =============================================================================
+def _commands_with(option: str) -> list[str]:
+    """The CLI commands that take *option* (so a new command taking it is covered)."""
+    from xlcalib.cli import _parser
+
+    choices = _parser()._subparsers._group_actions[0].choices
+    return sorted(name for name, sub in choices.items() if option in sub._option_string_actions)
+
+
+def _panel_argv(command, tmp_path, out):
+    book = _panel_book(tmp_path / "panel.xlsx")
+    return [command, str(book), "-o", str(out)] + (["--reads", "2"] if command == "next-reads" else [])
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "nan", "1", "-0.5"])
+@pytest.mark.parametrize("command", _commands_with("--interval-level"))
+def test_interval_level_option_is_named(command, value, tmp_path, capsys):
+    out = tmp_path / "out.xlsx"
+    err = _one_line_error(capsys, main([*_panel_argv(command, tmp_path, out), f"--interval-level={value}"]))
+    assert "--interval-level" in err and "Evaluations" not in err and "interval_level" not in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", [0, 1.5, 1, 0.2])
+@pytest.mark.parametrize("command", ["calibrate", "next-reads"])
+def test_interval_level_from_settings_names_its_cell(command, value, tmp_path, capsys):
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "panel.xlsx"))
+    row = _settings_row(book, "Interval level")
+    book["Settings"].cell(row=row, column=2).value = value
+    book.save(tmp_path / "panel.xlsx")
+    argv = [command, str(tmp_path / "panel.xlsx"), "-o", str(tmp_path / "out.xlsx")]
+    err = _one_line_error(capsys, main(argv))
+    assert f"sheet Settings, cell B{row} (interval level)" in err and "interval_level" not in err, err
+
+
+@pytest.mark.parametrize("places", [60, 61, 1000])
+@pytest.mark.parametrize("source", ["Settings", "--fund"])
+@pytest.mark.parametrize("command", _commands_with("--fund"))
+def test_funding_places_beyond_the_objects_name_their_place(command, source, places, tmp_path, capsys):
+    """The demo panel has 60 objects: 60 places or more fund everyone, which needs no line."""
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "panel.xlsx"))
+    row = _settings_row(book, "Funding line (top k)")
+    if source == "Settings":
+        book["Settings"].cell(row=row, column=2).value = places
+    book.save(tmp_path / "panel.xlsx")
+    argv = [command, str(tmp_path / "panel.xlsx"), "-o", str(tmp_path / "out.xlsx")]
+    argv += [] if source == "Settings" else ["--fund", str(places)]
+    err = _one_line_error(capsys, main(argv))
+    place = f"sheet Settings, cell B{row}" if source == "Settings" else "--fund"
+    assert place in err and "60 objects" in err and f"{places:,}" in err, err
+
+
+@pytest.mark.parametrize("value", ["1e308", "-1e308", "1e16", "inf", "nan"])
+@pytest.mark.parametrize("command", _commands_with("--threshold"))
+def test_threshold_beyond_the_score_limit_is_refused_without_a_warning(command, value, tmp_path, capsys):
+    """--threshold 1e308 printed a numpy RuntimeWarning: refused by the option, as scores are, in one line."""
+    import warnings
+
+    argv = [*_panel_argv(command, tmp_path, tmp_path / "out.xlsx"), f"--threshold={value}"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        err = _one_line_error(capsys, main(argv))
+    assert "--threshold" in err, err
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in caught]
