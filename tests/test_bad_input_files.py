@@ -342,6 +342,61 @@ def test_cli_full_disk_every_writer(command, tmp_path):
     assert not list(tmp_path.rglob(".xlcalib-*")) and not list(scratch.iterdir())
 
 
+def _text_output(command, extension):
+    """A command line writing its results as text (.csv / .json) instead of a workbook."""
+    def argv(tmp_path, out):
+        if command == "calibrate":
+            return ["calibrate", str(_panel_book(tmp_path / "panel.xlsx")), "--format", extension, "-o", str(out)]
+        if command == "agreement":
+            return ["agreement", str(_reliability_book(tmp_path / "rel.xlsx")), "-o", str(out)]
+        from .test_imports_systems import HOTCRP
+
+        (tmp_path / "reviews.csv").write_text(HOTCRP)
+        return ["import", str(tmp_path / "reviews.csv"), "-o", str(out)]
+
+    return argv
+
+
+def _import_into(tmp_path, out):
+    from .test_imports_systems import HOTCRP
+
+    (tmp_path / "reviews.csv").write_text(HOTCRP)
+    build("panel_calibration", tmp_path / "panel.xlsx", assessors=3, objects=3)
+    return ["import", str(tmp_path / "reviews.csv"), "--into", str(tmp_path / "panel.xlsx"), "-o", str(out)]
+
+
+#: the writers beyond each command's default workbook: text formats and writing into a copy of a workbook ->
+#: (command line for an output, the output's name; a name without extension is a folder)
+OTHER_WRITES = {"calibrate --format json": (_text_output("calibrate", "json"), "out.json"),
+                "calibrate --format csv": (_text_output("calibrate", "csv"), "outdir"),
+                "agreement -o .csv": (_text_output("agreement", "csv"), "out.csv"),
+                "agreement -o .json": (_text_output("agreement", "json"), "out.json"),
+                "import -o .csv": (_text_output("import", "csv"), "out.csv"),
+                "import --into": (_import_into, "out.xlsx"),
+                **{f"report {kind}": ((lambda kind: lambda tmp_path, out: ["report", kind, str(
+                    _report_input(kind, tmp_path)), "-o", str(out)])(kind), "out.xlsx") for kind in RUNNERS}}
+
+
+@pytest.mark.parametrize("what", sorted(OTHER_WRITES))
+def test_cli_full_disk_every_other_writer(what, tmp_path):
+    """As above for the text formats, import --into and every report (64 bytes: smaller than any output)."""
+    make_argv, name = OTHER_WRITES[what]
+    out = tmp_path / name
+    argv = make_argv(tmp_path, out)
+    target = out / "previous.txt" if "." not in name else out
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"the previous output")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.run([sys.executable, "-c", _LIMITED.format(limit=64, argv=argv)], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "TMPDIR": str(scratch)})
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xlcalib: error: cannot write"), proc.stderr[-3000:]
+    assert target.read_bytes() == b"the previous output"
+    assert not list(tmp_path.rglob(".xlcalib-*")) and not list(scratch.iterdir())
+
+
 _INTERRUPTED = textwrap.dedent("""
     import os, sys, time
     from xlcalib.cli import main
