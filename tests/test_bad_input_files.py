@@ -146,6 +146,24 @@ def test_assign_output_type_follows_the_macros(tmp_path, capsys):
     assert "out.xlsm" in err and "no macros" in err and not (tmp_path / "out.xlsm").exists()
 
 
+@pytest.mark.parametrize("suffix", [".xlsm", ".xlsx"])
+def test_assign_content_type_follows_the_output_from_a_macro_book(suffix, tmp_path, capsys):
+    """From a macro workbook: .xlsm keeps the macros and their content type; .xlsx drops both (Excel opens each)."""
+    plan = build("panel_calibration", tmp_path / "plan.xlsm", macro=True, assessors=6, objects=12, reads=2,
+                 assignment=True)[0]
+    book = openpyxl.load_workbook(plan, keep_vba=True)
+    for r in range(2, 8):
+        book["Assignment"].cell(row=r, column=2).value = 5
+    book.save(plan)
+    out = tmp_path / f"out{suffix}"
+    assert main(["assign", str(plan), "-o", str(out)]) == 0, capsys.readouterr().err
+    with zipfile.ZipFile(out) as z:
+        types, names = z.read("[Content_Types].xml").decode(), z.namelist()
+    macro = "application/vnd.ms-excel.sheet.macroEnabled.main+xml" in types
+    assert macro == (suffix == ".xlsm") and ("xl/vbaProject.bin" in names) == (suffix == ".xlsm")
+    assert ("spreadsheetml.sheet.main+xml" in types) == (suffix == ".xlsx")
+
+
 @pytest.mark.parametrize("cell, value, expected", [
     ("B3", 1e12, "sheet Assignment, row 3, column Max load (B3)"),
     ("G3", 1e12, "sheet Assignment, row 3, column Reads wanted (G3)"),
