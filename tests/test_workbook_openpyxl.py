@@ -120,7 +120,7 @@ def test_open_workbook_refuses_bad_files(tmp_path, monkeypatch):
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("hello.txt", "not a workbook inside")
     (tmp_path / "z.xlsx").write_bytes(buf.getvalue())
-    with pytest.raises(InputError, match="z.xlsx could not be read as a workbook"):
+    with pytest.raises(InputError, match="z.xlsx is not a complete Excel workbook"):
         open_workbook(tmp_path / "z.xlsx")
     good = _saved(tmp_path, openpyxl.Workbook(), "g.xlsx")
     monkeypatch.setattr(reader, "MAX_INPUT_BYTES", 100)

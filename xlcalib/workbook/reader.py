@@ -156,11 +156,12 @@ def check_parts(path: Path, zf: zipfile.ZipFile) -> None:
 _PROLOG_BYTES = 64 * 1024
 
 
-def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
+def check_zip(path: Path, zf: zipfile.ZipFile, workbook: bool = True) -> None:
     """Refuse a workbook whose parts would expand beyond the limits (declared sizes; streaming enforces them),
-    are damaged or declare XML entities (:func:`check_parts`), or that holds no workbook part at all."""
+    are damaged or declare XML entities (:func:`check_parts`), or (``workbook``: the zip is read as a workbook,
+    not as another archive such as a conference data download) that holds no workbook part at all."""
     names = set(zf.namelist())
-    if "xl/workbook.xml" not in names and "content.xml" not in names:  # another zip renamed, or a damaged copy
+    if workbook and "xl/workbook.xml" not in names and "content.xml" not in names:  # another zip renamed
         raise InputError(f"{path.name} is not a complete Excel workbook (.xlsx/.xlsm) or OpenDocument spreadsheet "
                          "(.ods): it has no workbook part. Open it in Excel and save it again, or use a backup copy")
     total = 0
