@@ -802,3 +802,101 @@ def test_reliability_is_unchanged_by_any_power_of_two_scale(exponent, seed):
     got = xlcalib.icc_table(scaled)["ICC"].to_numpy()
     assert np.allclose(got, ref, rtol=1e-12, atol=1e-12, equal_nan=True)
     assert xlcalib.krippendorff_alpha(scaled) == pytest.approx(xlcalib.krippendorff_alpha(x), rel=1e-12, abs=1e-12)
+
+
+# =============================================================================
+# Silent wrong numbers in the reliability and ordinal functions
+# =============================================================================
+def _table_functions():
+    """Every public function taking an agreement ``table=`` (a new one is covered automatically)."""
+    out = []
+    for name in sorted(xlcalib.__all__):
+        func = getattr(xlcalib, name)
+        if callable(func) and not inspect.isclass(func):
+            try:
+                parameters = inspect.signature(func).parameters
+            except (TypeError, ValueError):
+                continue
+            if "table" in parameters:
+                out.append(name)
+    assert {"svensson_from_table", "mean_rank_table", "roc_points"} <= set(out)
+    return out
+
+
+@pytest.mark.parametrize("name", _table_functions())
+@pytest.mark.parametrize("table, match", [
+    ([[3, 2], [-1, 4]], r"row 2, column 1 holds -1"),
+    ([[3, 2.5], [1, 4]], r"row 1, column 2 holds 2.5"),
+    ([[3, float("nan")], [1, 4]], r"row 1, column 2 holds nan"),
+    ([[0, 0], [0, 0]], r"holds 0|is empty"),
+    ([[1, 2, 3], [4, 5, 6]], r"square"),
+])
+def test_agreement_table_counts_are_checked_by_cell(name, table, match):
+    """A negative count was accepted by mean_rank_table and an empty table gave roc_points a column of NaN."""
+    with pytest.raises(InputError, match=match):
+        getattr(xlcalib, name)(table=table)
+
+
+def test_icc_of_signed_ratings_near_the_largest_double_equals_the_scaled_down_ratings():
+    """ICC is scale-invariant: ratings near ±1.8e308 (squares overflow) give exactly the ICCs of the same ratings
+    divided by 2**1000, in the core and in REL_ICC_TABLE (NaN, -inf and ICC(2,k) = 4 were returned)."""
+    from udf_registry import REL_ICC_TABLE
+
+    x = np.array([[1.79e308, -1.79e308, 1e308], [-1e308, 1.5e308, 1.7e308], [1e308, 1e308, -1.79e308],
+                  [0.0, 5e307, 1e308], [1.2e308, 1.1e308, 1.0e308]])
+    small = np.ldexp(x, -1000)
+    columns = ["ICC", "F", "pval", "CI_low", "CI_high"]
+    got, ref = xlcalib.icc_table(x)[columns].to_numpy(), xlcalib.icc_table(small)[columns].to_numpy()
+    assert np.isfinite(got).all() and np.array_equal(got, ref)
+    cells = REL_ICC_TABLE(x.tolist())
+    assert [row[2] for row in cells[1:]] == ref[:, 0].tolist()
+
+
+# =============================================================================
+# A calibration result's methods: garbage in any argument is an InputError naming it
+# =============================================================================
+def _result_methods():
+    from xlcalib.calibration import CalibrationResult
+
+    return sorted(name for name, member in inspect.getmembers(CalibrationResult, inspect.isfunction)
+                  if not name.startswith("_") and len(inspect.signature(member).parameters) > 1)
+
+
+@pytest.fixture(scope="module")
+def demo_result():
+    from xlcalib.demo import demo_panel
+
+    panel = demo_panel()
+    return xlcalib.calibrate(panel[0] if isinstance(panel, tuple) else panel)
+
+
+def _halves(result):
+    objects = list(result.values.index)
+    return {o: ("first" if i < len(objects) // 2 else "second") for i, o in enumerate(objects)}
+
+
+#: a valid call of each method, garbage then put in one argument at a time
+_RESULT_CALLS = {"difference": lambda r: {"first": r.values.index[0], "second": r.values.index[1], "level": 0.9},
+                 "ranking": lambda r: {"top_k": 5, "draws": 200},
+                 "next_reads": lambda r: {"k": 2, "top_k": 5},
+                 "fit_statistics": lambda r: {"by": "assessor"},
+                 "unexpected_reads": lambda r: {"top": 5},
+                 "group_bias": lambda r: {"groups": _halves(r), "alpha": 0.05, "min_reads": 2},
+                 "group_audit": lambda r: {"groups": _halves(r)},
+                 "locate": lambda r: {"name": r.values.index[0]}}
+
+
+@pytest.mark.parametrize("method", _result_methods())
+def test_result_methods_refuse_garbage_by_argument(method, demo_result):
+    """result.difference(..., level='high') raised a raw ValueError; every method and argument is covered."""
+    assert method in _RESULT_CALLS, f"new CalibrationResult method {method!r}: add a valid call to _RESULT_CALLS"
+    valid = _RESULT_CALLS[method](demo_result)
+    getattr(demo_result, method)(**valid)
+    for argument in valid:
+        for bad in ("high", float("nan"), 1e308, -1, True):
+            try:
+                got = getattr(demo_result, method)(**{**valid, argument: bad})
+            except InputError as exc:
+                assert "\n" not in exc.message and len(exc.message) < 400, exc.message
+                continue
+            assert _is_finite_result(got), (method, argument, bad)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,8 @@ from hypothesis import strategies as st
 @given(st.lists(st.lists(st.sampled_from(["a", ",", "\r", " "]), max_size=6).map("".join), min_size=1, max_size=8),
        st.booleans())
 def test_field_counts_equal_counting_each_line(tmp_path_factory, lines, final_newline):
-    """Fields per line (unquoted file) equal a plain count: delimiters + 1, and 0 for a blank line (CRLF too)."""
+    """Fields per line (unquoted file) equal a plain count: delimiters + 1, and 0 for a blank line; LF, CRLF and
+    a bare CR (old Mac exports) each end a line."""
     text = "\n".join(lines) + ("\n" if final_newline else "")
     if not text:
         return
@@ -112,8 +114,8 @@ def test_field_counts_equal_counting_each_line(tmp_path_factory, lines, final_ne
     book = CsvBook(path)
     book.delimiter = ","  # the counting under test, whatever the header line suggests
     counts, numbers = book._field_counts()
-    pieces = text.split("\n")
-    if text.endswith("\n"):  # no line after the last line end
+    pieces = re.split(r"\r\n|\r|\n", text)
+    if text.endswith(("\n", "\r")):  # no line after the last line end
         pieces = pieces[:-1]
-    assert counts.tolist() == [0 if p in ("", "\r") else p.count(",") + 1 for p in pieces]
+    assert counts.tolist() == [0 if p == "" else p.count(",") + 1 for p in pieces]
     assert numbers.tolist() == list(range(1, len(pieces) + 1))

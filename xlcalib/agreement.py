@@ -1133,8 +1133,11 @@ def _contingency(table) -> np.ndarray:
         raise InputError("the table of two raters must hold counts (numbers) only") from None
     if x.ndim != 2 or x.shape[0] != x.shape[1] or x.shape[0] < 1:
         raise InputError(f"the table of two raters must be square (q x q), got shape {x.shape}")
-    if not np.isfinite(x).all() or (x < 0).any() or (x != np.round(x)).any():
-        raise InputError("the table of two raters must hold counts (whole numbers 0 or more)")
+    bad = ~np.isfinite(x) | (x < 0) | (x != np.round(x))
+    if bad.any():  # named by its cell: row = the first rater's category, column = the second's, from 1
+        i, j = np.argwhere(bad)[0]
+        raise InputError(f"the table of two raters, row {i + 1}, column {j + 1} holds {x[i, j]:g}: it must hold "
+                         f"counts (whole numbers 0 or more; {int(bad.sum()):,} cell(s) do not)")
     if x.shape[0] > MAX_CATEGORIES:
         raise InputError(f"the table has {x.shape[0]:,} categories (at most {MAX_CATEGORIES:,})")
     if x.sum() < 1:

@@ -9,7 +9,7 @@ output is written to a temporary file and renamed into place.  This module
 only reads the command line and prints: the jobs are the exercises'.
 
 Exit codes: 0 success; 2 bad input (one line naming sheet/row/column);
-1 internal error (a bug: please report it with the traceback printed).
+1 internal error (a bug: please report it with the traceback printed); 130 interrupted (Ctrl-C).
 """
 from __future__ import annotations
 
@@ -405,6 +405,10 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("xlcalib: error: not enough memory for this input (see the limits table in the README)", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: outputs are replaced whole or not at all, so one line is all there is to say
+        print("xlcalib: interrupted (Ctrl-C); output files are replaced whole or not at all, none is left "
+              "half-written", file=sys.stderr)
+        return 130
     except Exception as exc:  # a bug: say so, with the traceback for the report
         if isinstance(exc, ModuleNotFoundError) and exc.name in EXCEL_EXTRA:
             # not a bug: the core installs without the workbook dependencies (for xlwings Lite)

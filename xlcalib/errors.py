@@ -66,7 +66,10 @@ def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
     """
     import errno
 
-    where = str(path if path is not None else (exc.filename or "the file"))
+    if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS):
+        action = "write"  # only writing fills a disk: whatever the caller was doing, this was a write
+    unnamed = "the output or a temporary file" if action == "write" else "the file"
+    where = str(path if path is not None else (exc.filename or unnamed))
     if len(where) > 120:
         where = where[:60] + "..." + where[-57:]
     reasons = {
@@ -74,6 +77,7 @@ def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
         errno.EPERM: "permission denied (the folder is read-only, or the file is open in another program)",
         errno.EROFS: "the file system is read-only",
         errno.ENOSPC: "the disk is full",
+        errno.EFBIG: "the file is larger than the file system or the process's file-size limit allows",
         errno.EDQUOT: "the disk quota is exhausted",
         errno.EISDIR: "it is a folder, not a file",
         errno.ENOTDIR: "a part of the path is a file, not a folder",

@@ -22,6 +22,7 @@ import numpy as np
 
 from .cells import (
     EXCEL_ERRORS,
+    MAX_ABS_SCORE,
     MAX_TEXT_CHARS,
     Uncalculated,
     column_letter,
@@ -976,15 +977,22 @@ def _read_scale(backend, problems: list) -> tuple[tuple[float, float] | None, st
             if is_blank(row[1]):
                 continue
             try:
-                found[key] = parse_number(row[1], where)
-                cells[key] = ref
+                value = parse_number(row[1], where)
             except InputError as exc:
                 problems.append(Problem("error", actual, ref, block.row_number(i), "Value", exc.message))
+                continue
+            if abs(value) > MAX_ABS_SCORE:  # no score may lie beyond it: such a scale is a typing slip
+                problems.append(Problem("error", actual, ref, block.row_number(i), "Value",
+                                        f"{where} must be within ±{MAX_ABS_SCORE:g} (the limit of every score), "
+                                        f"not {value:g}"))
+                continue
+            found[key], cells[key] = value, ref
     if len(found) == 2:
         lo, hi = found["score scale minimum"], found["score scale maximum"]
         if lo >= hi:
             problems.append(Problem("error", actual, cells["score scale maximum"], None, "Value",
-                                    f"sheet {actual}: the score scale minimum ({lo:g}) must be below the maximum ({hi:g})"))
+                                    f"sheet {actual}, cells {cells['score scale minimum']}:{cells['score scale maximum']}"
+                                    f": the score scale minimum ({lo:g}) must be below the maximum ({hi:g})"))
             return None, ""
         return (lo, hi), f"sheet {actual}, {cells['score scale minimum']}:{cells['score scale maximum']}"
     return None, ""

@@ -51,7 +51,8 @@ from .agreement import table_agreement
 from .cells import check_memory, whole_argument
 from .errors import InputError
 
-__all__ = ["SvenssonResult", "svensson", "svensson_from_table", "mean_rank_table", "roc_points", "agreement_table"]
+__all__ = ["SvenssonResult", "svensson", "svensson_from_table", "mean_rank_table", "roc_points", "agreement_table",
+           "checked_table", "MAX_TABLE_COUNT"]
 
 
 @dataclass
@@ -258,6 +259,43 @@ def _kappas(x: np.ndarray) -> tuple[float, float, float]:
 MAX_TABLE_COUNT = 1e15
 
 
+def checked_table(table, least: int = 1) -> np.ndarray:
+    """An m x m agreement table of non-negative whole counts holding at least *least* objects -> int64 array.
+
+    Every function taking a ``table=`` checks it here, so a negative or fractional count is named by its cell
+    (row = rater 1's category, column = rater 2's, counted from 1) and an empty table is refused rather than
+    turned into proportions 0/0.
+    """
+    raw = np.asarray(table)
+    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.number):  # TRUE/FALSE or text are no counts
+        raise InputError("the agreement table must hold non-negative whole counts (numbers), one row and one "
+                         "column per category")
+    x = raw.astype(float)
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise InputError(f"the agreement table must be square (m x m), got shape {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0) | (x != np.round(x))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InputError(f"the agreement table, row {i + 1}, column {j + 1} holds {x[i, j]:g}: it must hold "
+                         f"non-negative whole counts ({int(bad.sum()):,} cell(s) do not)")
+    if x.size and (float(x.max()) > MAX_TABLE_COUNT or float(np.sum(x)) > MAX_TABLE_COUNT):
+        raise InputError(f"the agreement table holds more than {MAX_TABLE_COUNT:.0e} objects "
+                         "(counts that large cannot be pairs of ratings; check the table)")
+    n = int(x.sum())
+    if n < least:
+        raise InputError(f"at least {least} object{'s are' if least > 1 else ' is'} needed, the agreement table "
+                         f"holds {n}")
+    return x.astype(np.int64)
+
+
+def _table_categories(x: np.ndarray, categories) -> tuple:
+    """The category names of a given table (1..m without them), as many as its rows."""
+    cats = tuple(categories) if categories is not None else tuple(range(1, x.shape[0] + 1))
+    if len(cats) != x.shape[0]:
+        raise InputError(f"{len(cats)} category names for a {x.shape[0]} x {x.shape[0]} table")
+    return cats
+
+
 def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonResult:
     """All Svensson measures from an m x m table (rows = rater 1 category, columns = rater 2).
 
@@ -265,19 +303,9 @@ def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonR
     >>> round(r.RV, 2), round(r.D, 2), r.RP
     (0.01, 0.02, 0.0)
     """
-    x = np.asarray(table)
-    if x.ndim != 2 or x.shape[0] != x.shape[1]:
-        raise InputError(f"the agreement table must be square (m x m), got shape {x.shape}")
-    if not np.issubdtype(x.dtype, np.number) or np.any(~np.isfinite(x)) or np.any(x < 0) or np.any(x != np.round(x)):
-        raise InputError("the agreement table must hold non-negative whole counts")
-    if x.size and (float(x.max()) > MAX_TABLE_COUNT or float(np.sum(x, dtype=float)) > MAX_TABLE_COUNT):
-        raise InputError(f"the agreement table holds more than {MAX_TABLE_COUNT:.0e} objects "
-                         "(counts that large cannot be pairs of ratings; check the table)")
+    x = checked_table(table, least=2)
     n_dropped = whole_argument(n_dropped, "n_dropped", low=0)
-    x = x.astype(np.int64)
     n = int(x.sum())
-    if n < 2:
-        raise InputError(f"at least 2 objects are needed, the table holds {n}")
     m = x.shape[0]
     stats = {k: float(v) for k, v in _stats(x).items()}
     D = 2 * _discordant_pairs(x) / (n * (n - 1))
@@ -298,9 +326,7 @@ def svensson_from_table(table, categories=None, n_dropped: int = 0) -> SvenssonR
         mean = np.sum(weights * values) / n
         return float(np.sqrt((n - 1) / n * np.sum(weights * (values - mean) ** 2)))
 
-    cats = tuple(categories) if categories is not None else tuple(range(1, m + 1))
-    if len(cats) != m:
-        raise InputError(f"{len(cats)} category names for a {m} x {m} table")
+    cats = _table_categories(x, categories)
     return SvenssonResult(PA=PA, RP=stats["RP"], RC=stats["RC"], RV=stats["RV"], D=D,
                           SE_RP=jackknife_se(loo["RP"]), SE_RC=jackknife_se(loo["RC"]), SE_RV=jackknife_se(loo["RV"]),
                           IV=stats["IV"], r_a=stats["r_a"], kappa=kappa, kappa_max=kappa_max, n=n,
@@ -331,8 +357,8 @@ def mean_rank_table(rater1=None, rater2=None, categories=None, table=None) -> pd
     if table is None:
         x, cats, _ = agreement_table(rater1, rater2, categories)
     else:
-        x = np.asarray(table, dtype=np.int64)
-        cats = tuple(categories) if categories is not None else tuple(range(1, x.shape[0] + 1))
+        x = checked_table(table)
+        cats = _table_categories(x, categories)
     R1, R2 = _ranks(x.astype(float))
     rows = [(cats[i], cats[j], int(x[i, j]), R1[i, j], R2[i, j], R1[i, j] - R2[i, j]) for i, j in np.argwhere(x > 0)]
     return pd.DataFrame(rows, columns=["rater1", "rater2", "count", "R1", "R2", "difference"])
@@ -348,8 +374,9 @@ def roc_points(rater1=None, rater2=None, categories=None, table=None) -> pd.Data
     if table is None:
         x, cats, _ = agreement_table(rater1, rater2, categories)
     else:
-        x = np.asarray(table, dtype=float)
-        cats = tuple(categories) if categories is not None else tuple(range(1, x.shape[0] + 1))
+        x = checked_table(table)  # an empty table has no proportions (0/0): refused, not a column of NaN
+        cats = _table_categories(x, categories)
+    x = x.astype(float)
     n = x.sum()
     qx = np.concatenate([[0.0], np.cumsum(x.sum(axis=1)) / n])
     qy = np.concatenate([[0.0], np.cumsum(x.sum(axis=0)) / n])

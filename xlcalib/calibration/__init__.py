@@ -25,6 +25,7 @@ from .levels import (
                      LEVEL_RELATIVE_HEADERS,
                      LEVEL_SD_HEADERS,
                      Levels,
+                     check_level_value,
                      default_levels,
                      levels_table,
 )
@@ -35,7 +36,7 @@ from .result import CalibrationResult, Difference
 __all__ = [
     "DEFAULT_LEVELS", "DEFAULT_LEVEL_RATIO", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "MODELS",
     "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS",
-    "NEXT_READS_COLUMNS", "Levels", "default_levels", "levels_table", "CalibrationResult", "Difference", "DesignCheck",
+    "NEXT_READS_COLUMNS", "Levels", "check_level_value", "default_levels", "levels_table", "CalibrationResult", "Difference", "DesignCheck",
     "DesignReport", "Assignment", "calibrate", "grid_to_long", "design_check", "design_report", "assign",
     "overlap_verdict", "rank_objects", "decision_summary", "suggest_next_reads", "model_name",
 ]

@@ -76,7 +76,7 @@ result is reproducible for a given ``seed``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -878,8 +878,9 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
             chosen = (ea, eo, report, st)
     ea, eo, report, stats = chosen
     stats.update({"stages": len(stages), "reads_changed": rows[stages.index(share)]["reads changed"],
-                  "has_suitability": S is not None, "best_suitability": best if S is not None else float("nan"),
-                  "required_suitability": share * best if S is not None else float("nan"),
+                  "has_suitability": S is not None,
+                  "best_suitability": best * problem.s_unit if S is not None else float("nan"),
+                  "required_suitability": share * best * problem.s_unit if S is not None else float("nan"),
                   "min_suitability_share": share, "seed": seed, "lp_seconds": lp_seconds,
                   "planned_confidence": problem.conf is not None,
                   "seconds": time.perf_counter() - started})
@@ -910,8 +911,9 @@ class _AllocationProblem:
     allowed: np.ndarray  # A x O: no conflict
     fixed_mask: np.ndarray  # A x O: kept reads
     has_fixed: bool
-    S: np.ndarray | None
+    S: np.ndarray | None  # suitability over its unit (largest value in [0.5, 1))
     conf: np.ndarray | None
+    s_unit: float = 1.0  # the suitability the caller gave = S x s_unit
 
     def __post_init__(self):
         A, O = self.allowed.shape
@@ -962,13 +964,35 @@ def _allocation_problem(assessors, objects, reads_per_object, max_load, min_load
     allowed = np.ones((A, O), dtype=bool)
     allowed[ca, co] = False
     fixed_mask, has_fixed = _kept_reads(fixed, allowed, a_names, o_names)
-    S = pair_grid(suitability, a_names, o_names, "suitability", 0.0)
+    S, unit = _scaled_suitability(pair_grid(suitability, a_names, o_names, "suitability", 0.0), a_names, o_names)
     Pc = pair_grid(planned_confidence, a_names, o_names, "planned confidence", 1.0)
     if Pc is not None and np.any(Pc[allowed] <= 0):
         raise InputError("planned confidence must be greater than 0 for every pair that may be allocated")
     _check_feasible(reads, max_l, min_l, allowed.sum(axis=0), allowed.sum(axis=1), fixed_mask.sum(axis=0),
                     fixed_mask.sum(axis=1), a_names, o_names)
-    return _AllocationProblem(a_names, o_names, reads, max_l, min_l, allowed, fixed_mask, has_fixed, S, Pc)
+    return _AllocationProblem(a_names, o_names, reads, max_l, min_l, allowed, fixed_mask, has_fixed, S, Pc, unit)
+
+
+#: Largest suitability of one pair.  Suitability is relative (only ratios matter): the limit keeps the total
+#: over every read finite and the linear programs' costs within the solver's tolerances.
+MAX_SUITABILITY = 1e15
+
+
+def _scaled_suitability(S: np.ndarray | None, a_names, o_names) -> tuple[np.ndarray | None, float]:
+    """(S divided by a power of two that brings its largest value to [0.5, 1), that power): the linear programs
+    see the same numbers whatever unit the suitabilities are given in (exact: only the exponent changes), and
+    totals are reported in the given unit.  A value beyond :data:`MAX_SUITABILITY` is refused by its pair."""
+    if S is None:
+        return None, 1.0
+    top = float(S.max()) if S.size else 0.0
+    if top > MAX_SUITABILITY:
+        a, o = np.unravel_index(int(np.argmax(S)), S.shape)
+        raise InputError(f"suitability of assessor {a_names[a]!r} for object {o_names[o]!r} is {top:g}; the limit is "
+                         f"{MAX_SUITABILITY:g} (suitability is relative: divide every value by a common factor)")
+    if top == 0:
+        return S, 1.0
+    exponent = int(np.frexp(top)[1])
+    return np.ldexp(S, -exponent), float(np.ldexp(1.0, exponent))
 
 
 def _suitability_optimum(problem: _AllocationProblem, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -995,7 +1019,7 @@ def _allocation_frame(problem: _AllocationProblem, a_idx, o_idx) -> pd.DataFrame
     out = {"assessor": np.asarray(problem.a_names, dtype=object)[a],
            "object": np.asarray(problem.o_names, dtype=object)[o]}
     if problem.S is not None:
-        out["suitability"] = problem.S[a, o]
+        out["suitability"] = problem.S[a, o] * problem.s_unit
     if problem.has_fixed:
         out["fixed"] = problem.fixed_mask[a, o]
     return pd.DataFrame(out)
@@ -1003,4 +1027,5 @@ def _allocation_frame(problem: _AllocationProblem, a_idx, o_idx) -> pd.DataFrame
 
 def _report(problem: _AllocationProblem, ea, eo, best: float) -> DesignReport:
     """The :class:`DesignReport` of reads (ea, eo) (planned confidences, suitability share of ``best``)."""
-    return allocation_report(ea, eo, problem.c_of(ea, eo), problem.a_names, problem.o_names, problem.S, best)
+    report = allocation_report(ea, eo, problem.c_of(ea, eo), problem.a_names, problem.o_names, problem.S, best)
+    return replace(report, total_suitability=report.total_suitability * problem.s_unit)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..cells import MAX_ABS_SCORE
 from ..errors import InputError
-from .levels import DEFAULT_LEVEL_RATIO, Levels, levels_table
+from .levels import CONFIDENCE_RANGE, DEFAULT_LEVEL_RATIO, SD_RANGE, Levels, levels_table
 
 __all__ = ["MAX_ABS_SCORE", "SD_RANGE", "CONFIDENCE_RANGE", "MAX_CONFIDENCE_RATIO", "UNCERTAINTY_KINDS", "PanelData",
            "panel_data", "factorized_labels", "numeric_column", "row_text", "check_calibration_numbers",
@@ -26,10 +26,7 @@ __all__ = ["MAX_ABS_SCORE", "SD_RANGE", "CONFIDENCE_RANGE", "MAX_CONFIDENCE_RATI
 # ----------------------------------------------------------------------------
 # Numeric ranges of calibration inputs (squares and products stay finite; the solver resolves them)
 # ----------------------------------------------------------------------------
-#: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
-SD_RANGE = (1e-15, 1e15)
-#: Confidences outside this range are refused.
-CONFIDENCE_RANGE = (1e-30, 1e30)
+# SD_RANGE and CONFIDENCE_RANGE (in .levels: a Levels table is checked against them as well)
 #: Largest ratio between the largest and the smallest confidence in one panel: beyond it the reduced
 #: system's condition number leaves too few correct digits in the biases.
 MAX_CONFIDENCE_RATIO = 1e16

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import real_argument, seed_argument, whole_argument
+from ..cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
 from ..errors import InputError
 from .verdict import assessors_differ
 
@@ -172,7 +172,7 @@ def _line_argument(top_k, threshold, n_objects: int, lottery: bool) -> _Line:
     if top_k is not None:
         top_k = whole_argument(top_k, "top_k (places above the funding line)", low=1, high=n_objects - 1)
     if threshold is not None:
-        threshold = real_argument(threshold, "threshold")
+        threshold = real_argument(threshold, "threshold", low=-MAX_ABS_SCORE, high=MAX_ABS_SCORE)  # as the scores
     if lottery and top_k is None:
         raise InputError("a lottery fills places: give top_k (the number of places) with lottery=True")
     return _Line(top_k, threshold)

@@ -30,7 +30,7 @@ from .data import factorized_labels, numeric_column, row_text
 from .graph import Design, ReducedSolver, components, low_spectrum, mu2, overlap_verdict
 
 __all__ = ["DesignCheck", "DesignReport", "design_check", "design_report", "allocation_report", "count_components",
-           "name_index", "per_item_counts", "pair_indices", "pair_grid", "MAX_DESIGN_SUGGESTIONS"]
+           "name_index", "per_item_counts", "count_text", "MAX_COUNT", "pair_indices", "pair_grid", "MAX_DESIGN_SUGGESTIONS"]
 
 #: Most extra assignments design_check suggests (each is verified by exact mu2 solves; time grows with k).
 MAX_DESIGN_SUGGESTIONS = 50
@@ -136,6 +136,21 @@ def name_index(values, what: str) -> pd.Index:
     return index
 
 
+#: Largest count per assessor or object (reads, loads): numpy indexes and counts with 32-bit integers in Pyodide.
+MAX_COUNT = 2**31 - 1
+
+
+def count_text(value) -> str:
+    """A count for a message: ``1,000,000,000,000`` (never ``np.int64(...)``), ``2.5``, ``'lots'``."""
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    return f"{f:,.0f}" if np.isfinite(f) and f == int(f) and abs(f) < 1e21 else f"{f:g}"
+
+
 def per_item_counts(value, index: pd.Index, what: str, kind: str, allow_none=False) -> np.ndarray | None:
     """Scalar, sequence aligned with index, or Series/dict keyed by name -> int array (>= 0)."""
     if value is None:
@@ -165,8 +180,9 @@ def per_item_counts(value, index: pd.Index, what: str, kind: str, allow_none=Fal
             f = float(x)
         except (TypeError, ValueError):
             raise InputError(f"{what} for {index[i]!r} is not a number ({x!r})") from None
-        if isinstance(x, (bool, np.bool_)) or not np.isfinite(f) or f < 0 or f > 2**31 - 1 or f != int(f):
-            raise InputError(f"{what} for {index[i]!r} must be a whole number >= 0 (at most 2**31 - 1), not {x!r}")
+        if isinstance(x, (bool, np.bool_)) or not np.isfinite(f) or f < 0 or f > MAX_COUNT or f != int(f):
+            raise InputError(f"{what} for {index[i]!r} must be a whole number from 0 to {MAX_COUNT:,}, not "
+                             f"{count_text(x)}")
         out[i] = int(f)
     return out
 

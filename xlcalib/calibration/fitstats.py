@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..cells import whole_argument
 from ..errors import InputError
 
 __all__ = ["ERRATIC", "PREDICTABLE", "SIGNIFICANT_ZSTD", "ReadGeometry", "read_geometry", "mean_squares",
@@ -267,7 +268,9 @@ def unexpected_reads(result, top: int | None = None) -> pd.DataFrame:
     z = geo.studentised
     order = np.argsort(-np.round(np.nan_to_num(np.abs(z), nan=-1.0), 9), kind="stable")  # ties: same order everywhere
     flagged = res["anomalous"].to_numpy(dtype=bool)
-    chosen = order[flagged[order]] if top is None else order[:max(int(top), 0)]
+    if top is not None:
+        top = whole_argument(top, "top (number of reads)", low=0)
+    chosen = order[flagged[order]] if top is None else order[:top]
     rows = res.iloc[chosen]
     out = pd.DataFrame({
         "assessor": rows["assessor"].to_numpy(), "object": rows["object"].to_numpy(),

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..cells import probability_argument, whole_argument
 from ..errors import InputError
 from .fitstats import read_geometry
 
@@ -59,9 +60,13 @@ def object_groups(result, groups) -> tuple[np.ndarray, pd.Index]:
     *groups*: a mapping or Series object -> group.  Objects not in it, or with a blank group, have no group;
     names not in the panel are ignored.  At least two groups are needed.
     """
+    wrong = InputError("give the groups as a mapping object -> group (a dict or a Series indexed by object)")
     if isinstance(groups, pd.DataFrame):
-        raise InputError("give the groups as a mapping object -> group (a dict or a Series indexed by object)")
-    series = groups if isinstance(groups, pd.Series) else pd.Series(dict(groups), dtype=object)
+        raise wrong
+    try:
+        series = groups if isinstance(groups, pd.Series) else pd.Series(dict(groups), dtype=object)
+    except (TypeError, ValueError):  # text, a number, a list of names ...: no mapping
+        raise wrong from None
     if series.index.has_duplicates:
         dup = series.index[series.index.duplicated()][0]
         raise InputError(f"object {dup!r} is given more than one group")
@@ -172,6 +177,8 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
     """
     from .posterior import quantile
 
+    alpha = probability_argument(alpha, "alpha")
+    min_reads = whole_argument(min_reads, "min_reads", low=1)
     codes, names = object_groups(result, groups)
     geo = read_geometry(result)
     t_df = result.t_df

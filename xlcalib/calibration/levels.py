@@ -18,13 +18,18 @@ from ..cells import real_argument
 from ..errors import InputError
 
 __all__ = ["DEFAULT_LEVEL_RATIO", "DEFAULT_LEVELS", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "Levels",
-           "default_levels", "levels_table"]
+           "default_levels", "levels_table", "check_level_value", "SD_RANGE", "CONFIDENCE_RANGE"]
 
 #: Default ratio between adjacent confidence levels (the calibration authors' own tool uses 1.75): a "High"
 #: read counts lambda^2 ~ 3 times a "Medium" read, a "Low" read 1/lambda^2 ~ 1/3 of one.  Levels are
 #: *relative* confidences: the noise scale w is estimated from the residuals, so error bars and
 #: anomaly flags follow the data's own scatter on any score scale (0-100 as well as 1-9).
 DEFAULT_LEVEL_RATIO = 1.75
+
+#: SDs (score units) outside this range are refused (their confidences 1/SD^2 span 1e-30 .. 1e30).
+SD_RANGE = (1e-15, 1e15)
+#: Confidences (and relative confidences) outside this range are refused.
+CONFIDENCE_RANGE = (1e-30, 1e30)
 
 #: Header words that mark a levels table's number column as SDs or as relative confidences.
 LEVEL_SD_HEADERS = ("sd", "sigma", "standard deviation", "sd (score units)")
@@ -99,6 +104,14 @@ def _table_kind(levels: pd.DataFrame) -> str:
                      "(standard deviations in score units) or 'Relative confidence'")
 
 
+def check_level_value(value: float, kind: str, where: str) -> None:
+    """A level's SD within :data:`SD_RANGE`, or its relative confidence within :data:`CONFIDENCE_RANGE` (the
+    bounds of the evaluations' own SD and confidence columns), else InputError naming *where*."""
+    low, high = SD_RANGE if kind == "sd" else CONFIDENCE_RANGE
+    if not np.isfinite(value) or not low <= value <= high:
+        raise InputError(f"{where} must be a positive number from {low:g} to {high:g}, not {value:g}")
+
+
 def levels_table(levels, level_ratio: float = DEFAULT_LEVEL_RATIO) -> Levels:
     """Normalise the ``levels=`` argument of :func:`~xlcalib.calibrate` to a :class:`Levels`.
 
@@ -125,8 +138,7 @@ def levels_table(levels, level_ratio: float = DEFAULT_LEVEL_RATIO) -> Levels:
             value = float(value)
         except (TypeError, ValueError):
             raise InputError(f"levels table: the {what} for level '{name}' is not a number ({value!r})") from None
-        if not np.isfinite(value) or value <= 0:
-            raise InputError(f"levels table: the {what} for level '{name}' must be a positive number, not {value}")
+        check_level_value(value, kind, f"levels table: the {what} for level '{name}'")
         if key in seen:
             raise InputError(f"levels table: level '{name}' is listed twice")
         seen.add(key)

@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..calibration.assignment import MAX_SUITABILITY
+from ..calibration.design import MAX_COUNT, count_text
 from ..cells import column_letter, is_blank, parse_label, parse_number
 from ..errors import InputError
 from .common import check_output_differs
@@ -134,8 +136,9 @@ def _read_table(rows: list[list], cols: dict[str, int], sheet: str, problems: li
                     data[k].append("" if is_blank(v) else str(v))
                 else:
                     number = parse_number(v, where, allow_blank=(k == "min"))
-                    if not np.isnan(number) and (number < 0 or number != int(number)):
-                        raise InputError(f"{where} must be a whole number >= 0, not {v!r}")
+                    if not np.isnan(number) and (number < 0 or number > MAX_COUNT or number != int(number)):
+                        raise InputError(f"{where} must be a whole number from 0 to {MAX_COUNT:,}, not "
+                                         f"{count_text(number)}")
                     data[k].append(0 if np.isnan(number) else int(number))
             except InputError as exc:  # report every bad cell at once
                 problems.append(exc.message)
@@ -198,8 +201,10 @@ def read_suitability_grid(rows: list[list], a_names, o_names, sheet: str = "Suit
             except InputError as exc:
                 problems.append(exc.message)
                 continue
-            if number < 0:
-                problems.append(f"sheet {sheet}, cell {column_letter(j + 1)}{r}: suitability must be >= 0, not {number:g}")
+            if number < 0 or number > MAX_SUITABILITY:
+                problems.append(f"sheet {sheet}, cell {column_letter(j + 1)}{r}: suitability must be from 0 to "
+                                f"{MAX_SUITABILITY:g} (only ratios matter: divide every value by a common factor), "
+                                f"not {number:g}")
             elif not np.isnan(number):
                 S[i, o] = number
     if problems:
@@ -298,6 +303,9 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     one continuation, so the table costs about what the smallest share alone costs (5-15 s for 24 assessors x
     150 objects; one to two minutes per share for 100 x 1,000).  ``time_limit`` bounds the whole run: a
     larger panel's shares then stop early, and the Design sheet says which.
+
+    Running it again on its own output re-allocates the pending rows (the rows without a score) whole: each
+    is rewritten or cleared, so no earlier pair, SD or level survives (:func:`_write_allocation`).
     """
     from ..calibration import assign
     from ..calibration.assignment import TRADEOFF_SHARES
@@ -308,6 +316,9 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     check_output_differs(path, out)
     if out.suffix.lower() not in (".xlsx", ".xlsm"):
         raise InputError(f"write the allocation to an .xlsx file, not {out.name}")
+    if out.suffix.lower() == ".xlsm" and path.suffix.lower() != ".xlsm":  # the file type follows the macros
+        raise InputError(f"{out.name}: {path.name} has no macros, and Excel refuses an .xlsm file without them; "
+                         "write the allocation to an .xlsx file")
     keep_vba = path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
     book = open_workbook(path, data_only=False, keep_vba=keep_vba)
     values = open_workbook(path, data_only=True)
@@ -322,7 +333,7 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     ev_name = backend.find_sheet(sheet)
     header = [c.value for c in values[ev_name][1]]
     cols = _evaluation_columns(header, ev_name)
-    fixed, free = _scored_rows(values[ev_name], header, cols, a_names, o_names, name)
+    fixed, free = _scored_rows(values[ev_name], book[ev_name], header, cols, a_names, o_names, name)
     min_load = assessors["min"].to_numpy() if "min" in assessors else None
     result = assign(a_names, o_names, objects["reads"].to_numpy(), assessors["max"].to_numpy(), min_load=min_load,
                     conflicts=conflicts, suitability=S, min_suitability_share=share, seed=seed,
@@ -330,7 +341,7 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     new = result.allocation
     if "fixed" in new:
         new = new[~new["fixed"]]
-    _write_allocation(book[ev_name], values[ev_name].max_row, cols, free, new)
+    _write_allocation(backend, ev_name, header, cols, free, new)
     result.stats["suitability_source"] = source
     write_design_sheet(backend, result, source)
     save_atomically(book, out)
@@ -362,17 +373,27 @@ def _suitability(backend, values, assessors: pd.DataFrame, objects: pd.DataFrame
     return S, "shared subject tags" if S is not None else "none given"
 
 
-def _scored_rows(ws_values, header: list, cols: dict, a_names: list, o_names: list, sheet: str):
-    """(fixed (assessor, object) pairs of the rows that hold a score, sheet rows free for allocated reads)."""
+def _is_formula(cell) -> bool:
+    return cell.data_type == "f" or type(cell.value).__name__ in ("ArrayFormula", "DataTableFormula")
+
+
+def _scored_rows(ws_values, ws_formulas, header: list, cols: dict, a_names: list, o_names: list, sheet: str):
+    """(fixed (assessor, object) pairs of the rows that hold a score, sheet rows free for allocated reads).
+
+    A score is a number or a formula: a formula whose value was never calculated (a file written by a
+    program, never opened in Excel) is a score all the same, its row kept, never taken for a free slot."""
     ev_name = ws_values.title
     fixed, free = [], []
-    for r in range(2, ws_values.max_row + 1):
+    score_column = cols["score"] + 1
+    for r in range(2, max(ws_values.max_row, ws_formulas.max_row) + 1):
         get = lambda k: ws_values.cell(row=r, column=cols[k] + 1).value  # noqa: E731
-        if is_blank(get("score")):
+        formula = _is_formula(ws_formulas.cell(row=r, column=score_column))
+        if is_blank(get("score")) and not formula:
             free.append(r)
             continue
         where = lambda k: f"sheet {ev_name}, row {r}, column {header[cols[k]]} ({column_letter(cols[k] + 1)}{r})"  # noqa: E731
-        parse_number(get("score"), where("score"))
+        if not (formula and get("score") is None):  # an uncalculated formula's value is unknown, its read is not
+            parse_number(get("score"), where("score"))
         a, o = parse_label(get("assessor"), where("assessor")), parse_label(get("object"), where("object"))
         if a not in a_names:
             raise InputError(f"{where('assessor')}: {a!r} (scored) is not in the Assessors table of sheet {sheet}")
@@ -386,27 +407,30 @@ def _scored_rows(ws_values, header: list, cols: dict, a_names: list, o_names: li
     return fixed, free
 
 
-def _write_allocation(ws, last: int, cols: dict, free: list[int], new: pd.DataFrame) -> None:
-    """Allocated reads into the free slots in order, then rows appended below *last*; leftover pending rows are
-    cleared, and the Excel table grows over the appended rows."""
+def _write_allocation(backend, sheet: str, header: list, cols: dict, free: list[int], new: pd.DataFrame) -> None:
+    """Allocated reads into the free rows in order, then rows appended below the last; leftover free rows are
+    cleared.  A free row is rewritten whole: its typed cells (an earlier pair, its SD or level, a group) are
+    cleared and only formulas stay, which follow the row's new names.  Names are written as text, never as
+    formulas.  Appended rows join the Excel table with its formats and drop-down lists."""
+    ws = backend.book[sheet]
+    last = max(ws.max_row, backend.values_book[sheet].max_row if backend.values_book is not None else 0)
     slots = free + list(range(last + 1, last + 1 + max(0, len(new) - len(free))))
-    ac, oc = cols["assessor"] + 1, cols["object"] + 1
-    for r, a, o in zip(slots, new["assessor"], new["object"]):
-        ws.cell(row=r, column=ac, value=a)
-        ws.cell(row=r, column=oc, value=o)
-        ws.cell(row=r, column=cols["score"] + 1, value=None)
-        if cols["uncertainty"] is not None:
-            ws.cell(row=r, column=cols["uncertainty"] + 1, value=None)
-    for r in slots[len(new):]:
-        ws.cell(row=r, column=ac, value=None)
-        ws.cell(row=r, column=oc, value=None)
+    width = max((j + 1 for j, h in enumerate(header) if not is_blank(h)), default=0)
     if slots and slots[-1] > last:
-        from openpyxl.utils import get_column_letter
-        from openpyxl.utils.cell import range_boundaries
-
-        for table in ws.tables.values():
-            c1, r1, c2, r2 = range_boundaries(table.ref)
-            table.ref = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{max(r2, slots[-1])}"
+        backend.fit_table(sheet, slots[-1], width)
+    names = dict(zip(slots, zip(new["assessor"], new["object"])))
+    for r in slots:
+        pair = names.get(r)
+        row = [None] * width
+        if pair is not None:
+            row[cols["assessor"]], row[cols["object"]] = pair
+        keep = {j for j in range(width) if _is_formula(ws.cell(row=r, column=j + 1))
+                and j not in (cols["assessor"], cols["object"])}
+        start = 0
+        for j in sorted(keep) + [width]:  # contiguous runs between the formulas that stay
+            if j > start:
+                backend.write_values(sheet, r, start + 1, [row[start:j]])
+            start = j + 1
 
 
 def design_verdict(result, suitability_source: str = "") -> list[str]:

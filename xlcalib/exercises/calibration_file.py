@@ -28,6 +28,7 @@ from .import_export import (
     read_with_presets,
 )
 from .panel_calibration import (
+    CLI_OPTIONS,
     CalibrationSettings,
     compute_calibration,
     next_reads_frame,
@@ -69,7 +70,8 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component),
-            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, **overrides)
+            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, origins=CLI_OPTIONS,
+            **overrides)
     except InputProblems as exc:  # every problem at once; the full list goes to a file when it is long
         if len(exc.errors) > MAX_PROBLEM_LINES:
             _write_problem_listing(exc, path, out)
@@ -122,7 +124,8 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
-            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, **overrides)
+            before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, origins=CLI_OPTIONS,
+            **overrides)
     except InputError as exc:  # at the export's rows and cells, in the command line's language
         moved = at_export_cells(exc, imported)
         if isinstance(moved, InputProblems):
@@ -365,7 +368,7 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     try:
         sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
         result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
-                                                       before_fit=panels.append, **overrides)
+                                                       before_fit=panels.append, origins=CLI_OPTIONS, **overrides)
     finally:
         if hasattr(book, "close"):
             book.close()

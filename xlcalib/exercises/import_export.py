@@ -518,6 +518,7 @@ def _workbook_sheet_names(path: Path) -> list[str] | None:
     sheets); None when the file is not such a zip (the workbook reader then says what is wrong)."""
     import html
     import zipfile
+    import zlib
 
     try:
         with zipfile.ZipFile(path) as archive:
@@ -525,8 +526,8 @@ def _workbook_sheet_names(path: Path) -> list[str] | None:
             if info.file_size > 4 * 1024 * 1024:
                 return None
             text = archive.read(info).decode("utf-8", "replace")
-    except (OSError, KeyError, zipfile.BadZipFile):
-        return None
+    except (OSError, KeyError, zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError):
+        return None  # damaged or unusual: the workbook reader names the part and the reason
     return [html.unescape(n) for n in re.findall(r'<(?:\w+:)?sheet\b[^>]*?\bname="([^"]*)"', text)]
 
 
@@ -537,9 +538,12 @@ def _csv_header(path: Path) -> list[str]:
             head = handle.read(65536).decode("utf-8-sig", "replace")
     except OSError:
         return []  # the evaluations reader names the file and the reason
-    line = head.split("\n", 1)[0]
+    line = re.split(r"\r\n|\r|\n", head, maxsplit=1)[0]  # LF, CRLF or a bare CR (old Mac exports)
     delimiter = max((",", ";", "\t"), key=line.count)
-    return next(csv.reader(io.StringIO(head), delimiter=delimiter), [])
+    try:
+        return next(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), [])
+    except csv.Error:
+        return []  # not a table this can read: the evaluations reader names the row and the reason
 
 
 def plain_averages(evaluations: pd.DataFrame) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from ..calibration import (
     CalibrationResult,
     Levels,
     calibrate,
+    check_level_value,
     default_levels,
     levels_table,
     model_name,
@@ -31,7 +32,16 @@ from ..calibration import (
 from ..calibration.read_rules import known_to_panel
 from ..calibration.verdict import linkage_sentence
 from ..calibration.scale_use import SCALE_USE_CHOICES
-from ..cells import is_blank, parse_choice, parse_flag, parse_label, parse_number, parse_whole
+from ..cells import (
+    MAX_ABS_SCORE,
+    MAX_SEED,
+    is_blank,
+    parse_choice,
+    parse_flag,
+    parse_label,
+    parse_number,
+    parse_whole,
+)
 from ..errors import InputError
 from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
 from ..workbook import open_book
@@ -71,6 +81,9 @@ class CalibrationSettings:
     scale_use: str = "off"
     #: the column naming each object's group; None = "Group" when the sheet has one
     group_column: str | None = None
+    #: where each setting that is not a default came from, for messages: "sheet Settings, cell B6 (funding line,
+    #: top k)", "--fund" ... (:func:`check_settings` names it when it refuses the value)
+    origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def describe(self) -> str:
         levels = (self.levels or default_levels()).describe()
@@ -93,7 +106,7 @@ class CalibrationSettings:
 # ----------------------------------------------------------------------------
 def read_settings(backend, defaults: CalibrationSettings) -> CalibrationSettings:
     """Settings and Levels sheets -> CalibrationSettings; every bad cell is named (sheet, row, column B)."""
-    settings = replace(defaults)
+    settings = replace(defaults, origins=dict(defaults.origins))
     name = backend.find_sheet("Settings", required=False)
     if name:
         _read_settings_sheet(backend.read_block(name), name, settings)
@@ -113,6 +126,7 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
             continue
         key = " ".join(str(row[0]).strip().lower().split())
         cell = f"sheet {name}, cell B{block.first_row + offset}"
+        _note_origin(settings, key, cell, row[1])
         if key.startswith("gauge"):
             settings.gauge = parse_choice(row[1], f"gauge ({cell})", ("weighted", "simple"), settings.gauge)
         elif key.startswith("anomaly"):
@@ -150,6 +164,76 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
                          "score): keep one and clear the other")
 
 
+#: Settings rows (matched by their start, as :func:`_read_settings_sheet` reads them; "=" marks a whole-name
+#: match) -> the setting they set and its words in messages
+_SETTING_ROWS = (("gauge", "gauge", "gauge"), ("anomaly", "anomaly_threshold", "anomaly threshold"),
+                 ("interval level", "interval_level", "interval level"), ("model", "model", "model"),
+                 ("funding line (top k)", "fund_top_k", "funding line, top k"),
+                 ("places funded", "fund_top_k", "funding line, top k"),
+                 ("funding line (score)", "fund_threshold", "funding line score"), ("lottery", "lottery", "lottery"),
+                 ("monte carlo draws", "draws", "draws"), ("=draws", "draws", "draws"), ("=seed", "seed", "seed"),
+                 ("scale use", "scale_use", "scale use"), ("group column", "group_column", "group column"))
+#: The command line's option for each setting it can override (messages name the option, not the argument)
+CLI_OPTIONS = {"gauge": "--gauge", "model": "--model", "interval_level": "--interval-level", "seed": "--seed",
+               "fund_top_k": "--fund", "fund_threshold": "--threshold", "lottery": "--lottery",
+               "scale_use": "--scale-use", "group_column": "--group-column"}
+
+
+def _note_origin(settings: CalibrationSettings, key: str, cell: str, value) -> None:
+    """Remember which cell a setting came from (a blank cell sets nothing)."""
+    for start, attribute, words in _SETTING_ROWS:
+        if key == start[1:] if start.startswith("=") else key.startswith(start):
+            if not is_blank(value):
+                settings.origins[attribute] = f"{cell} ({words})"
+            return
+
+
+def _origin(settings: CalibrationSettings, key: str) -> str:
+    return settings.origins.get(key, f"the {key} argument")
+
+
+def check_settings(settings: CalibrationSettings) -> None:
+    """Settings every run can check before reading the evaluations, each refusal naming the option or the
+    Settings cell the value came from: the interval level, the score line, the seed, and the lottery's need
+    for a line given in places (a lottery fills places; it is never silently skipped)."""
+    level = settings.interval_level
+    if not (isinstance(level, (int, float)) and 0.5 <= level < 1):
+        raise InputError(f"{_origin(settings, 'interval_level')} must be at least 0.5 (50%) and below 1 (100%), "
+                         f"not {level:g}" if isinstance(level, (int, float)) else
+                         f"{_origin(settings, 'interval_level')} must be a number from 0.5 to below 1")
+    line = settings.fund_threshold
+    if line is not None and not (isinstance(line, (int, float)) and abs(line) <= MAX_ABS_SCORE):
+        raise InputError(f"{_origin(settings, 'fund_threshold')} must be a finite score within ±{MAX_ABS_SCORE:g} "
+                         f"(the limit of every score), not {line:g}")
+    if settings.seed is not None and not (isinstance(settings.seed, int) and 0 <= settings.seed <= MAX_SEED):
+        raise InputError(f"{_origin(settings, 'seed')} must be a whole number from 0 to 2^53, not {settings.seed}")
+    if settings.lottery and settings.fund_top_k is None:
+        why = (f"not a score ({_origin(settings, 'fund_threshold')})" if settings.fund_threshold is not None
+               else "and none is set")
+        raise InputError(f"{_origin(settings, 'lottery')} asks for a lottery, which fills funding places: it needs the "
+                         f"funding line as a number of places (Settings 'Funding line (top k)', or --fund K), {why}")
+
+
+def check_line_fits(settings: CalibrationSettings, n_objects: int) -> None:
+    """A line by places must leave some objects unfunded; the message names where the number came from."""
+    k = settings.fund_top_k
+    if k is not None and not 1 <= k <= n_objects - 1:
+        raise InputError(f"{_origin(settings, 'fund_top_k')} must be from 1 to {n_objects - 1:,} (the panel has "
+                         f"{n_objects:,} objects; funding all of them needs no line), not {k:,}")
+
+
+def check_line_applies(settings: CalibrationSettings, result: CalibrationResult) -> None:
+    """A funding line on a panel fitted as separate groups is refused, not silently left without a Ranking."""
+    n = result.stats["n_components"]
+    if n > 1 and (settings.fund_top_k is not None or settings.fund_threshold is not None):
+        key = "fund_top_k" if settings.fund_top_k is not None else "fund_threshold"
+        how = ("each calibrated on its own scale (--per-component)" if settings.per_component else
+               "so their standards cannot be compared")
+        raise InputError(f"{_origin(settings, key)} sets a funding line, but the assessors fall into {n} groups that "
+                         f"share no object, {how}: no ranking spans them. Link the groups with shared reads, or clear "
+                         "the funding line")
+
+
 def _read_levels_sheet(block, name: str) -> Levels | None:
     """The Levels sheet: level names in column A, relative confidences or SDs in column B (by its header)."""
     rows = block.rows
@@ -168,8 +252,9 @@ def _read_levels_sheet(block, name: str) -> Levels | None:
     for offset, row in enumerate(rows[1:], start=1):
         if len(row) < 2 or is_blank(row[0]):
             continue
-        table[str(row[0]).strip()] = parse_number(
-            row[1], f"sheet {name}, row {block.first_row + offset}, column B ({what})")
+        where = f"sheet {name}, row {block.first_row + offset}, column B ({what})"
+        table[str(row[0]).strip()] = parse_number(row[1], where)
+        check_level_value(table[str(row[0]).strip()], kind, where)
     return levels_table(Levels(table, kind)) if table else None
 
 
@@ -280,9 +365,10 @@ def _groups_from_objects_sheet(backend, name: str):
     return pd.Series(out, dtype=object) if out else None
 
 
-def read_groups(backend, panel, name: str | None):
+def read_groups(backend, panel, name: str | None, origin: str | None = None):
     """Each object's group: the evaluations' Group column (or the column *name*), else the Objects sheet's; None
-    when neither has one (an error when *name* was asked for and is nowhere)."""
+    when neither has one (an error naming *origin*, the option or Settings cell, when *name* was asked for and
+    is nowhere)."""
     column = name or DEFAULT_GROUP_COLUMN
     groups = _groups_from_evaluations(panel, column)
     listed = _groups_from_objects_sheet(backend, column)
@@ -291,8 +377,10 @@ def read_groups(backend, panel, name: str | None):
     elif listed is not None:  # the Objects sheet fills objects the evaluations leave without a group
         groups = pd.concat([groups, listed[~listed.index.isin(groups.index)]])
     if groups is None and name:
-        raise InputError(f"no column '{name}' on sheet {panel.sheet} or the Objects sheet: the group column was "
-                         "asked for by name (Settings 'Group column' or --group-column)")
+        asked = origin or "Settings 'Group column' or --group-column"
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise InputError(f"no column '{shown}' on sheet {panel.sheet} or the Objects sheet: the group column was "
+                         f"asked for by name ({asked})")
     if groups is not None and groups.nunique() < 2:
         return None  # one group: nothing to compare
     return groups
@@ -362,10 +450,12 @@ def _with_warnings(diagnostics: pd.DataFrame, warnings: list[str]) -> pd.DataFra
     return pd.concat([diagnostics, rows], ignore_index=True)
 
 
-def compute_calibration(book, settings: CalibrationSettings | None = None, *, before_fit=None, **overrides):
+def compute_calibration(book, settings: CalibrationSettings | None = None, *, before_fit=None, origins=None,
+                        **overrides):
     """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
 
-    ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet.
+    ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet; ``origins``
+    names where each came from (``{"fund_top_k": "--fund"}``, :data:`CLI_OPTIONS`) for the messages.
     ``before_fit(panel)`` runs on the checked evaluations before the fit (e.g. to refuse a panel whose
     result sheets cannot hold it, before minutes of work).
     """
@@ -373,11 +463,15 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     settings = read_settings(backend, settings or CalibrationSettings())
     for key, value in overrides.items():
         setattr(settings, key, value)
+        settings.origins[key] = (origins or {}).get(key, f"the {key} argument")
+    check_settings(settings)
     panel = read_panel(backend, settings.sheet, levels=level_names(settings))
+    check_line_fits(settings, int(panel.frame["object"].nunique()))
     if before_fit is not None:
         before_fit(panel)
     result, frame = run_calibration(None, settings, panel)
-    result.groups = read_groups(backend, panel, settings.group_column)
+    check_line_applies(settings, result)
+    result.groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
     frames = result_frames(result, frame)
     if result.stats["n_components"] == 1:
         ranking = result.ranking(**settings.ranking_arguments())

@@ -74,7 +74,7 @@ def easychair_zip(data: bytes, name: str) -> tuple[Sheet, set[str]]:
     from pathlib import Path
 
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        check_zip(Path(name), zf)
+        check_zip(Path(name), zf, workbook=False)
         names = {n.rsplit("/", 1)[-1]: n for n in zf.namelist()}
         if "review.csv" not in names:
             raise InputError(f"{name} is a zip without review.csv; EasyChair's data download holds it")

@@ -198,7 +198,9 @@ def read_workbook(source: Path | bytes, name: str) -> list[Sheet]:
     if isinstance(source, (bytes, bytearray)):
         check_size(len(source), name)
         with tempfile.TemporaryDirectory(prefix="xlcalib-import-") as folder:
-            path = Path(folder) / "export.xlsx"
+            given = Path(str(name)).name  # messages name the user's file (or the member of their zip)
+            ok = given.lower().endswith((".xlsx", ".xlsm", ".ods")) and len(given.encode()) <= 200
+            path = Path(folder) / (given if ok else "export.xlsx")
             path.write_bytes(bytes(source))
             return read_workbook(path, name)
     book = FastBook(source)

@@ -5,8 +5,10 @@ is bounded before it is parsed, then parsed by pandas' C reader, and checked
 column-wise by :func:`xlcalib.inputs.check_evaluations` with the same
 messages, by cell, as a workbook ("sheet Evaluations, row 12, column Score
 (C12) is the text '3,5' with a decimal comma ...").  Row numbers are the
-file's line numbers (the header is row 1), so they match the row numbers a
-spreadsheet shows when it opens the file.
+file's record numbers (the header is row 1; a quoted field may hold line
+breaks, so a record can span lines), so they match the row numbers a
+spreadsheet shows when it opens the file.  Line ends may be LF, CRLF or a
+bare CR (old Mac exports).
 
 Bounds (README, "Input limits"), checked on the raw bytes with numpy before
 pandas sees them, each refusal naming the limit:
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import warnings
 from pathlib import Path
 
@@ -67,7 +70,10 @@ class CsvBook(WorkbookBackend):
         path = Path(path)
         reader.check_input_size(path)
         self.path, self.sheet, self.book = path, sheet, None
-        self.data = path.read_bytes()
+        data = path.read_bytes()
+        if b"\r" in data:  # a bare CR ends a line as well (old Mac exports): one line end for every reader here
+            data = re.sub(rb"\r(?!\n)", b"\n", data)
+        self.data = data
         self._scan()
 
     # ------------------------------------------------------------------ bounds
@@ -106,7 +112,8 @@ class CsvBook(WorkbookBackend):
                              "1,048,576 rows x 8 columns; see 'Input limits' in the README)")
 
     def _field_counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """(number of fields, first line number) of every record; exact with quotes (csv module), numpy without."""
+        """(number of fields, row number) of every record: the row a spreadsheet shows, which is the line number
+        unless a quoted field holds a line break; exact with quotes (csv module), numpy without."""
         data, delim = self.data, self.delimiter
         if b'"' not in data:
             buf = np.frombuffer(data, dtype=np.uint8)
@@ -130,16 +137,14 @@ class CsvBook(WorkbookBackend):
         csv.field_size_limit(MAX_LINE_BYTES)
         text = io.StringIO(data.decode("utf-8-sig", "replace"), newline="")
         records = csv.reader(text, delimiter=delim)
-        counts, lines = [], []
-        line = 1
+        counts = []
         try:
             for record in records:
                 counts.append(len(record) if any(f.strip() for f in record) else 0)
-                lines.append(line)
-                line = records.line_num + 1
         except csv.Error as exc:
-            raise InputError(f"{self.path.name}, line {records.line_num}: {exc}") from None
-        return np.asarray(counts), np.asarray(lines)
+            raise InputError(f"{self.path.name}, row {len(counts) + 1} (line {records.line_num} of the file): "
+                             f"{exc}") from None
+        return np.asarray(counts, dtype=np.intp), np.arange(1, len(counts) + 1, dtype=np.intp)
 
     # ------------------------------------------------------------------ reading
     def sheet_names(self) -> list[str]:
@@ -161,7 +166,7 @@ class CsvBook(WorkbookBackend):
         numeric = {columns[k] for k in ("score", "sd", "confidence") if k in columns}
         wanted = sorted(set(columns.values()))
         frame, text_read = self._parse_body(h, wanted, numeric)
-        body_lines = lines[h + 1:h + 1 + len(frame)]  # quoted line breaks: records, not lines (numbered per record)
+        body_lines = lines[h + 1:h + 1 + len(frame)]  # row numbers of the records (quoted line breaks span lines)
         out = self._column_arrays(frame, wanted, text_read, name, header, body_lines)
         return RawTable(list(header), _ReadColumns(out, len(body_lines)), np.asarray(body_lines, dtype=np.intp),
                         list(range(1, len(header) + 1)), int(lines[h]), name)
@@ -253,8 +258,24 @@ class CsvBook(WorkbookBackend):
         csv.field_size_limit(MAX_LINE_BYTES)
         rows = [[(c if c.strip() else None) for c in r] for r in csv.reader(io.StringIO(text, newline=""),
                                                                           delimiter=self.delimiter)]
+        self._refuse_overlong(name, rows)
         width = max((len(r) for r in rows), default=0)
         return Block([r + [None] * (width - len(r)) for r in rows], 1, 1, (), name)
+
+    def _refuse_overlong(self, name: str, rows: list[list]) -> None:
+        """Rows with a filled field beyond the header's last column, all named at once: in a CSV file that is an
+        unquoted decimal comma or delimiter, never a column of its own (it would be read as a nameless one)."""
+        head = next((i for i, r in enumerate(rows) if any(c is not None for c in r)), None)
+        if head is None:
+            return
+        width = len(rows[head])
+        problems = [Problem("error", name, "", i + 1, "", f"{self.path.name}, row {i + 1} has {len(r)} fields but the "
+                            f"header row has {width}: an unquoted decimal comma (5,5 for 5.5) or a "
+                            f"'{self.delimiter}' inside a name? Put such fields in quotes or use a decimal point")
+                    for i, r in enumerate(rows[head + 1:], start=head + 1)
+                    if len(r) > width and any(c is not None for c in r[width:])]
+        if problems:
+            raise InputProblems(problems, {"sheet": name})
 
     def _read_only(self, *args, **kwargs):
         raise NotImplementedError("CsvBook is read-only: write results to a new workbook")

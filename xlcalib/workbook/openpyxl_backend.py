@@ -151,11 +151,37 @@ def _write_via_temporary(path: str | os.PathLike, write) -> Path:
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise InputError(os_error_message(exc, path)) from None
+        message = os_error_message(exc, path)
+        _release_failed_writer(exc)
+        raise InputError(message) from None
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def _release_failed_writer(exc: BaseException) -> None:
+    """Free what a writer that failed mid-file still holds, quietly.
+
+    Why: a zip archive left open by a failed write (openpyxl's, XlsxWriter's) is closed when it is garbage
+    collected, and closing writes its directory to the same full disk: Python then prints "Exception ignored
+    ... Traceback" after the one-line message.  The archive lives in the frames of the failed write, kept by
+    the exception's traceback: clearing them here, with that report silenced, closes it now.
+    """
+    import gc
+    import sys
+    import traceback
+
+    hook, sys.unraisablehook = sys.unraisablehook, lambda report: None
+    try:
+        seen = set()
+        while exc is not None and id(exc) not in seen:
+            seen.add(id(exc))
+            traceback.clear_frames(exc.__traceback__)
+            exc = exc.__cause__ or exc.__context__
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
 
 
 def _honour_umask(path) -> None:

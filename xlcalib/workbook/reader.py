@@ -37,6 +37,7 @@ from __future__ import annotations
 import posixpath
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,8 +106,64 @@ def check_file(path: Path) -> None:
         raise InputError(f"{path.name} is not an Excel workbook (.xlsx/.xlsm) or OpenDocument spreadsheet (.ods)")
 
 
-def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
-    """Refuse a workbook whose parts would expand beyond the limits (declared sizes; streaming enforces them)."""
+def entity_refusal(path: Path) -> InputError:
+    """The one message for a workbook whose XML declares entities or an external DTD."""
+    return InputError(f"{path.name} contains XML entity declarations (a known way to attack programs that read XML); "
+                      "xlcalib refuses such files. Open it in Excel and save it again")
+
+
+def damaged(path: Path, part: str, exc: BaseException) -> InputError:
+    """The one message for a zip part that cannot be unzipped (a bad CRC, a broken deflate stream, cut short)."""
+    reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+    return InputError(f"{path.name} is damaged: its part {part} cannot be unzipped ({reason}); open it in Excel, which "
+                      "can often repair it, and save it again, or use a backup copy")
+
+
+#: Parts whose text is XML (checked for entity declarations in their prolog)
+_XML_PARTS = (".xml", ".rels", ".vml")
+#: An entity declaration, or a document type with an internal subset or an external DTD (XXE)
+_DECLARATION = re.compile(rb"<!ENTITY|<!DOCTYPE[^>\[]*?(?:\bSYSTEM\b|\bPUBLIC\b|\[)", re.IGNORECASE)
+_ROOT_START = re.compile(rb"<[A-Za-z_]")
+
+
+def check_parts(path: Path, zf: zipfile.ZipFile) -> None:
+    """Every XML part unzips (a bad CRC or a broken stream is named) and declares no entities or external DTD.
+
+    Excel never writes a DOCTYPE; entity declarations are the "billion laughs" and external-entity (XXE) attacks.
+    Refusing them here, before any parser sees the file, gives every reader the same one-line answer (the fast
+    reader would otherwise read such a file and openpyxl refuse it).  Worksheet parts are only checked at their
+    start here: the scan streams them whole, checking their CRC.
+    """
+    for info in zf.infolist():
+        name = info.filename.lower()
+        if not name.endswith(_XML_PARTS):
+            continue
+        whole = not (name.startswith("xl/worksheets/") or name == "content.xml")
+        try:
+            with zf.open(info) as handle:
+                head = handle.read(_PROLOG_BYTES)
+                while whole and handle.read(_CHUNK):
+                    pass
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
+            raise damaged(path, info.filename, exc) from None
+        root = _ROOT_START.search(head)
+        prolog = head[:root.start()] if root else head
+        if b"<!" in prolog and _DECLARATION.search(prolog):
+            raise entity_refusal(path)
+
+
+#: Bytes read from the start of each XML part for its prolog (the XML declaration, a DOCTYPE, comments)
+_PROLOG_BYTES = 64 * 1024
+
+
+def check_zip(path: Path, zf: zipfile.ZipFile, workbook: bool = True) -> None:
+    """Refuse a workbook whose parts would expand beyond the limits (declared sizes; streaming enforces them),
+    are damaged or declare XML entities (:func:`check_parts`), or (``workbook``: the zip is read as a workbook,
+    not as another archive such as a conference data download) that holds no workbook part at all."""
+    names = set(zf.namelist())
+    if workbook and "xl/workbook.xml" not in names and "content.xml" not in names:  # another zip renamed
+        raise InputError(f"{path.name} is not a complete Excel workbook (.xlsx/.xlsm) or OpenDocument spreadsheet "
+                         "(.ods): it has no workbook part. Open it in Excel and save it again, or use a backup copy")
     total = 0
     for info in zf.infolist():
         total += info.file_size
@@ -123,6 +180,7 @@ def check_zip(path: Path, zf: zipfile.ZipFile) -> None:
     if total > MAX_UNCOMPRESSED_BYTES:
         raise InputError(f"{path.name} expands to {megabytes(total)} when unzipped; the limit is {megabytes(MAX_UNCOMPRESSED_BYTES)} "
                          "(see 'Input limits' in the README)")
+    check_parts(path, zf)
 
 
 def _small_part(zf: zipfile.ZipFile, name: str) -> bytes:
@@ -132,10 +190,18 @@ def _small_part(zf: zipfile.ZipFile, name: str) -> bytes:
     return zf.read(name)
 
 
-def _parse(data: bytes):
+def _parse(data: bytes, part: str):
+    import defusedxml
     import defusedxml.ElementTree as ET
 
-    return ET.fromstring(data)
+    try:
+        return ET.fromstring(data)
+    except defusedxml.DefusedXmlException:  # check_parts refuses these first; a caller without it gets the same answer
+        raise InputError("the workbook contains XML entity declarations (a known way to attack programs that read "
+                         "XML); xlcalib refuses such files. Open it in Excel and save it again") from None
+    except ET.ParseError as exc:
+        raise InputError(f"the workbook's part {part} is not well-formed XML ({exc}); open the file in Excel and "
+                         "save it again") from None
 
 
 def _local(tag: str) -> str:
@@ -145,8 +211,8 @@ def _local(tag: str) -> str:
 def sheet_parts(zf: zipfile.ZipFile) -> dict[str, str]:
     """Sheet name -> zip path of its worksheet XML, from workbook.xml and its relationships."""
     try:
-        book = _parse(_small_part(zf, "xl/workbook.xml"))
-        rels = _parse(_small_part(zf, "xl/_rels/workbook.xml.rels"))
+        book = _parse(_small_part(zf, "xl/workbook.xml"), "xl/workbook.xml")
+        rels = _parse(_small_part(zf, "xl/_rels/workbook.xml.rels"), "xl/_rels/workbook.xml.rels")
     except KeyError:
         return {}
     targets = {}
@@ -208,7 +274,7 @@ def scan_xlsx(path: Path, zf: zipfile.ZipFile, part: str, sheet: str) -> SheetSc
         while True:
             try:
                 chunk = handle.read(_CHUNK)
-            except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
                 raise InputError(f"{path.name}: sheet {sheet} is damaged or its zip directory does not match its "
                                  f"contents ({exc})") from None
             data = carry + chunk

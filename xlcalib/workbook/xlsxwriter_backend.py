@@ -32,6 +32,7 @@ import datetime as _dt
 import math
 import os
 import re
+import tempfile
 from typing import Any
 
 import numpy as np
@@ -188,18 +189,42 @@ class XlsxWriterBook(WorkbookBackend):
     def save(self, path: str | os.PathLike) -> None:
         """Render every sheet into the file *path* (use :func:`save_atomically` for the atomic rename)."""
         import xlsxwriter
+        from xlsxwriter.exceptions import FileCreateError
 
         if not self.specs:
             raise InputError("nothing to write: the result workbook has no sheets")
-        book = xlsxwriter.Workbook(os.fspath(path), {"constant_memory": True, "nan_inf_to_errors": False})
-        try:
-            if self.created is not None:
-                book.set_properties({"created": self.created})
-            renderer = _Renderer(book)
-            for name, spec in self.specs.items():
-                renderer.sheet(spec, self.extra_charts.get(name, []), active=name == (self.active or next(iter(self.specs))))
-        finally:
-            book.close()
+        # XlsxWriter streams each sheet into temporary files before zipping them: a private folder, removed
+        # whatever happens, so a full disk or an interrupted run leaves none of them behind
+        with tempfile.TemporaryDirectory(prefix="xlcalib-", ignore_cleanup_errors=True) as scratch:
+            book = xlsxwriter.Workbook(os.fspath(path), {"constant_memory": True, "nan_inf_to_errors": False,
+                                                         "tmpdir": scratch})
+            try:
+                if self.created is not None:
+                    book.set_properties({"created": self.created})
+                renderer = _Renderer(book)
+                for name, spec in self.specs.items():
+                    renderer.sheet(spec, self.extra_charts.get(name, []),
+                                   active=name == (self.active or next(iter(self.specs))))
+                book.close()
+            except FileCreateError as exc:
+                # XlsxWriter wraps the file system's error (a full disk, a file-size limit) in its own type; the
+                # writers answer OSError with one line naming the file (xlcalib.errors.os_error_message)
+                raise (exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))) from None
+            finally:
+                if not book.fileclosed:  # stopped mid-way: release the sheets' temporary files, write nothing
+                    _abandon(book)
+
+
+def _abandon(book) -> None:
+    """Close the temporary files of an XlsxWriter workbook that failed or was interrupted before it was written."""
+    book.fileclosed = True
+    for ws in book.worksheets():
+        handle = getattr(ws, "row_data_fh", None)
+        if handle is not None:
+            try:
+                handle.close()
+            except OSError:
+                pass
 
 
 class _Renderer:
