@@ -44,8 +44,11 @@ SHOWN_WARNINGS = 5
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                   feedback=False, scale_use=None, group_column=None, export=None):
+                   feedback=False, scale_use=None, group_column=None, export=None, borderline=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
+
+    ``borderline``: the borderline cut-off epsilon (objects with P(above the line) between epsilon and
+    1 - epsilon are borderline), beating the Settings sheet's.
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
     Diagnostics and charts), ``"csv"`` (one ``<stem>_<Sheet>.csv`` per sheet in
@@ -60,9 +63,10 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     if export is not None or is_export(path, sheet):
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
-                                interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use)
+                                interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use,
+                                borderline=borderline)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery)
+                           threshold=threshold, lottery=lottery, borderline=borderline)
     overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column))
                       if value is not None})
     book = _input_book(path, sheet, fast=True)
@@ -91,7 +95,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
 def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
                      fmt="xlsx", fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                     feedback=False, scale_use=None):
+                     feedback=False, scale_use=None, borderline=None):
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
@@ -104,7 +108,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
 
     path = Path(path)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery)
+                           threshold=threshold, lottery=lottery, borderline=borderline)
     if scale_use is not None:
         overrides["scale_use"] = scale_use
     out = Path(out) if out else path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
@@ -213,10 +217,14 @@ def _import_payload(imported) -> dict:
             "notes": [neutralise_text(n) for n in imported.notes], "mapping": imported.mapping.to_dict()}
 
 
-def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery) -> dict:
+def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, borderline=None) -> dict:
     """Explicit command-line options, which beat the Settings sheet."""
     overrides = {key: value for key, value in (("gauge", gauge), ("model", model), ("interval_level", interval_level),
                                                ("seed", seed)) if value is not None}
+    if borderline is not None:
+        if not 0 < borderline < 0.5:
+            raise InputError(f"--borderline must be a share above 0 and below 0.5 (e.g. 0.05 or 0.25), not {borderline:g}")
+        overrides["epsilon"] = float(borderline)
     if fund is not None or threshold is not None:
         overrides.update(fund_top_k=fund, fund_threshold=threshold)
     if lottery:
@@ -374,11 +382,9 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     pending = panels[0].pending[["assessor", "object"]] if panels and len(panels[0].pending) else None
     suggestions = next_reads_frame(result, settings, reads, pending=pending, **rules)
     result_book = new_result_book()
-    write_calibration(result_book, result, frames, settings)
-    objective = suggestions.attrs.get("objective", "")
-    preamble = run_preamble("next reads", f"{settings.describe()}; objective: {objective}", None)
-    preamble += [[f"rule: {line}"] for line in suggestions.attrs["rules"]]
-    open_book(result_book).write_frame("Next reads", suggestions, preamble)
+    write_calibration(result_book, result, frames, settings, next_reads=suggestions)
+    backend = open_book(result_book)
+    backend.activate("Next reads")
     save_atomically(result_book, out)
     return suggestions, out
 

@@ -37,9 +37,11 @@ from ..inputs import check_evaluations, checks_frame, read_panel, table_from_blo
 from ..workbook import open_book
 from .common import run_preamble, write_sheets
 
-#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The calibration result sheets in reading order, each chart on a page of its own after the table it draws (how
+#: each looks: :mod:`xlcalib.presentation`); a Run main adds "Next reads".
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
-RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics", "Fit", "Unexpected")
+RESULT_SHEETS = ("Ranking", "Ranking chart", "Summary", "Biases", "Biases chart", "Checks", "Values", "Values chart",
+                 "Residuals", "Diagnostics", "Fit", "Unexpected")
 #: The Evaluations (or Objects) sheet column that gives each object's group, unless the Settings name another.
 DEFAULT_GROUP_COLUMN = "Group"
 
@@ -71,21 +73,28 @@ class CalibrationSettings:
     scale_use: str = "off"
     #: the column naming each object's group; None = "Group" when the sheet has one
     group_column: str | None = None
+    #: the borderline group's cut-off: borderline when epsilon < P(above the line) < 1 - epsilon
+    epsilon: float = 0.05
 
     def describe(self) -> str:
+        """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
         levels = (self.levels or default_levels()).describe()
-        line = (f"funding line: top {self.fund_top_k}" if self.fund_top_k else
-                f"funding line: calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
+        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line at calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
                 "no funding line")
-        return (f"model={self.model}; gauge={self.gauge}; intervals {self.interval_level:.0%}; {line}"
-                f"{' with lottery' if self.lottery else ''}; anomaly threshold={self.anomaly_threshold:g}; "
-                f"per_component={self.per_component}; scale use={self.scale_use}"
-                f"{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
+        if self.fund_top_k or self.fund_threshold is not None:
+            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
+                     f"{', lottery' if self.lottery else ''}, {self.draws:,} draws, seed {self.seed}")
+        zero = "confidence-weighted" if self.gauge == "weighted" else "plain"
+        return (f"model {self.model}; intervals {self.interval_level:.0%}; {line}; biases measured from the "
+                f"{zero} average assessor (gauge={self.gauge}); reads flagged beyond {self.anomaly_threshold:g} "
+                f"expected spreads{'; each linked group fitted apart' if self.per_component else ''}; scale use "
+                f"{self.scale_use}{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
         return {"top_k": self.fund_top_k, "threshold": self.fund_threshold, "draws": self.draws, "seed": self.seed,
-                "lottery": self.lottery and self.fund_top_k is not None}
+                "epsilon": self.epsilon, "lottery": self.lottery and self.fund_top_k is not None}
 
 
 # ----------------------------------------------------------------------------
@@ -137,6 +146,8 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
                 settings.fund_threshold, line_cells["score"] = score, cell
         elif key.startswith("lottery"):
             settings.lottery = parse_flag(row[1], f"lottery ({cell})", settings.lottery)
+        elif key.startswith("borderline"):
+            settings.epsilon = _borderline_cutoff(row[1], cell, settings.epsilon)
         elif key.startswith("monte carlo draws") or key == "draws":
             settings.draws = parse_whole(row[1], f"draws ({cell})", settings.draws, low=100)
         elif key == "seed":
@@ -148,6 +159,19 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
     if len(line_cells) == 2:
         raise InputError(f"two funding lines are set ({line_cells['top k']} places and {line_cells['score']} a "
                          "score): keep one and clear the other")
+
+
+def _borderline_cutoff(value, cell: str, default: float) -> float:
+    """The Settings row "Borderline cut-off": a share between 0 and 50% (5%, 0.05 or 5 all mean five per cent)."""
+    share = parse_number(value, cell + " (borderline cut-off)", allow_blank=True)
+    if np.isnan(share):
+        return default
+    if 1 <= share < 50:  # typed as a percentage number
+        share = share / 100
+    if not 0 < share < 0.5:
+        raise InputError(f"{cell} (borderline cut-off) must be a share above 0 and below 50% (e.g. 5% or 25%), not "
+                         f"{value!r}")
+    return share
 
 
 def _read_levels_sheet(block, name: str) -> Levels | None:
@@ -395,24 +419,73 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
 
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
                       settings: CalibrationSettings, *, now: _dt.datetime | None = None,
-                      feedback: bool = False) -> dict[str, int]:
+                      feedback: bool = False, next_reads: pd.DataFrame | None = None) -> dict[str, int]:
     """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
 
-    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
-    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    Sheets (:data:`RESULT_SHEETS` with their chart pages, a printable per-assessor Feedback sheet with
+    ``feedback``, the Next reads sheet when *next_reads* is given) and how they look come from
+    :mod:`xlcalib.presentation`.
     """
-    from ..presentation import calibration_sheets
+    from ..presentation import calibration_sheets, next_reads_sheet
 
     backend = open_book(book)
     preamble = run_preamble("calibration", settings.describe(), now)
     specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    if next_reads is not None:
+        rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
+        specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))
     tops = write_sheets(backend, specs)
     backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
 
 
+#: Extra reads the Next reads sheet of a Run main suggests.
+NEXT_READS = 10
+
+
+class _SheetRows:
+    """Any workbook backend seen as the few openpyxl calls :func:`~xlcalib.exercises.assignment.assignment_rules`
+    makes (``sheetnames``, ``book[name].iter_rows(values_only=True)``), each sheet's cells from A1."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.sheetnames = backend.sheet_names()
+
+    def __getitem__(self, name):
+        block = self.backend.read_block(name)
+        pad = [None] * (block.first_column - 1)
+        rows = [[] for _ in range(block.first_row - 1)] + [pad + list(r) for r in block.rows]
+
+        class _Sheet:
+            def iter_rows(self, values_only=True):
+                return iter(rows)
+
+        return _Sheet()
+
+
+def run_next_reads(book, result: CalibrationResult, settings: CalibrationSettings, panel) -> pd.DataFrame:
+    """The Next reads of a Run main: :data:`NEXT_READS` reads that settle the funding line best (no line: that most
+    reduce the values' uncertainty) within the Assignment sheet's rules and the pending reads; a rule sheet that
+    cannot be read, or a panel that cannot be ranked, gives a table whose note says why (never rules ignored)."""
+    from .assignment import assignment_rules
+
+    try:
+        rules = assignment_rules(book if hasattr(book, "sheetnames") else _SheetRows(open_book(book)))
+        pending = panel.pending[["assessor", "object"]] if panel is not None and len(panel.pending) else None
+        kept = {k: rules[k] for k in ("conflicts", "max_load", "suitability")} if rules else {}
+        return next_reads_frame(result, settings, NEXT_READS, pending=pending,
+                                sources=[f"from {rules['source']}"] if rules else [], **kept)
+    except InputError as exc:
+        empty = pd.DataFrame(columns=["order", "assessor", "object", "p_above", "se_before", "se_after", "reason"])
+        empty.attrs.update(note=f"no reads suggested: {exc.message}", rules=[])
+        return empty
+
+
 def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):
-    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book); returns the result."""
-    result, frames, settings = compute_calibration(book, settings)
-    write_calibration(book, result, frames, settings, now=now)
+    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book): the result sheets and the Next
+    reads; returns the result."""
+    panels = []
+    result, frames, settings = compute_calibration(book, settings, before_fit=panels.append)
+    suggestions = run_next_reads(book, result, settings, panels[0] if panels else None)
+    write_calibration(book, result, frames, settings, now=now, next_reads=suggestions)
     return result
