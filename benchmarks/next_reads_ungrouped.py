@@ -56,6 +56,9 @@ import pandas as pd
 import xlcalib
 from xlcalib.calibration import suggest_next_reads
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from bench_next_reads import time_large  # noqa: E402  (one timing of next_reads for both benchmarks)
+
 ASSESSORS = 15
 OBJECTS = 60
 TOP_K = 15
@@ -178,22 +181,6 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
                 row[f"fewer than {rule}{suffix}"] = f"{1 - ratio:.1%} ± {se:.1%}"
         out.append(row)
     return pd.DataFrame(out)
-
-
-def time_large(objects: int = 1000, assessors: int = 100, reads: int = 10, seed: int = 7) -> float:
-    """Seconds for next_reads(reads, top_k=objects/10) on a 1,000-object, 3-reads-per-object panel."""
-    rng = np.random.default_rng(seed)
-    a = np.concatenate([rng.choice(assessors, 3, replace=False) for _ in range(objects)])
-    o = np.repeat(np.arange(objects), 3)
-    frame = pd.DataFrame({"assessor": [f"A{i}" for i in a], "object": [f"P{j}" for j in o],
-                          "score": rng.standard_normal(a.size), "sd": 1.0})
-    result = xlcalib.calibrate(frame, sd="sd")
-    times = []
-    for _ in range(3):
-        started = time.perf_counter()
-        result.next_reads(reads, top_k=objects // 10)
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
 
 
 def run(panels: int = PANELS):

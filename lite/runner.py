@@ -65,6 +65,10 @@ SKIP = {
     "test_cmt_resaved_as_xlsx": _FILES + " (an xlsx export read by python-calamine)",
     "test_long_table_written_as_csv_and_xlsx": _FILES + " (the long table written as xlsx: XlsxWriter)",
     "test_core_never_loads_the_importers_and_importers_load_no_excel_library": _PROCESSES,
+    "test_assignment_sheet_rules_applied_end_to_end": _FILES + " (the Assignment sheet of a workbook file)",
+    "test_suitability_grid_sheet_wins_over_subjects": _FILES + " (a Suitability sheet of a workbook file)",
+    "test_bad_assignment_sheet_says_how_to_run_without_it": _FILES + " (the Assignment sheet of a workbook file)",
+    "test_cli_rule_files_for_a_csv_panel": _FILES + " (the command line with rule files)",
 }
 
 

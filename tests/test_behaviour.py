@@ -203,7 +203,7 @@ def test_exact_agreement_needs_a_grid():
 
 # ----------------------------------------------------------------------------- group bias
 def test_holm_matches_statsmodels():
-    from statsmodels.stats.multitest import multipletests
+    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
 
     p = np.random.default_rng(1).uniform(0, 0.2, 25)
     assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])
@@ -389,7 +389,8 @@ def test_scale_use_auto_stays_off_without_evidence_and_on_without_spread_changes
     assert auto.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())
     assert "not modelled" in auto.summary()
     on = xlcalib.calibrate(ev, scale_use="on")
-    assert on.stats["sigma_g"] == 0 and (on.biases["gain"] == 1).all()  # no spread: every gain is 1 ...
+    # no spread: every gain is 1 (to the last bits: one platform's BLAS rounds differently) ...
+    assert on.stats["sigma_g"] == 0 and np.allclose(on.biases["gain"], 1.0, rtol=0, atol=1e-12)
     assert on.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())  # ... the shift model's fit
     with pytest.raises(InputError, match="scale_use must be"):
         xlcalib.calibrate(ev, scale_use="sometimes")

@@ -99,7 +99,8 @@ _NUMBER_KINDS = ("floating", "integer", "mixed-integer-float")
 def _first_bad_number(arr: np.ndarray, name: str, ids) -> None:
     """Name the first cell of an object column that is not a number (the slow path runs only to say where)."""
     for i, x in enumerate(arr):
-        if x is None or (isinstance(x, str) and x.strip() == "") or (not isinstance(x, str) and pd.isna(x) is True):
+        # a missing marker (None, pandas' NA, blank text) is blank here; a float NaN is left to the finiteness check
+        if x is None or (isinstance(x, str) and x.strip() == "") or (x is pd.NA) or (x is pd.NaT):
             raise InputError(f"{row_text(i)} ({ids(i)}): {name} is blank", {"row": i, "column": name})
         if isinstance(x, (bool, np.bool_, str)):
             raise InputError(f"{row_text(i)} ({ids(i)}): {name} is not a number ({x!r})", {"row": i, "column": name})

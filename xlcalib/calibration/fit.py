@@ -227,21 +227,29 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
     return stats
 
 
-def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts) -> DecisionBasis | None:
-    """The posterior decisions are drawn from, when the model names another one for them (see
-    :class:`~xlcalib.calibration.result.DecisionBasis`); ``None``: the values' own posterior."""
+def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts):
+    """A maker of the posterior decisions are drawn from, when the model names another one for them (see
+    :class:`~xlcalib.calibration.result.DecisionBasis`), and that model's name; (None, None): the values' own.
+
+    The maker runs when a ranking, P(above) or next reads first ask for it, so a fit that only wants values,
+    biases and their standard errors does not pay for a second model.
+    """
     name = getattr(spec, "DECISIONS_BY", None)
     if name is None or per_component:
-        return None
+        return None, None
     other = MODELS[name]
     A, O = data.n_assessors, data.n_objects
     if other.MAX_ASSESSORS is not None and A > other.MAX_ASSESSORS:
-        return None
+        return None, None
     design = parts[0].design if len(parts) == 1 else Design(data.ai, data.oi, data.confidences, A, O)
-    fit = other.fit_component(design, data.scores, gauge, data.face_value)
-    weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
-    post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
-    return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
+
+    def make() -> DecisionBasis:
+        fit = other.fit_component(design, data.scores, gauge, data.face_value)
+        weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
+        post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
+        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
+
+    return make, other.NAME
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
@@ -357,11 +365,11 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
-    basis = _decision_basis(data, spec, gauge, per_component, parts)
-    if basis is not None:
-        stats["decision_model"] = basis.model
+    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts)
+    if decision_model is not None:
+        stats["decision_model"] = decision_model
     result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
-                               components=posteriors, t_df=t_df, decision_basis_fit=basis)
+                               components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases
         apply_to_result(result, original, gains, scale_use, scaled, quantile(0.5 + interval_level / 2, t_df))
     return result

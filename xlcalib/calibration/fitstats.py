@@ -265,7 +265,7 @@ def unexpected_reads(result, top: int | None = None) -> pd.DataFrame:
     geo = read_geometry(result)
     res = result.residuals
     z = geo.studentised
-    order = np.argsort(-np.nan_to_num(np.abs(z), nan=-1.0), kind="stable")
+    order = np.argsort(-np.round(np.nan_to_num(np.abs(z), nan=-1.0), 9), kind="stable")  # ties: same order everywhere
     flagged = res["anomalous"].to_numpy(dtype=bool)
     chosen = order[flagged[order]] if top is None else order[:max(int(top), 0)]
     rows = res.iloc[chosen]

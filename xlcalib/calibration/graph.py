@@ -177,7 +177,7 @@ class ReducedSolver:
     def _factor_dense(self) -> None:
         design, Ca, A = self.design, self.design.C_a, self.design.n_assessors
         with plain_pages():
-            M = design.reduced_laplacian(dense=True, lam=self.lam)
+            M = self._laplacian()
             if self.ridge:
                 M[np.diag_indices_from(M)] += self.ridge
             if self.centre:
@@ -189,6 +189,20 @@ class ReducedSolver:
             # M is symmetric, so its transpose is the same matrix in Fortran order: LAPACK factors it in place,
             # and later solves need no C-to-Fortran copy of the A x A factor (a copy per solve otherwise).
             self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
+
+    def _laplacian(self) -> np.ndarray:
+        """The dense reduced Laplacian, a fresh copy (the factorisation overwrites it).
+
+        With objects fixed (lam = 0) it is the same matrix for the fixed fit and for assessors as random
+        effects, so the design keeps one copy (in the precision the factor will have) for the next solver.
+        """
+        dtype = np.float32 if self.single else np.float64
+        if self.lam == 0.0 and "laplacian" in self.design.shared:
+            return self.design.shared["laplacian"].astype(np.float64 if not self.single else dtype, copy=True)
+        M = self.design.reduced_laplacian(dense=True, lam=self.lam)
+        if self.lam == 0.0:
+            self.design.shared["laplacian"] = M.astype(dtype, copy=True)
+        return M
 
     def _iterative_operators(self) -> None:
         Ca, A, rank_one, ridge, centre = self.design.C_a, self.design.n_assessors, self.rank_one, self.ridge, self.centre
@@ -231,9 +245,11 @@ class ReducedSolver:
             x = x + self._solve_factor(r)
         raise RuntimeError("iterative refinement of the reduced system did not converge")
 
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
+    def solve(self, rhs: np.ndarray, refine: bool = True) -> np.ndarray:
+        """The solution; ``refine=False`` skips the double-precision refinement of a single-precision factor
+        (relative error ~1e-5: enough for a trace estimate, where the probes' own error is larger)."""
         if self.dense and self.single:
-            return self._solve_refined(rhs)
+            return self._solve_refined(rhs) if refine else self._solve_factor(rhs)
         if self.dense:
             if rhs.ndim == 1:  # BLAS trsv twice: faster than LAPACK potrs for a single right-hand side
                 y = sla.blas.dtrsv(self.factor[0], rhs, lower=1)

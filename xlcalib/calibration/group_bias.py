@@ -168,7 +168,7 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
     >>> p = simulate_panel(10, 120, 4, n_subjects=2, two_subjects=0.9, group_bias={(0, 1): -1.5}, seed=5)
     >>> table = xlcalib.calibrate(p.evaluations.drop(columns="sd")).group_bias(p.subjects)
     >>> table.loc[table["flagged"], ["assessor", "group"]].values.tolist()  # with two groups: one contrast, both sides
-    [['A01', '1'], ['A01', '0']]
+    [['A01', '0'], ['A01', '1']]
     """
     from .posterior import quantile
 
@@ -201,7 +201,11 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
     out["p_holm"] = holm(out["p"].to_numpy())
     out["flagged"] = out["p_holm"] < alpha
     out["in_words"] = [_cell_sentence(r, len(out)) for r in out.itertuples(index=False)]
-    out = out[columns].sort_values(["p", "assessor"], kind="mergesort").reset_index(drop=True)
+    # by p, with p rounded to 12 digits so that equal p-values (an assessor's two groups mirror each other) keep the
+    # same order on every platform (CPython, Pyodide) instead of the order of their last-bit rounding
+    key = out["p"].round(12)
+    out = out.assign(_key=key)[[*columns, "_key"]].sort_values(["_key", "assessor", "group"], kind="mergesort")
+    out = out[columns].reset_index(drop=True)
     no_group = int((codes < 0).sum())
     out.attrs.update(tests=len(out), note=(f"{len(out)} assessor x group cells tested (at least {min_reads} reads, "
                                           "and reads outside the group); Holm-adjusted"

@@ -371,7 +371,7 @@ def _connected_posterior(result):
     """
     if not result.components:
         raise InputError("next_reads needs a result made by xlcalib.calibrate (this one carries no uncertainty)")
-    if len(result.components) != 1 and result.decision_basis_fit is None:
+    if len(result.components) != 1 and result.decision_basis_maker is None:
         raise InputError(f"next_reads needs a connected panel; this one has {len(result.components)} unconnected "
                          "groups of assessors and objects fitted apart -- add reads that link them first (see "
                          "design_check), or calibrate with a model that compares groups")

@@ -67,9 +67,9 @@ class ReducedCovariance:
     def iterative(self) -> bool:
         return not self.solver.dense
 
-    def apply(self, x: np.ndarray) -> np.ndarray:
-        """H x (exact, through the solver)."""
-        y = self.solver.solve(x)
+    def apply(self, x: np.ndarray, refine: bool = True) -> np.ndarray:
+        """H x through the solver (exact; ``refine=False``: to single precision, for estimates)."""
+        y = self.solver.solve(x, refine=refine)
         if self.shift:
             y = y - x.sum(axis=0) * self.shift
         return y

@@ -217,7 +217,8 @@ def read_rules(design, assessors: pd.Index, objects: pd.Index, *, candidates=Non
     excluded = {rule: int(np.count_nonzero(allowed[keys])) for rule, keys in blocked.items()}
     for keys in blocked.values():
         allowed[keys] = False
-    load = (np.bincount(design.ai, minlength=A) + np.bincount(pending_keys // O, minlength=A)).astype(float)
+    load = (np.bincount(design.ai, minlength=A)
+            + np.bincount((pending_keys // O).astype(np.intp), minlength=A)).astype(float)  # intp: 32-bit in Pyodide
     cap = per_assessor(max_load, "max_load", assessors, np.full(A, np.inf), 0, True)
     keys = np.flatnonzero(allowed).astype(np.int64)
     full = load >= cap

@@ -10,6 +10,7 @@ CLI printed).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,9 +141,9 @@ class CalibrationResult:
         differences and next reads are computed from).
     t_df:
         Degrees of freedom of the Student-t intervals, or ``None`` (normal).
-    decision_basis_fit:
-        The posterior decisions are drawn from when it differs from the values'
-        (see :class:`DecisionBasis`), else ``None``.
+    decision_basis_maker:
+        Makes the posterior decisions are drawn from when it differs from the values'
+        (see :class:`DecisionBasis`; made once, when a ranking first asks), else ``None``.
     decisions:
         The ranking table a run decided on (set by the run that asked for a
         funding line; see :meth:`ranking`), else ``None``.
@@ -159,7 +160,8 @@ class CalibrationResult:
     stats: dict[str, Any] = field(default_factory=dict)
     components: tuple[ComponentPosterior, ...] = ()
     t_df: int | None = None
-    decision_basis_fit: DecisionBasis | None = None
+    decision_basis_maker: Callable[[], DecisionBasis] | None = None
+    _decision_basis: DecisionBasis | None = field(default=None, init=False, repr=False)
     decisions: pd.DataFrame | None = None
     input_checks: str = ""
     groups: pd.Series | None = None
@@ -200,8 +202,10 @@ class CalibrationResult:
 
     def decision_basis(self) -> DecisionBasis:
         """What rankings, P(above the line) and next reads are computed from (one connected, comparable panel)."""
-        if self.decision_basis_fit is not None:
-            return self.decision_basis_fit
+        if self.decision_basis_maker is not None:
+            if self._decision_basis is None:
+                self._decision_basis = self.decision_basis_maker()
+            return self._decision_basis
         if not self.components:
             raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
         if len(self.components) > 1:
