@@ -20,7 +20,7 @@ def test_macro_rerun_replaces_only_result_sheets():
     book.create_sheet("Notes")["A1"] = "keep me"
     calibrate_panel(book)
     calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
+    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS, "Next reads"]  # the Run main's result
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 

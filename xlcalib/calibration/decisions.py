@@ -320,7 +320,7 @@ def _joint_counts(first: np.ndarray, last: np.ndarray, level: float) -> tuple[in
     right at once with the stated probability, not each object on its own.
     """
     n = first.size
-    need = int(np.ceil(level * n - 1e-9))
+    need = max(1, int(np.ceil(level * n - 1e-9)))
     by_first = np.argsort(-first, kind="stable")
     f_sorted, l_sorted = first[by_first], last[by_first]
     best = (0, 0)

@@ -250,13 +250,21 @@ def _input_book(path: Path, sheet: str, *, fast: bool):
     return open_workbook(path)
 
 
-def _residuals_fit_a_sheet(panel) -> None:
+def _residuals_fit_a_sheet(panel, settings: CalibrationSettings) -> None:
     """The Residuals (and Feedback) sheet holds one row per evaluation: a panel beyond Excel's rows is refused
-    before the fit, with the way out (CSV or JSON), instead of after minutes of work; never cut silently."""
+    before the fit, with the way out (CSV or JSON), instead of after minutes of work; never cut silently.
+
+    The sheet's lines above the table wrap to its width, so the check lays out the sheet the run will write
+    with the scores standing in for the fitted numbers (the same widths: score units)."""
+    from ..presentation import residuals_sheet
     from ..workbook.base import check_sheet_size
 
-    check_sheet_size(panel.frame, run_preamble("calibration", "", None), "Residuals", n_rows=len(panel.frame),
-                     n_columns=RESIDUALS_COLUMNS)
+    f = panel.frame
+    score = f["score"].to_numpy(dtype=float)
+    stand_in = pd.DataFrame({"assessor": f["assessor"].to_numpy(), "object": f["object"].to_numpy(), "score": score,
+                             "fitted": score, "residual": score, "std_residual": score, "anomalous": False})
+    spec = residuals_sheet(stand_in, run_preamble("calibration", settings.describe(), None)).printable()
+    check_sheet_size(stand_in, spec.preamble, "Residuals", n_rows=len(f), n_columns=RESIDUALS_COLUMNS)
 
 
 def _write_problem_listing(exc: InputProblems, path: Path, out) -> None:
@@ -373,7 +381,8 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     try:
         sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
         result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
-                                                       before_fit=panels.append, **overrides)
+                                                       before_fit=lambda panel, _: panels.append(panel),
+                                                       **overrides)
     finally:
         if hasattr(book, "close"):
             book.close()

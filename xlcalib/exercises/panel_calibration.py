@@ -390,8 +390,8 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
 
     ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet.
-    ``before_fit(panel)`` runs on the checked evaluations before the fit (e.g. to refuse a panel whose
-    result sheets cannot hold it, before minutes of work).
+    ``before_fit(panel, settings)`` runs on the checked evaluations before the fit (e.g. to refuse a panel
+    whose result sheets cannot hold it, before minutes of work).
     """
     backend = open_book(book)
     settings = read_settings(backend, settings or CalibrationSettings())
@@ -399,7 +399,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
         setattr(settings, key, value)
     panel = read_panel(backend, settings.sheet, levels=level_names(settings))
     if before_fit is not None:
-        before_fit(panel)
+        before_fit(panel, settings)
     result, frame = run_calibration(None, settings, panel)
     result.groups = read_groups(backend, panel, settings.group_column)
     frames = result_frames(result, frame)
@@ -485,7 +485,7 @@ def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _
     """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book): the result sheets and the Next
     reads; returns the result."""
     panels = []
-    result, frames, settings = compute_calibration(book, settings, before_fit=panels.append)
+    result, frames, settings = compute_calibration(book, settings, before_fit=lambda panel, _: panels.append(panel))
     suggestions = run_next_reads(book, result, settings, panels[0] if panels else None)
     write_calibration(book, result, frames, settings, now=now, next_reads=suggestions)
     return result

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..workbook.base import ChartSpec, Column, SheetSpec, column_pixels
+from ..workbook.base import DEFAULT_COLUMN_WIDTH, ChartSpec, Column, SheetSpec, column_pixels
 
 SCORE, PROB, COUNT, RELIAB = "0.00", "0%", "0", "0.000"
 SIGNED = "+0.00;-0.00;0.00"
@@ -114,7 +114,7 @@ CHART_ROWS = 33
 #: Pixels per cm on screen (96 dpi), for the print area to cover the chart.
 _PX_PER_CM = 96 / 2.54
 #: Default column width of an empty column (characters).
-_DEFAULT_WIDTH = 8.43
+_DEFAULT_WIDTH = DEFAULT_COLUMN_WIDTH
 
 
 def chart_page(name: str, preamble, data: pd.DataFrame, make: Callable[[int, int], ChartSpec],

@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -284,10 +284,16 @@ class SheetSpec:
         """This sheet as the backends render it: every preamble and footer text longer than the table is wide
         split into lines that fit (printed text is never cut at the print area's edge, and no line widens the
         page so that the table shrinks)."""
-        chars = max(40, int(sum(self.widths()[: self.printed_area()[1]]) * TEXT_CHARS_PER_WIDTH))
+        widths, last_column = self.widths(), self.printed_area()[1]
+        printed = sum(widths[:last_column]) + DEFAULT_COLUMN_WIDTH * max(0, last_column - len(widths))
+        chars = max(40, int(printed * TEXT_CHARS_PER_WIDTH))
         out = copy.copy(self)
         out.preamble = wrap_lines(self.preamble, chars)
         out.footer = wrap_lines(self.footer, chars)
+        shift = out.header_row - self.header_row
+        if shift:  # a chart reads the table's rows: it moves down with the table
+            out.charts = [replace(c, header_row=c.header_row + shift) if c.header_row == self.header_row else c
+                          for c in self.charts]
         return out
 
     def column(self, name) -> Column:
@@ -349,6 +355,8 @@ PRINTABLE_PIXELS = {"landscape": 960, "portrait": 698}
 MARGINS = (0.5, 0.5, 0.6, 0.6, 0.3, 0.3)
 #: The smallest print scale a result table may need: 11 pt text printed at 9 pt.
 MIN_PRINT_SCALE = 9 / 11
+#: Width of a column the sheet leaves at Excel's default (characters).
+DEFAULT_COLUMN_WIDTH = 8.43
 #: Characters of (italic, proportional) running text per unit of column width, kept on the safe side.
 TEXT_CHARS_PER_WIDTH = 1.05
 
