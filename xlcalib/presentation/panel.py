@@ -316,12 +316,13 @@ def diagnostics_sheet(frame: pd.DataFrame, preamble, result=None) -> SheetSpec:
         "meaning": [m if b == "robustness_bound" else (PLAIN_STATS.get(b, ("", ""))[1] or m)
                     for b, m in zip(base, f["meaning"])],
         "technical name": ["" if k == "warning" else k for k in keys]})
-    cols = {"figure": Column("figure", None, "the figure in plain words", max_width=36),
-            "value": Column("value", MIXED, "the figure", max_width=60),
-            "verdict": Column("verdict", None, "what the figure says in plain words", max_width=40),
-            "meaning": Column("meaning", None, "what the figure measures", max_width=60),
+    # widths that keep the five columns at 9 pt or larger on a landscape page (long texts wrap)
+    cols = {"figure": Column("figure", None, "the figure in plain words", max_width=28),
+            "value": Column("value", MIXED, "the figure", max_width=30),
+            "verdict": Column("verdict", None, "what the figure says in plain words", max_width=30),
+            "meaning": Column("meaning", None, "what the figure measures", max_width=44),
             "technical name": Column("technical name", None, "the name in the statistics literature and in the JSON "
-                                                             "output (stats)", max_width=22)}
+                                                             "output (stats)", max_width=20)}
     return SheetSpec("Diagnostics", out, preamble, cols, landscape=True)
 
 
