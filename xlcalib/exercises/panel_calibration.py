@@ -163,10 +163,11 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
 
 def _borderline_cutoff(value, cell: str, default: float) -> float:
     """The Settings row "Borderline cut-off": a share between 0 and 50% (5%, 0.05 or 5 all mean five per cent)."""
-    share = parse_number(value, cell + " (borderline cut-off)", allow_blank=True)
+    percent = isinstance(value, str) and value.strip().endswith("%")  # "25%" typed into a text cell
+    share = parse_number(value.strip()[:-1] if percent else value, cell + " (borderline cut-off)", allow_blank=True)
     if np.isnan(share):
         return default
-    if 1 <= share < 50:  # typed as a percentage number
+    if percent or 1 <= share < 50:  # a percentage
         share = share / 100
     if not 0 < share < 0.5:
         raise InputError(f"{cell} (borderline cut-off) must be a share above 0 and below 50% (e.g. 5% or 25%), not "

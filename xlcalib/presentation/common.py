@@ -136,7 +136,7 @@ def chart_page(name: str, preamble, data: pd.DataFrame, make: Callable[[int, int
 
 def _columns_covering(widths: list[float], width_cm: float) -> int:
     """How many columns (the data's widths, then default ones) reach across *width_cm* (plus a small margin)."""
-    need = width_cm * _PX_PER_CM + 10
+    need = width_cm * _PX_PER_CM * 1.08 + 20  # spreadsheet programs round column widths differently: a margin
     total, k = 0, 0
     while total < need:
         total += column_pixels(widths[k] if k < len(widths) else _DEFAULT_WIDTH)

@@ -255,6 +255,8 @@ def plain_value(key: str, value: Any, stats: dict) -> Any:
         return plain
     if isinstance(value, (bool, np.bool_)):
         return words_for_flags([value])[0]
+    if key == "interval_level" and isinstance(value, (float, np.floating)):
+        return f"{value:.0%}"
     return value
 
 
