@@ -372,3 +372,32 @@ def test_reliability_of_averages_needs_no_objects_by_assessors_grid():
     assert value == pytest.approx(xlcalib.icc(grid.to_numpy(dtype=float), "ICC1k"), rel=1e-12)
     assert f"of {len(grid)} objects with 2 or more reads" in how
     assert np.isnan(reliability_of_averages(ev.drop_duplicates("object"))[0])  # one read each: not computable
+
+
+def test_charts_use_the_users_own_headers_and_print_on_pages_of_their_own():
+    wb, evaluations = _demo_book()
+    ws = wb["Evaluations"]
+    for j, name in enumerate(["Reviewer", "Proposal", "Mark"], start=1):
+        ws.cell(row=1, column=j, value=name)
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=10, draws=1000))
+    assert settings.headers == {"assessor": "Reviewer", "object": "Proposal", "score": "Mark"}
+    specs = {s.name: s for s in calibration_sheets(result, frames, settings, None, [["xlcalib calibration"]])}
+    ranking, biases, values = (specs[f"{n} chart"].charts[0] for n in ("Ranking", "Biases", "Values"))
+    assert ranking.x_title.startswith("Proposal, in rank order") and ranking.y_title == "calibrated Mark"
+    assert biases.x_title.startswith("Reviewer") and "Mark points" in biases.y_title
+    assert values.x_title.startswith("raw mean Mark")
+    assert all(not specs[n].charts for n in ("Ranking", "Biases", "Values"))  # a chart never shrinks a table
+    # the funding line is a reference line of its own colour, never the grey of the gridlines
+    assert ranking.line_columns and ranking.kind == "dots"
+
+
+def test_every_result_table_prints_at_nine_points_or_larger():
+    """Fit to width scales a table to the page; 11 pt text stays at 9 pt or larger when the scale is 9/11 or more
+    (the LibreOffice test measures the printed PDF)."""
+    from xlcalib.workbook.base import MIN_PRINT_SCALE
+
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, lottery=True, draws=1000))
+    preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
+    for spec in calibration_sheets(result, frames, settings, None, preamble, feedback=True):
+        assert spec.one_page or spec.printable().print_scale() >= MIN_PRINT_SCALE, (spec.name, spec.print_scale())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from ..calibration.verdict import linkage_sentence
 from ..calibration.scale_use import SCALE_USE_CHOICES
 from ..cells import is_blank, parse_choice, parse_flag, parse_label, parse_number, parse_whole
 from ..errors import InputError
-from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
+from ..inputs import EVALUATION_COLUMNS, check_evaluations, checks_frame, find_columns, read_panel, table_from_block
 from ..workbook import open_book
 from .common import run_preamble, write_sheets
 
@@ -75,6 +75,8 @@ class CalibrationSettings:
     group_column: str | None = None
     #: the borderline group's cut-off: borderline when epsilon < P(above the line) < 1 - epsilon
     epsilon: float = 0.05
+    #: the user's own names of the assessor, object and score columns (the charts' axis titles)
+    headers: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
@@ -196,6 +198,16 @@ def _read_levels_sheet(block, name: str) -> Levels | None:
         table[str(row[0]).strip()] = parse_number(
             row[1], f"sheet {name}, row {block.first_row + offset}, column B ({what})")
     return levels_table(Levels(table, kind)) if table else None
+
+
+def user_headers(panel) -> dict[str, str]:
+    """The headers the user gave the assessor, object and score columns ("Reviewer", "Proposal", "Mark" ...)."""
+    table = getattr(panel, "table", None)
+    header = getattr(table, "header", None)
+    if not header:
+        return {}
+    found = find_columns(header, EVALUATION_COLUMNS, panel.sheet)
+    return {name: str(header[j]).strip() for name, j in found.items() if name in ("assessor", "object", "score")}
 
 
 def level_names(settings: CalibrationSettings) -> list[str]:
@@ -399,6 +411,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     for key, value in overrides.items():
         setattr(settings, key, value)
     panel = read_panel(backend, settings.sheet, levels=level_names(settings))
+    settings.headers = user_headers(panel)
     if before_fit is not None:
         before_fit(panel, settings)
     result, frame = run_calibration(None, settings, panel)

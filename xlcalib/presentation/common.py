@@ -47,6 +47,12 @@ COLUMNS: dict[str, Column] = {c.name: c for c in [
 ]}
 
 
+def user_names(settings) -> dict[str, str]:
+    """The user's own column names for axis titles ("Proposal", "Reviewer", "Mark"), lower-case words otherwise."""
+    given = getattr(settings, "headers", None) or {}
+    return {name: given.get(name) or name for name in ("assessor", "object", "score")}
+
+
 def level_text(level) -> str:
     """0.95 -> '95%'."""
     return f"{100 * float(level):.0f}%"

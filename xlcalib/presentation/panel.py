@@ -24,6 +24,7 @@ from .common import (
     nice_floor,
     pm_header,
     pm_meaning,
+    user_names,
     words_for_flags,
 )
 
@@ -84,7 +85,7 @@ def assessors_sheet(result, preamble) -> SheetSpec:
     return spec
 
 
-def biases_chart(spec: SheetSpec, preamble) -> SheetSpec:
+def biases_chart(spec: SheetSpec, preamble, settings=None) -> SheetSpec:
     """"Biases chart": each assessor's bias with its interval, harshest first, the panel's typical assessor (0)
     drawn across; every assessor named under its point."""
     f = spec.frame
@@ -94,10 +95,12 @@ def biases_chart(spec: SheetSpec, preamble) -> SheetSpec:
     lo = float(np.nanmin(f["bias"] - f[pm]))
     hi = float(np.nanmax(f["bias"] + f[pm]))
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
+    own = user_names(settings)
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
         return ChartSpec("dots", f"Assessor bias with its {pm[3:-1]}, harshest first", header_row, n_rows, 1, (2,),
-                         "assessor (harshest first)", "bias (score points; below 0 = harsher than the panel)",
+                         f"{own['assessor']} (harshest first)",
+                         f"bias ({own['score']} points; below 0 = harsher than the panel)",
                          error_columns=(4,), line_columns=(3,), colours=("1F4E79",),
                          y_range=(nice_floor(min(lo - pad, 0)), nice_ceil(max(hi + pad, 0))), **chart_kwargs())
 
@@ -110,7 +113,8 @@ VALUE_HEADERS = {"object": "object", "raw_mean": "raw mean", "value": "calibrate
                  "component": "group of assessors"}
 
 
-def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds, level: float = 0.95) -> tuple[SheetSpec, SheetSpec]:
+def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds, level: float = 0.95,
+                 settings=None) -> tuple[SheetSpec, SheetSpec]:
     """Values (highest calibrated value first, under plain headers; the design's robustness bounds are on
     Diagnostics) and its chart page: raw mean against calibrated value with y = x drawn."""
     frame = frame.sort_values("value", ascending=False, kind="mergesort").reset_index(drop=True)
@@ -131,10 +135,11 @@ def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds, level: float = 0
     lo, hi = scatter_bounds
     data = pd.DataFrame({"object": shown["object"].astype(str), "raw mean": shown["raw mean"],
                          "calibrated value": shown["calibrated value"]})
+    own = user_names(settings)
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
         return ChartSpec("scatter", "Raw mean against calibrated value, one point per object", header_row, n_rows,
-                         2, (3,), "raw mean score (plain average)", "calibrated value (score points)",
+                         2, (3,), f"raw mean {own['score']} (plain average)", f"calibrated {own['score']}",
                          x_range=(lo, hi), y_range=(lo, hi),
                          ref_lines=(RefLine("y = x (no change)", (lo, hi), (lo, hi)),), **chart_kwargs())
 

@@ -21,6 +21,7 @@ from .common import (
     nice_floor,
     pm_header,
     pm_meaning,
+    user_names,
 )
 
 #: The final decisions in the order a reader meets them, each with its colour on the chart.
@@ -180,13 +181,14 @@ def ranking_chart(spec: SheetSpec, r: pd.DataFrame, settings, preamble) -> Sheet
         lo, hi = min(lo, line_value), max(hi, line_value)
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
     names = list(data.columns)
+    own = user_names(settings)
     shown = f"the top {n} of {len(f)}" if n < len(f) else f"all {n} objects"
     title = (f"Calibrated value with its {pm[3:-1]}, {shown} in rank order" +
              (", coloured by decision" if decided else ""))
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
         return ChartSpec("dots", title, header_row, n_rows, 2, tuple(names.index(g) + 1 for g in groups),
-                         "object, in rank order (1 = highest calibrated value)", "calibrated value (score points)",
+                         f"{own['object']}, in rank order (1 = highest calibrated value)", f"calibrated {own['score']}",
                          error_columns=tuple(names.index(f"± {g}") + 1 for g in groups),
                          colours=tuple(DECISION_COLOURS.get(g, "1F4E79") for g in groups),
                          line_columns=(names.index(line_name) + 1,) if line_value is not None else (),

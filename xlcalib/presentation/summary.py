@@ -209,12 +209,13 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     lo, hi = float(np.nanmin(both)), float(np.nanmax(both))
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
     level = result.stats.get("interval_level", 0.95)
-    values_spec, values_chart = values_sheet(values, preamble, (nice_floor(lo - pad), nice_ceil(hi + pad)), level)
+    values_spec, values_chart = values_sheet(values, preamble, (nice_floor(lo - pad), nice_ceil(hi + pad)), level,
+                                             settings)
     from ..calibration.posterior import quantile
 
     q = quantile(0.5 + level / 2, result.t_df)
     sheets = [ranking, ranking_chart(ranking, ranking_table(result, settings), settings, preamble), summary,
-              assessors, biases_chart(assessors, preamble), checks_sheet(checks, preamble), values_spec, values_chart,
+              assessors, biases_chart(assessors, preamble, settings), checks_sheet(checks, preamble), values_spec, values_chart,
               residuals_sheet(frames["Residuals"], preamble),
               diagnostics_sheet(frames["Diagnostics"], preamble, result),
               fit_sheet(result, behaviour, preamble), unexpected_sheet(behaviour, preamble),
