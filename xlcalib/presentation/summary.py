@@ -126,6 +126,12 @@ def _next_steps(result, r: pd.DataFrame, checks) -> str:
     if "final" in r.columns and (r["final"] == "to discuss").any():
         steps.append(f"decide the {int((r['final'] == 'to discuss').sum())} object(s) to discuss (or set Lottery to "
                      "yes, or ask for the reads on Next reads)")
+    lottery = r.attrs.get("lottery") or {}
+    eps = r.attrs.get("epsilon", 0.05)
+    if lottery.get("pool") and eps < 0.25:
+        steps.append(f"if a band of {len(lottery['pool'])} for {lottery['places']} place(s) is too wide to draw from, "
+                     f"set Borderline cut-off on Settings above {eps:.0%} (25% keeps the objects whose middle half of "
+                     "ranks holds the line) or ask for the reads on Next reads, and run again")
     low = result.values["total_confidence"] < 0.5 * result.values["total_confidence"].median()
     if low.any():
         steps.append(f"consider more reads for {int(low.sum())} object(s) with few or unsure reads "
