@@ -429,6 +429,46 @@ def _decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
     return position
 
 
+def _ranking_frame(values: pd.DataFrame, drawn: "_Draws", draws: int) -> pd.DataFrame:
+    """The ranking table's columns without a line: ranks, values, intervals, expected rank and rank interval."""
+    return pd.DataFrame({
+        "rank": values["value"].rank(ascending=False, method="min").astype(int),
+        "value": values["value"].to_numpy(dtype=float), "se": values["se"].to_numpy(dtype=float),
+        "lower": values["lower"],
+        "upper": values["upper"], "raw_mean": values["raw_mean"],
+        "raw_rank": values["raw_mean"].rank(ascending=False, method="min").astype(int),
+        "expected_rank": drawn.rank_sum / draws,
+        "rank_lower": drawn.rank_lower.astype(int), "rank_upper": drawn.rank_upper.astype(int),
+        "n": values["n"], "total_confidence": values["total_confidence"],
+    }, index=values.index)
+
+
+def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: "_Draws", draws: int, basis, estimates, score_line,
+                    rules):
+    """Add the line's columns to *frame* (P(above) and its MC error, decision, raw decision, changed, joint, final,
+    basis, lottery) and return (how the places were filled, the joint statement).  *estimates* = (values, SEs)
+    in table order; *rules* = (level, epsilon, lottery, lottery seed)."""
+    level, epsilon, lottery, lot_seed = rules
+    v_hat, se_hat = estimates
+    p, mc, calibrated_above, raw_above = _p_above(frame, line, drawn.above_count, draws, basis, v_hat, se_hat)
+    frame["p_above"] = p
+    frame["p_above_mc_se"] = mc
+    frame["decision"] = np.where(p >= 1.0 - epsilon, "above", np.where(p <= epsilon, "below", "borderline"))
+    frame["raw_decision"] = np.where(raw_above, "above", "below")
+    frame["changed"] = calibrated_above != raw_above
+    position = score_line[1] if score_line is not None else _decision_order(p, v_hat)
+    first, last = drawn.edges if score_line is not None else _top_k_edges(drawn.stored, line.top_k, position)
+    n_in, n_out, holds = _joint_counts(first, last, level)
+    tier = _tiers(p, position, n_in, n_out, epsilon)
+    frame["joint"] = np.where(tier == 0, "above", np.where(tier == 4, "below", ""))
+    frame["final"], record = _final_decisions(frame.index, tier, position, line.top_k, lottery, lot_seed)
+    frame["basis"] = _basis_words(tier, epsilon, level)
+    if lottery:
+        frame["lottery"] = np.where(frame["final"] == "funded by lottery", "funded by lottery",
+                                    np.where(frame["final"] == "not drawn", "not drawn", ""))
+    return record, {"level": level, "above": n_in, "below": n_out, "probability": holds, "draws": int(first.size)}
+
+
 def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10_000, seed: int = 0,
                  epsilon: float = 0.05, lottery: bool = False, lottery_seed=None) -> pd.DataFrame:
     """Ranking table with rank intervals and, given a funding line, P(above the line) and decisions.
@@ -526,36 +566,12 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         p_exact = _threshold_p(v_hat, se_hat, line.threshold, basis.t_df)
         score_line = (line.threshold, _decision_order(p_exact, v_hat))
     drawn = _simulate_ranks(post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level, score_line)
-    frame = pd.DataFrame({
-        "rank": values["value"].rank(ascending=False, method="min").astype(int),
-        "value": values["value"].to_numpy(dtype=float), "se": values["se"].to_numpy(dtype=float),
-        "lower": values["lower"],
-        "upper": values["upper"], "raw_mean": values["raw_mean"],
-        "raw_rank": values["raw_mean"].rank(ascending=False, method="min").astype(int),
-        "expected_rank": drawn.rank_sum / draws,
-        "rank_lower": drawn.rank_lower.astype(int), "rank_upper": drawn.rank_upper.astype(int),
-        "n": values["n"], "total_confidence": values["total_confidence"],
-    }, index=values.index)
+    frame = _ranking_frame(values, drawn, draws)
     record: dict[str, Any] = {}
     joint: dict[str, Any] = {}
     if line.text:
-        p, mc, calibrated_above, raw_above = _p_above(frame, line, drawn.above_count, draws, basis, v_hat, se_hat)
-        frame["p_above"] = p
-        frame["p_above_mc_se"] = mc
-        frame["decision"] = np.where(p >= 1.0 - epsilon, "above", np.where(p <= epsilon, "below", "borderline"))
-        frame["raw_decision"] = np.where(raw_above, "above", "below")
-        frame["changed"] = calibrated_above != raw_above
-        position = score_line[1] if score_line is not None else _decision_order(p, v_hat)
-        first, last = drawn.edges if score_line is not None else _top_k_edges(drawn.stored, line.top_k, position)
-        n_in, n_out, holds = _joint_counts(first, last, level)
-        tier = _tiers(p, position, n_in, n_out, epsilon)
-        frame["joint"] = np.where(tier == 0, "above", np.where(tier == 4, "below", ""))
-        frame["final"], record = _final_decisions(frame.index, tier, position, line.top_k, lottery, lot_seed)
-        frame["basis"] = _basis_words(tier, epsilon, level)
-        if lottery:
-            frame["lottery"] = np.where(frame["final"] == "funded by lottery", "funded by lottery",
-                                        np.where(frame["final"] == "not drawn", "not drawn", ""))
-        joint = {"level": level, "above": n_in, "below": n_out, "probability": holds, "draws": int(first.size)}
+        record, joint = _line_decisions(frame, line, drawn, draws, basis, (v_hat, se_hat), score_line,
+                                        (level, epsilon, lottery, lot_seed))
     frame = frame.sort_values(["rank", "expected_rank"], kind="stable")
     lottery_record = {}
     if lottery:

@@ -125,9 +125,13 @@ def decision_counts(r: pd.DataFrame) -> str:
     """'20 places: 3 funded, 17 funded by lottery, 28 not drawn, 102 not funded (150 objects)' -- the count line."""
     counts = r["final"].value_counts()
     parts = [f"{int(counts[w])} {w}" for w in DECISION_COLOURS if w in counts]
-    places = (r.attrs.get("places") or {}).get("places")
+    record = r.attrs.get("places") or {}
+    places = record.get("places")
     head = f"{places} places: " if places else f"Funding line {r.attrs.get('line', '')}: "
-    return head + ", ".join(parts) + f" ({len(r)} objects)."
+    text = head + ", ".join(parts) + f" ({len(r)} objects)."
+    if places and "to discuss" in counts:  # no lottery: the band is the panel's to decide
+        text += f" {record.get('left', 0)} place(s) are left for the panel to fill from those to discuss."
+    return text
 
 
 def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
