@@ -143,9 +143,12 @@ def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
     lottery = attrs.get("lottery") or {}
     if lottery.get("pool"):
         pool, places = len(lottery["pool"]), lottery["places"]
+        band = r.loc[list(lottery["pool"])]
         lines.append([f"Lottery: {places} place(s) drawn among the {pool} {lottery.get('tier', 'borderline')} "
-                      f"object(s) next to the line, each with the same chance ({places / pool:.0%}); seed "
-                      f"{lottery['seed']}, so the draw can be repeated."])
+                      f"object(s) next to the line (ranks {int(band['rank'].min())}-{int(band['rank'].max())}, "
+                      f"P(above) {band['p_above'].min():.0%} to {band['p_above'].max():.0%}), each with the same chance "
+                      f"({places / pool:.0%}); seed {lottery['seed']}, so the draw can be repeated. A wider borderline "
+                      "cut-off (Settings) narrows the band."])
     lines.append([f"Rests on: 'jointly above ({level_text(level)})' = the {joint.get('above', 0)} objects so marked "
                   f"are above the line all together with {level_text(level)} probability (the whole list at once, "
                   f"not one object at a time); 'jointly below' = the {joint.get('below', 0)} so marked are all "
