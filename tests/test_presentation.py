@@ -352,6 +352,11 @@ def test_summary_reports_the_lottery(tmp_path):
     assert drawn and funded.sum() == 20  # exactly as many funded as places
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
     assert f"The lottery drew {len(drawn)} of the " in summary["Decision"]
+    from xlcalib.calibration.decisions import decision_summary
+
+    assert summary["Decision"] == decision_summary(result.decisions)  # the command line prints these same words
+    count = next(r[0] for r in rows[header + 1:] if r[0] and str(r[0]).startswith("Count: "))
+    assert count.startswith("Count: 20 places: ") and f"{len(drawn)} funded by lottery" in count
     assert summary[f"Funded by lottery ({len(drawn)})"] == ", ".join(drawn) + "."
 
 
