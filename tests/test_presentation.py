@@ -406,3 +406,19 @@ def test_every_result_table_prints_at_nine_points_or_larger():
     preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
     for spec in calibration_sheets(result, frames, settings, None, preamble, feedback=True):
         assert spec.one_page or spec.printable().print_scale() >= MIN_PRINT_SCALE, (spec.name, spec.print_scale())
+
+
+def test_a_large_panels_biases_chart_shows_the_harshest_and_most_lenient_not_a_comb():
+    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.presentation import assessors_sheet, biases_chart
+    from xlcalib.presentation.panel import CHART_ASSESSORS
+
+    panel = simulate_panel(90, 200, 4, seed=2)
+    result = xlcalib.calibrate(panel.evaluations.drop(columns="sd"))
+    table = assessors_sheet(result, [["xlcalib calibration"]])
+    page = biases_chart(table, [["xlcalib calibration"]])
+    names = page.frame["assessor"].tolist()
+    assert len(names) == CHART_ASSESSORS < len(table.frame)
+    half = CHART_ASSESSORS // 2
+    assert names == table.frame["assessor"].head(half).tolist() + table.frame["assessor"].tail(half).tolist()
+    assert f"harshest and most lenient of {len(table.frame)}" in page.charts[0].title

@@ -85,11 +85,19 @@ def assessors_sheet(result, preamble) -> SheetSpec:
     return spec
 
 
+#: Assessors shown on the Biases chart at most (their names must stay readable under the points).
+CHART_ASSESSORS = 60
+
+
 def biases_chart(spec: SheetSpec, preamble, settings=None) -> SheetSpec:
     """"Biases chart": each assessor's bias with its interval, harshest first, the panel's typical assessor (0)
-    drawn across; every assessor named under its point."""
+    drawn across; every assessor shown named under its point (a large panel: the :data:`CHART_ASSESSORS` / 2
+    harshest and most lenient, whose names stay readable; the Biases sheet lists them all)."""
     f = spec.frame
     pm = next(c for c in f.columns if str(c).startswith("±"))
+    shown = "" if len(f) <= CHART_ASSESSORS else f", the {CHART_ASSESSORS // 2} harshest and most lenient of {len(f)}"
+    if shown:
+        f = pd.concat([f.head(CHART_ASSESSORS // 2), f.tail(CHART_ASSESSORS // 2)])
     data = pd.DataFrame({"assessor": f["assessor"].astype(str).to_numpy(), "bias": f["bias"].to_numpy(),
                          "typical assessor (0)": 0.0, f"± bias": f[pm].to_numpy()})
     lo = float(np.nanmin(f["bias"] - f[pm]))
@@ -98,7 +106,8 @@ def biases_chart(spec: SheetSpec, preamble, settings=None) -> SheetSpec:
     own = user_names(settings)
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
-        return ChartSpec("dots", f"Assessor bias with its {pm[3:-1]}, harshest first", header_row, n_rows, 1, (2,),
+        return ChartSpec("dots", f"Assessor bias with its {pm[3:-1]}, harshest first{shown}", header_row, n_rows,
+                         1, (2,),
                          f"{own['assessor']} (harshest first)",
                          f"bias ({own['score']} points; below 0 = harsher than the panel)",
                          error_columns=(4,), line_columns=(3,), colours=("1F4E79",),
