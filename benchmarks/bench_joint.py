@@ -12,7 +12,7 @@ jointly below is in it.  Goal: wrong in at most 5% of panels (the statement's 95
 empty (a statement that names nobody is never wrong and says nothing).
 
 Run: ``python benchmarks/bench_joint.py`` (or ``python benchmarks/run_all.py joint``); set
-``XLCALIB_BENCH_PANELS`` to change the panels per design (default 100).
+``XLCALIB_BENCH_PANELS`` to change the panels per design (default 300).
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def joint_check(design, n_panels: int, seed: int = 0, draws: int = 4000) -> dict
 
 
 def run() -> list[dict]:
-    n = int(os.environ.get("XLCALIB_BENCH_PANELS", "100"))
+    n = int(os.environ.get("XLCALIB_BENCH_PANELS", "300"))
     rows = []
     for design in DESIGNS:
         started = time.perf_counter()

@@ -300,8 +300,9 @@ def test_joint_statement_holds_in_the_stated_share_of_the_draws(result):
 def test_joint_statement_is_wrong_in_at_most_5_percent_of_simulated_panels():
     """Panels with a known truth (whole-point scores on 1-6, levels, biases; 24 assessors x 150 objects x 4 reads,
     a line of 20 places): a joint statement is wrong when any object it calls jointly above is not in the true
-    top 20, or any it calls jointly below is.  Measured here: wrong in 1 of the 40 panels (2.5%), 88 objects named;
-    benchmarks/bench_joint.py runs more panels and designs."""
+    top 20, or any it calls jointly below is.  Measured here: wrong in 1 of the 40 panels (2.5%), 88 objects named.
+    benchmarks/bench_joint.py runs 300 panels per design: 4.0% with unrounded scores, 6-8% with whole-point scores
+    (the model treats them as continuous), so this test holds the statement to its 95% only loosely."""
     from xlcalib.calibration.simulate import simulate_panel
 
     wrong, named = 0, 0
