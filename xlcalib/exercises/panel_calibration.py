@@ -386,7 +386,8 @@ def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evalua
                    + ", ".join(map(str, C_o.index[low][:10])) + (" ..." if low.sum() > 10 else ""))
     mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
     if np.isfinite(mu2) and mu2 < 0.1:
-        out.append(f"mu2 = {mu2:.3g} is small: assessors overlap little, so biases are poorly determined.")
+        out.append(f"Assessor overlap {mu2:.2f} (technical name mu2) is small: assessors share few objects, so their "
+                   "biases are poorly determined; add shared reads (Next reads suggests which).")
     n_anom = int(result.residuals["anomalous"].sum())
     if n_anom:
         out.append(f"{n_anom} evaluation(s) are anomalous (see Residuals, highlighted).")
