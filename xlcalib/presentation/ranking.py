@@ -191,7 +191,8 @@ def ranking_chart(spec: SheetSpec, r: pd.DataFrame, settings, preamble) -> Sheet
     own = user_names(settings)
     shown = f"the top {n} of {len(f)}" if n < len(f) else f"all {n} objects"
     title = (f"Calibrated value with its {pm[3:-1]}, {shown} in rank order" +
-             (", coloured by decision" if decided else ""))
+             (", coloured by decision" if decided else "") +
+             (f"; dashed red: the {line_name}" if line_value is not None else ""))
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
         return ChartSpec("dots", title, header_row, n_rows, 2, tuple(names.index(g) + 1 for g in groups),
