@@ -376,8 +376,8 @@ def _tiers(p: np.ndarray, position: np.ndarray, n_in: int, n_out: int, epsilon: 
 def _basis_words(tier: np.ndarray, epsilon: float, level: float) -> np.ndarray:
     """The statement each decision rests on, in a few words (the Ranking's "rests on" column)."""
     cut, sure = f"{epsilon:.0%}", f"{1 - epsilon:.0%}"
-    words = np.array([f"jointly above ({level:.0%}, whole list)", f"P(above) {sure} or more on its own",
-                      f"borderline: P(above) between {cut} and {sure}", f"P(above) {cut} or less on its own",
+    words = np.array([f"jointly above ({level:.0%}, whole list)", f"on its own: P(above) ≥ {sure}",
+                      f"borderline: P(above) {cut}-{sure}", f"on its own: P(above) ≤ {cut}",
                       f"jointly below ({level:.0%}, whole list)"], dtype=object)
     return words[tier]
 

@@ -152,7 +152,7 @@ def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
     lines.append([f"Rests on: 'jointly above ({level_text(level)})' = the {joint.get('above', 0)} objects so marked "
                   f"are above the line all together with {level_text(level)} probability (the whole list at once, "
                   f"not one object at a time); 'jointly below' = the {joint.get('below', 0)} so marked are all "
-                  f"below it together; 'P(above) ...' = that object on its own; 'borderline' = P(above) between "
+                  f"below it together; 'on its own' = that object alone; 'borderline' = P(above) between "
                   f"{eps:.0%} and {1 - eps:.0%}: the data cannot place it (the borderline cut-off is a Settings "
                   "row)."])
     lines.append(["± is half the width of the interval at the run's level, on every sheet; rank range: the ranks "
