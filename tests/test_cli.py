@@ -46,7 +46,9 @@ def test_demo_runs_and_reports_improvement(tmp_path, capsys):
     assert (tmp_path / "demo_exercise.xlsx").exists() and (tmp_path / "demo_exercise_calibrated.xlsx").exists()
     result = openpyxl.load_workbook(tmp_path / "demo_exercise_calibrated.xlsx")
     assert {"Values", "Biases", "Residuals", "Diagnostics"} <= set(result.sheetnames)
-    assert len(result["Biases"]._charts) == 1 and len(result["Values"]._charts) == 2  # native charts
+    # native charts, each on a page of its own after the table it draws (a chart never shrinks a table)
+    assert not result["Biases"]._charts and not result["Values"]._charts
+    assert len(result["Biases chart"]._charts) == 1 and len(result["Values chart"]._charts) == 1
 
 
 def test_calibrate_round_trip_equals_core(tmp_path, capsys):
@@ -61,8 +63,9 @@ def test_calibrate_round_trip_equals_core(tmp_path, capsys):
     table = pd.DataFrame(rows[header_at + 1:], columns=rows[header_at]).set_index("object")
     frame = pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]])
     core = xlcalib.calibrate(frame)
-    np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
-    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in rows[2][0]
+    np.testing.assert_allclose(table.loc[core.values.index, "calibrated value"].astype(float), core.values["value"], atol=1e-12)
+    settings_text = " ".join(r[0] for r in rows[2:header_at] if r and r[0])  # long lines wrap into rows that print
+    assert rows[0][0] == "xlcalib calibration" and "gauge=weighted" in settings_text
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -197,13 +200,13 @@ def test_report_calibration_equals_calibrate(tmp_path):
     book.save(src)
     assert main(["report", "calibration", str(src)]) == 0
     out = openpyxl.load_workbook(tmp_path / "p_report.xlsx")
-    assert out.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
+    assert out.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS, "Next reads"]
     assert out["Notes"]["A1"].value == "=1+1" and out["Notes"]["A1"].data_type == "f"
     rows = list(out["Values"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r and r[0] == "object")
     table = pd.DataFrame(rows[header + 1:], columns=rows[header]).set_index("object")
     core = xlcalib.calibrate(pd.DataFrame(GOOD[1:], columns=[c.lower() for c in GOOD[0]]))
-    np.testing.assert_allclose(table.loc[core.values.index, "value"].astype(float), core.values["value"], atol=1e-12)
+    np.testing.assert_allclose(table.loc[core.values.index, "calibrated value"].astype(float), core.values["value"], atol=1e-12)
 
 
 def test_csv_input_fast_path(tmp_path, capsys):
@@ -280,11 +283,12 @@ def test_calibrate_with_a_funding_line_writes_ranking_and_decisions(tmp_path, ca
     assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.json"), "--format", "json", "--fund", "10",
                  "--lottery", "--seed", "4"]) == 0
     out = capsys.readouterr().out
-    assert "Funding line top 10:" in out and "Lottery (seed 4)" in out
+    assert "Funding line top 10 (10 places): " in out and "each with the same chance, seed 4." in out
     payload = json.loads((tmp_path / "r.json").read_text())
     ranking = payload["Ranking"]
     assert [row["rank"] for row in ranking] == sorted(row["rank"] for row in ranking)
-    assert {"p_above", "decision", "changed", "lottery", "rank_lower"} <= set(ranking[0])
+    assert {"p_above", "decision", "changed", "lottery", "rank_lower", "final", "basis"} <= set(ranking[0])
+    assert sum(row["final"] in ("funded", "funded by lottery") for row in ranking) == 10  # every place filled
     assert sum(row["p_above"] for row in ranking) == pytest.approx(10)
     assert payload["ranking"]["lottery"]["seed"] == 4 and payload["settings"]["funding_top_k"] == 10
     assert {"se", "lower", "upper", "robustness_bound"} <= set(payload["Values"][0])

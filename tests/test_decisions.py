@@ -237,3 +237,81 @@ def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
     assert table.attrs["draws"] == 150 and "iterative solve" in table.attrs["note"]
     exact_p = calibrate_fixed(ev).ranking(top_k=10, draws=2000)["p_above"]
     assert np.abs(table["p_above"] - exact_p.loc[table.index]).max() < 0.25  # the same law, fewer draws
+
+
+# --------------------------------------------------------------------------- final decisions and joint statements
+def _decision_positions(table):
+    """Each object's place in decision order: P(above) from high to low (ties by value)."""
+    return table.sort_values(["p_above", "value"], ascending=False, kind="stable").index
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.25])
+def test_final_decisions_fill_exactly_the_places_from_the_band_at_the_line(result, epsilon):
+    table = result.ranking(top_k=10, draws=3000, lottery=True, lottery_seed=3, epsilon=epsilon)
+    final = table["final"]
+    assert int(final.isin(["funded", "funded by lottery"]).sum()) == 10  # exactly as many funded as places
+    assert set(final) <= {"funded", "funded by lottery", "not drawn", "not funded"}
+    record = table.attrs["lottery"]
+    sure = table.index[final == "funded"]
+    pool = set(record["pool"])
+    assert pool == set(table.index[final.isin(["funded by lottery", "not drawn"])])
+    assert record["places"] == 10 - len(sure) and len(record["drawn"]) == record["places"]
+    # the lottery fills only the places left after the certain ones, among the band next to the line: in
+    # decision order the funded come first, then the whole pool, then the not funded (no gaps, no jumps)
+    order = list(_decision_positions(table))
+    kinds = ["sure" if o in set(sure) else "pool" if o in pool else "out" for o in order]
+    assert kinds == sorted(kinds, key=["sure", "pool", "out"].index)
+    # the band is the objects the data cannot place at the cut-off, and says so
+    p = table.loc[list(pool), "p_above"]
+    assert ((p > epsilon - 1e-12) & (p < 1 - epsilon + 1e-12)).all()
+    assert table.loc[list(pool), "basis"].str.startswith("borderline").all()
+    assert (table.loc[table["joint"] == "above", "final"] == "funded").all()
+    assert (table.loc[table["joint"] == "below", "final"] == "not funded").all()
+
+
+def test_a_wider_cut_off_narrows_the_lottery_band(result):
+    wide = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.05).attrs["lottery"]["pool"]
+    narrow = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.25).attrs["lottery"]["pool"]
+    assert set(narrow) <= set(wide) and len(narrow) < len(wide)
+
+
+def test_without_a_lottery_the_band_is_to_discuss_and_a_score_line_decides_per_object(result):
+    table = result.ranking(top_k=10, draws=3000)
+    assert set(table["final"]) <= {"funded", "to discuss", "not funded"}
+    funded, discuss = (table["final"] == "funded").sum(), (table["final"] == "to discuss").sum()
+    assert funded < 10 < funded + discuss  # the places run out inside the band: the panel decides it
+    assert decisions.decision_summary(table).startswith("Funding line top 10 (10 places): ")
+    scored = result.ranking(threshold=5.5, draws=2000)
+    expected = np.where(scored["p_above"] >= 0.95, "funded", np.where(scored["p_above"] <= 0.05, "not funded",
+                                                                       "to discuss"))
+    assert ((scored["final"] == expected) | (scored["joint"] != "")).all()
+
+
+def test_joint_statement_holds_in_the_stated_share_of_the_draws(result):
+    """The joint lists hold together in at least 95% of the draws; one object more on either side would not."""
+    table = result.ranking(top_k=10, draws=4000, seed=2)
+    joint = table.attrs["joint"]
+    assert joint["probability"] >= 0.95 and joint["above"] == (table["joint"] == "above").sum()
+    assert joint["below"] == (table["joint"] == "below").sum()
+    assert (table.loc[table["joint"] == "above", "p_above"] >= joint["probability"] - 1e-12).all()
+    assert (table.loc[table["joint"] == "below", "p_above"] <= 1 - joint["probability"] + 1e-12).all()
+
+
+def test_joint_statement_is_wrong_in_at_most_5_percent_of_simulated_panels():
+    """Panels with a known truth (whole-point scores on 1-6, levels, biases; 24 assessors x 150 objects x 4 reads,
+    a line of 20 places): a joint statement is wrong when any object it calls jointly above is not in the true
+    top 20, or any it calls jointly below is.  Measured here: wrong in 1 of the 40 panels (2.5%), 88 objects named.
+    benchmarks/bench_joint.py runs 300 panels per design: 4.0% with unrounded scores, 6-8% with whole-point scores
+    (the model treats them as continuous), so this test holds the statement to its 95% only loosely."""
+    from xlcalib.calibration.simulate import simulate_panel
+
+    wrong, named = 0, 0
+    for i in range(40):
+        panel = simulate_panel(24, 150, 4, seed=500 + i, n_conflicts=0)
+        table = xlcalib.calibrate(panel.evaluations.drop(columns="sd")).ranking(top_k=20, draws=2000, seed=i)
+        truly_in = set(panel.values.nlargest(20).index)
+        above, below = set(table.index[table["joint"] == "above"]), set(table.index[table["joint"] == "below"])
+        wrong += bool(above - truly_in) or bool(below & truly_in)
+        named += len(above) + len(below)
+    assert named / 40 > 50  # the statements say something (about 85 objects per panel)
+    assert wrong <= 2  # at most 5% of the 40 panels

@@ -84,6 +84,13 @@ def test_assign_fills_evaluations_and_design_sheet(panel, capsys):
     assert tradeoff.loc[2, "mu2"] == pytest.approx(rep.mu2, abs=1e-4)
     assert design.loc["total suitability", "this allocation"] == pytest.approx(rep.total_suitability)
     assert design.loc["connected components", "this allocation"] == rep.n_components == 1
+    reads = design.loc["reads", "this allocation"]  # counts are whole numbers, shown without decimals
+    assert isinstance(reads, int) and reads == 24
+    ws = openpyxl.load_workbook(out)["Design"]
+    cell = next(r[1] for r in ws.iter_rows() if r[0].value == "reads")
+    from xlcalib.workbook.base import shown_text
+
+    assert shown_text(cell.value, cell.number_format) == "24"
     assert "suitability only" in design.columns
     assert design.loc["connected components", "suitability only"] >= 2
     assert design.loc["suitability share", "this allocation"] >= 0.9

@@ -20,7 +20,7 @@ def test_macro_rerun_replaces_only_result_sheets():
     book.create_sheet("Notes")["A1"] = "keep me"
     calibrate_panel(book)
     calibrate_panel(book)
-    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS]
+    assert book.sheetnames == ["Evaluations", "Notes", *RESULT_SHEETS, "Next reads"]  # the Run main's result
     assert book["Notes"]["A1"].value == "keep me"
     assert [c.value for c in book["Evaluations"][1]] == GOOD[0]
 
@@ -52,3 +52,34 @@ def test_both_funding_lines_set_is_refused_naming_both_cells():
     with pytest.raises(InputError, match=r"two funding lines are set \(sheet Settings, cell B2 places and "
                                          r"sheet Settings, cell B3 a score\)"):
         compute_calibration(book)
+
+
+@pytest.mark.parametrize("cell, expected", [(0.25, 0.25), ("25%", 0.25), (25, 0.25), (None, 0.05)])
+def test_the_borderline_cut_off_is_a_settings_row(cell, expected):
+    book = _settings_book([["Funding line (top k)", 1], ["Borderline cut-off", cell]])
+    result, frames, settings = compute_calibration(book)
+    assert settings.epsilon == pytest.approx(expected)
+    assert result.decisions.attrs["epsilon"] == pytest.approx(expected)
+    assert f"borderline between {expected:.0%} and {1 - expected:.0%}" in settings.describe()
+
+
+def test_a_bad_borderline_cut_off_is_named_by_its_cell():
+    book = _settings_book([["Funding line (top k)", 1], ["Borderline cut-off", 0.7]])
+    with pytest.raises(InputError, match=r"sheet Settings, cell B3 \(borderline cut-off\) must be a share above 0 "
+                                         r"and below 50%"):
+        compute_calibration(book)
+
+
+def test_the_borderline_cut_off_from_the_command_line(tmp_path, capsys):
+    import json
+
+    from xlcalib.cli import main
+    from xlcalib.demo import write_demo_exercise
+
+    exercise, *_ = write_demo_exercise(tmp_path / "ex.xlsx")
+    assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.json"), "--format", "json", "--fund", "10",
+                 "--borderline", "0.25"]) == 0
+    assert "Borderline means P(above) between 25% and 75%" in capsys.readouterr().out
+    assert json.loads((tmp_path / "r.json").read_text())["ranking"]["epsilon"] == 0.25
+    assert main(["calibrate", str(exercise), "--fund", "10", "--borderline", "0.5"]) == 2
+    assert "--borderline must be a share above 0 and below 0.5" in capsys.readouterr().err

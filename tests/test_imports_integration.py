@@ -79,9 +79,10 @@ def test_calibrate_export_end_to_end_to_the_ranking(shape, tmp_path, capsys):
     np.testing.assert_allclose(ranking.loc[expected.index, "calibrated value"].astype(float), expected["value"],
                                rtol=1e-9)
     assert ranking.loc[expected.index, "rank"].tolist() == expected["rank"].tolist()
-    assert ranking.loc[expected.index, "decision"].tolist() == expected["decision"].astype(str).tolist()
+    assert ranking.loc[expected.index, "decision"].tolist() == expected["final"].astype(str).tolist()
     book = openpyxl.load_workbook(out, read_only=True)
-    assert book.sheetnames[:2] == ["Ranking", "Summary"] and book.sheetnames[-2:] == ["Import report", "Import"]
+    assert book.sheetnames[:3] == ["Ranking", "Ranking chart", "Summary"]
+    assert book.sheetnames[-2:] == ["Import report", "Import"]
     summary = dict(sheet_table(out, "Summary", "topic").values)
     assert summary["Imported from"].startswith(f"{path.name} (") and "0 row(s) or cell(s) not imported" in \
         summary["Imported from"]

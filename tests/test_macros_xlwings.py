@@ -38,27 +38,30 @@ def test_calibrate_panel_through_the_xlwings_backend():
                              levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # the Levels sheet gives SDs
     np.testing.assert_allclose(result.values["value"], core.values["value"], atol=1e-12)
     names = [s.name for s in book.sheets]
-    assert names == ["Evaluations", "Settings", "Levels", *RESULT_SHEETS]
+    assert names == ["Evaluations", "Settings", "Levels", *RESULT_SHEETS, "Next reads"]
     table, header_row = _table(book.sheets["Biases"].rows(), "assessor")
     np.testing.assert_allclose(table.loc[core.biases.index, "bias"].astype(float), core.biases["bias"], atol=1e-12)
     assert "=cmd|' /C calc'!A0" in table.index  # the hostile name stayed text
     assert not any(isinstance(v, Formula) for s in book.sheets for v in s.cells.values())
     assert {s.name: s.cells for s in book.sheets if s.name in before} == before  # inputs untouched
-    assert "gauge=simple" in book.sheets["Values"].cells[(3, 1)]
-    charts = {s.name: s.charts for s in book.sheets if s.charts}
-    assert sorted(charts) == ["Biases", "Ranking", "Values"] and len(charts["Values"]) == 2
-    bias_chart = charts["Biases"][0]
+    values_rows = book.sheets["Values"].rows()
+    assert "gauge=simple" in " ".join(str(r[0]) for r in values_rows[2:8] if r and r[0])  # the settings lines
+    charts = {s.name: s.charts for s in book.sheets if s.charts}  # each chart on a page of its own
+    assert sorted(charts) == ["Biases chart", "Ranking chart", "Values chart"]
+    assert all(len(c) == 1 for c in charts.values())
+    bias_chart = charts["Biases chart"][0]
     n = len(core.biases)
-    assert bias_chart.source == ((header_row, 2), (header_row + n, 2))
-    assert bias_chart.x_values == ((header_row + 1, 1), (header_row + n, 1))
+    _, chart_header = _table(book.sheets["Biases chart"].rows(), "assessor")
+    assert bias_chart.source == ((chart_header, 2), (chart_header + n, 3))  # the biases and the line at 0
+    assert bias_chart.x_values == ((chart_header + 1, 1), (chart_header + n, 1))
     # anomalous residual rows are highlighted
     res, res_header = _table(book.sheets["Residuals"].rows(), "assessor")
-    flagged = np.flatnonzero(res["anomalous"].astype(bool).to_numpy())
+    flagged = np.flatnonzero((res["stands out"] == "yes").to_numpy())
     assert len(flagged) == int(core.residuals["anomalous"].sum()) > 0
     fmt = book.sheets["Residuals"].formats
     assert all(fmt[(res_header + 1 + i, 1)].get("color") == (255, 199, 206) for i in flagged)
     calibrate_panel(book)  # re-run replaces its own sheets (and charts) only
-    assert [s.name for s in book.sheets] == names and len(book.sheets["Values"].charts) == 2
+    assert [s.name for s in book.sheets] == names and len(book.sheets["Values chart"].charts) == 1
 
 
 @pytest.mark.parametrize("gauge", ["weighted", "simple"])

@@ -323,8 +323,8 @@ def test_cli_on_demo_workbook(tmp_path, capsys):
     book = openpyxl.load_workbook(tmp_path / "demo_next_reads.xlsx")
     assert "Next reads" in book.sheetnames and "Values" in book.sheetnames
     rows = [[c.value for c in row] for row in book["Next reads"].iter_rows()]
-    header = next(i for i, r in enumerate(rows) if r[:3] == ["order", "assessor", "object"])
-    assert len([r for r in rows[header + 1:] if r[0] is not None]) == 3
+    header = next(i for i, r in enumerate(rows) if r[:3] == ["order", "ask", "to read"])
+    assert [r[0] for r in rows[header + 1:header + 5]] == [1, 2, 3, None]  # three reads, then the lines under them
     assert main(["next-reads", str(path), "--reads", "0"]) == 2
     assert "number of reads" in capsys.readouterr().err
     assert main(["next-reads", str(path), "--reads", "2", "-o", str(tmp_path / "x.csv")]) == 2

@@ -273,10 +273,15 @@ def _sheet_rows(path, sheet):
 
 
 def _suggested(path):
+    """The Next reads sheet's suggestions (assessor, object, level from the sentence) and its preamble's text
+    (long lines wrap into several rows, so the text is given as one line)."""
     rows = _sheet_rows(path, "Next reads")
-    at = next(i for i, r in enumerate(rows) if r[:3] == ["order", "assessor", "object"])
-    table = pd.DataFrame([r for r in rows[at + 1:] if r[0] is not None], columns=rows[at])
-    return table, [r[0] for r in rows[:at] if r[0]]
+    at = next(i for i, r in enumerate(rows) if r[:3] == ["order", "ask", "to read"])
+    body = rows[at + 1:]
+    body = body[:next((i for i, r in enumerate(body) if all(c is None for c in r)), len(body))]
+    table = pd.DataFrame(body, columns=rows[at]).rename(columns={"ask": "assessor", "to read": "object"})
+    table["level"] = table["in plain words"].str.extract(r"\(usually (\w+) confidence\)", expand=False)
+    return table, [" ".join(str(r[0]) for r in rows[:at] if r[0])]
 
 
 @pytest.fixture

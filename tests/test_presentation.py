@@ -37,6 +37,12 @@ def _demo_book(scores=None):
     return wb, evaluations
 
 
+def _body(rows):
+    """The data rows of a table: up to the blank row before the lines under it."""
+    rows = list(rows)
+    return rows[:next((i for i, r in enumerate(rows) if all(c is None for c in r)), len(rows))]
+
+
 def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     wb, evaluations = _demo_book()
     result, frames, settings = compute_calibration(wb)
@@ -45,13 +51,13 @@ def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     assert wb.active.title == "Ranking"  # opens on the decision table
     v_rows = list(wb["Values"].iter_rows(values_only=True))
     v_head = next(i for i, r in enumerate(v_rows) if r[0] == "object")
-    v = [r[list(v_rows[v_head]).index("value")] for r in v_rows[v_head + 1:]]
+    v = [r[list(v_rows[v_head]).index("calibrated value")] for r in _body(v_rows[v_head + 1:])]
     assert v == sorted(v, reverse=True)  # the per-object chart reads in order, not in typing order
     ws = wb["Ranking"]
     rows = list(ws.iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank") + 1
     names = list(rows[header - 1])
-    body = rows[header:]
+    body = _body(rows[header:])
     # sorted by calibrated value, ranks 1..n, raw ranks a permutation
     values = [r[names.index("calibrated value")] for r in body]
     assert values == sorted(values, reverse=True) and [r[0] for r in body] == list(range(1, len(body) + 1))
@@ -76,10 +82,11 @@ def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     for sheet in ("Ranking", "Summary", "Biases", "Checks"):
         s = wb[sheet]
         s_rows = list(s.iter_rows(values_only=True))
-        h = next(i for i, r in enumerate(s_rows) if i > 2 and r[0] is not None) + 1
+        h = next(i for i, r in enumerate(s_rows) if all(c is None for c in r)) + 2  # the header, under the preamble
+        end = h + len(_body(s_rows[h:]))  # the table's last row (the lines under it run across the columns)
         for j in range(1, s.max_column + 1):
             letter = openpyxl.utils.get_column_letter(j)
-            cells = [s.cell(r, j) for r in range(h + 1, s.max_row + 1)]
+            cells = [s.cell(r, j) for r in range(h + 1, end + 1)]
             longest = max([len(shown_text(c.value, c.number_format)) for c in cells] + [0])
             width = s.column_dimensions[letter].width
             if any(c.alignment.wrap_text for c in cells):
@@ -97,11 +104,12 @@ def test_assessors_harshest_first_with_plain_sentences_and_flagged_reads():
     write_calibration(wb, result, frames, settings, now=NOW)
     rows = list(wb["Biases"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "assessor")
-    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
+    table = pd.DataFrame(_body(rows[header + 1:]), columns=rows[header])
     assert table["bias"].is_monotonic_increasing  # harshest first
     harsh = table.iloc[0]
-    pm = harsh["± (standard error)"]
-    assert pm == pytest.approx(result.biases.loc[harsh["assessor"], "se"], rel=1e-12)
+    pm = harsh["± (95% interval)"]  # the same ± as on every sheet: half the interval's width
+    b = result.biases.loc[harsh["assessor"]]
+    assert pm == pytest.approx((b["upper"] - b["lower"]) / 2, rel=1e-12)
     assert harsh["in plain words"] == (f"scores on average {abs(harsh['bias']):.2f} ± {pm:.2f} points below the panel, "
                                        f"{harsh['reads']} reads")
     who = evaluations.loc[4, "Assessor"]
@@ -121,10 +129,12 @@ def test_diagnostics_speak_in_verdicts_not_formulas():
     result, frames, settings = compute_calibration(wb)
     write_calibration(wb, result, frames, settings, now=NOW)
     rows = list(wb["Diagnostics"].iter_rows(values_only=True))
-    table = {r[0]: r for r in rows if r[0] in ("mu2", "n_components")}
+    table = {r[4]: r for r in rows if r[4] in ("mu2", "n_components", "posterior_variance")}  # by technical name
     mu2 = result.stats["mu2"]
-    assert table["mu2"][2] == f"assessor overlap (mu2 {mu2:.2f}): " + ("good" if mu2 >= 0.3 else "fair")
+    assert table["mu2"][0] == "assessor overlap"  # the plain name first, the technical name in the last column
+    assert table["mu2"][2] == f"assessor overlap {mu2:.2f}: " + ("good" if mu2 >= 0.3 else "fair")
     assert table["n_components"][2].startswith("good")
+    assert "posterior_variance" not in {r[0] for r in rows}
     assert not any("eigenvalue" in str(r[3]) or "C'^-1/2" in str(r[3]) for r in rows)
 
 
@@ -137,27 +147,43 @@ def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
     ranking = specs["Ranking"]
     assert ranking.line_after == 14
     f = ranking.frame
-    assert {"P(above line)", "decision", "raw decision", "changed by calibration", "rank range"} <= set(f.columns)
+    assert {"P(above line)", "decision", "rests on", "changed by calibration", "rank range (95%)"} <= set(f.columns)
     assert ranking.column("P(above line)").number_format == "0%"
-    chart = ranking.charts[0]
-    assert chart.kind == "scatter" and chart.error_column == list(f.columns).index("± (95% interval)") + 1
-    line = chart.ref_lines[0]
-    assert line.name == "funding line" and line.y[0] == line.y[1]
-    assert f["calibrated value"].iloc[14] > line.y[0] > f["calibrated value"].iloc[15]
-    assert chart.y_range[0] <= (f["calibrated value"] - f["± (95% interval)"]).min()  # the bars fit the axis
-    assert chart.y_range[1] >= (f["calibrated value"] + f["± (95% interval)"]).max()
+    assert not ranking.charts  # the chart prints on a page of its own, never shrinking the table
+    # one final decision per object; without a lottery the places run out in a band "to discuss"
+    assert set(f["decision"]) <= {"funded", "not funded", "to discuss"}
+    funded = int((f["decision"] == "funded").sum())
+    discuss = int((f["decision"] == "to discuss").sum())
+    assert funded <= 15 and (discuss > 0 or funded == 15)
+    assert ranking.footer[0][0].startswith("Count: 15 places: ")
+    page = specs["Ranking chart"]
+    chart = page.charts[0]
+    assert chart.kind == "dots" and chart.line_columns and not page.frame.empty
+    names = list(page.frame.columns)
+    line = page.frame[names[chart.line_columns[0] - 1]]
+    assert names[chart.line_columns[0] - 1].startswith("funding line") and line.nunique() == 1
+    assert f["calibrated value"].iloc[14] > line.iloc[0] > f["calibrated value"].iloc[15]
+    pm = "± (95% interval)"
+    shown = f.iloc[:len(page.frame)]
+    assert chart.y_range[0] <= (shown["calibrated value"] - shown[pm]).min()  # the bars fit the axis
+    assert chart.y_range[1] >= (shown["calibrated value"] + shown[pm]).max()
+    # coloured by decision: one series per decision shown, each in its decision's colour
+    from xlcalib.presentation import DECISION_COLOURS
+
+    series = [names[j - 1] for j in chart.y_columns]
+    assert set(series) <= set(DECISION_COLOURS) and [chart.colour_of(k) for k in range(len(series))] == \
+        [DECISION_COLOURS[s] for s in series]
     out = new_workbook()
     write_calibration(out, ranked, frames, settings, now=NOW)
     ws = out["Ranking"]
-    top = next(r for r in range(1, 10) if ws.cell(r, 1).value == "rank")
+    top = next(r for r in range(1, 12) if ws.cell(r, 1).value == "rank")
     assert ws.cell(top + 15, 1).border.bottom.style == "thick" and ws.cell(top + 16, 1).border.bottom.style is None
-    changed = np.flatnonzero(f["changed by calibration"].to_numpy())
+    changed = np.flatnonzero(f["changed by calibration"].to_numpy() == "yes")
     assert len(changed) and all(ws.cell(top + 1 + i, 2).fill.fgColor.rgb.endswith("FFEB9C") for i in changed)
     summary = dict(r[:2] for r in out["Summary"].iter_rows(values_only=True) if r[0])
-    assert summary["Decisions calibration changed"].startswith(f"{len(changed)} decision(s)")
-    assert "borderline" in summary["How sure the line is"]
-    chart_series = [s.tx.v for s in ws._charts[0].series if s.tx is not None and s.tx.v]
-    assert "funding line" in chart_series
+    assert summary["Decisions calibration changed"].startswith(f"{len(changed)} object(s)")
+    assert "Borderline means" in summary["Decision"] and "Funding line top 15" in summary["Decision"]
+    assert not ws._charts and len(out["Ranking chart"]._charts) == 1
 
 
 def test_feedback_letter_one_page_per_assessor_naming_no_other():
@@ -182,7 +208,7 @@ def test_feedback_letter_one_page_per_assessor_naming_no_other():
     # each page break sits where the next assessor starts
     starts = [header + 2 + i for i in firsts.index[1:]]
     assert [b.id + 1 for b in ws.row_breaks.brk] == starts
-    assert ws.page_setup.orientation == "portrait"
+    assert ws.page_setup.orientation == "landscape"  # nine columns: landscape keeps them at 9 pt or larger
 
 
 def test_both_backends_render_the_same_presentation():
@@ -320,10 +346,18 @@ def test_summary_reports_the_lottery(tmp_path):
     write_calibration(wb, result, frames, settings, now=NOW)
     rows = list(wb["Ranking"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank")
-    table = pd.DataFrame(rows[header + 1:], columns=rows[header])
-    drawn = table.loc[table["lottery"] == "funded by lottery", "object"].tolist()
+    table = pd.DataFrame(_body(rows[header + 1:]), columns=rows[header])
+    drawn = table.loc[table["decision"] == "funded by lottery", "object"].tolist()
+    funded = table["decision"].isin(["funded", "funded by lottery"])
+    assert drawn and funded.sum() == 20  # exactly as many funded as places
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
-    assert drawn and summary["Lottery"].startswith(f"{len(drawn)} of ") and all(o in summary["Lottery"] for o in drawn)
+    assert f"The lottery drew {len(drawn)} of the " in summary["Decision"]
+    from xlcalib.calibration.decisions import decision_summary
+
+    assert summary["Decision"] == decision_summary(result.decisions)  # the command line prints these same words
+    count = next(r[0] for r in rows[header + 1:] if r[0] and str(r[0]).startswith("Count: "))
+    assert count.startswith("Count: 20 places: ") and f"{len(drawn)} funded by lottery" in count
+    assert summary[f"Funded by lottery ({len(drawn)})"] == ", ".join(drawn) + "."
 
 
 def test_reliability_of_averages_needs_no_objects_by_assessors_grid():
@@ -343,3 +377,48 @@ def test_reliability_of_averages_needs_no_objects_by_assessors_grid():
     assert value == pytest.approx(xlcalib.icc(grid.to_numpy(dtype=float), "ICC1k"), rel=1e-12)
     assert f"of {len(grid)} objects with 2 or more reads" in how
     assert np.isnan(reliability_of_averages(ev.drop_duplicates("object"))[0])  # one read each: not computable
+
+
+def test_charts_use_the_users_own_headers_and_print_on_pages_of_their_own():
+    wb, evaluations = _demo_book()
+    ws = wb["Evaluations"]
+    for j, name in enumerate(["Reviewer", "Proposal", "Mark"], start=1):
+        ws.cell(row=1, column=j, value=name)
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=10, draws=1000))
+    assert settings.headers == {"assessor": "Reviewer", "object": "Proposal", "score": "Mark"}
+    specs = {s.name: s for s in calibration_sheets(result, frames, settings, None, [["xlcalib calibration"]])}
+    ranking, biases, values = (specs[f"{n} chart"].charts[0] for n in ("Ranking", "Biases", "Values"))
+    assert ranking.x_title.startswith("Proposal, in rank order") and ranking.y_title == "calibrated Mark"
+    assert biases.x_title.startswith("Reviewer") and "Mark points" in biases.y_title
+    assert values.x_title.startswith("raw mean Mark")
+    assert all(not specs[n].charts for n in ("Ranking", "Biases", "Values"))  # a chart never shrinks a table
+    # the funding line is a reference line of its own colour, never the grey of the gridlines
+    assert ranking.line_columns and ranking.kind == "dots"
+
+
+def test_every_result_table_prints_at_nine_points_or_larger():
+    """Fit to width scales a table to the page; 11 pt text stays at 9 pt or larger when the scale is 9/11 or more
+    (the LibreOffice test measures the printed PDF)."""
+    from xlcalib.workbook.base import MIN_PRINT_SCALE
+
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, lottery=True, draws=1000))
+    preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
+    for spec in calibration_sheets(result, frames, settings, None, preamble, feedback=True):
+        assert spec.one_page or spec.printable().print_scale() >= MIN_PRINT_SCALE, (spec.name, spec.print_scale())
+
+
+def test_a_large_panels_biases_chart_shows_the_harshest_and_most_lenient_not_a_comb():
+    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.presentation import assessors_sheet, biases_chart
+    from xlcalib.presentation.panel import CHART_ASSESSORS
+
+    panel = simulate_panel(90, 200, 4, seed=2)
+    result = xlcalib.calibrate(panel.evaluations.drop(columns="sd"))
+    table = assessors_sheet(result, [["xlcalib calibration"]])
+    page = biases_chart(table, [["xlcalib calibration"]])
+    names = page.frame["assessor"].tolist()
+    assert len(names) == CHART_ASSESSORS < len(table.frame)
+    half = CHART_ASSESSORS // 2
+    assert names == table.frame["assessor"].head(half).tolist() + table.frame["assessor"].tail(half).tolist()
+    assert f"harshest and most lenient of {len(table.frame)}" in page.charts[0].title

@@ -69,7 +69,8 @@ def _chart(c):
 
 def _print(ws):
     p = ws.page_setup
-    return (p.orientation, int(p.paperSize), int(p.fitToWidth or 1), int(p.fitToHeight),
+    return (p.orientation, int(p.paperSize), int(p.fitToWidth or 1), 1 if p.fitToHeight is None else int(p.fitToHeight),
+            ws.print_area,  # an absent fitToHeight means its default, one page
             ws.sheet_properties.pageSetUpPr.fitToPage, ws.oddFooter.center.text, bool(ws.print_options.gridLines),
             [b.id for b in ws.row_breaks.brk], ws.freeze_panes, ws.print_title_rows)
 
@@ -172,21 +173,25 @@ def test_a_panel_beyond_excel_rows_is_refused_before_the_fit(tmp_path, monkeypat
 
     wb, evaluations = _demo_book()
     src = save_atomically(wb, tmp_path / "panel.xlsx")
-    limit = len(evaluations) + 4  # preamble (3 rows), a blank row and the header: 4 rows short of what is needed
+    out = tmp_path / "fits.xlsx"
+    assert main(["calibrate", str(src), "-o", str(out)]) == 0
+    capsys.readouterr()
+    needed = openpyxl.load_workbook(out)["Residuals"].max_row  # the lines above the table (wrapped), a blank, the header
+    limit = needed - 1  # one row short of what the sheet needs
     monkeypatch.setattr(base, "EXCEL_MAX_ROWS", limit)
     fitted = []
     run = panel_calibration.run_calibration
     monkeypatch.setattr(panel_calibration, "run_calibration", lambda *a, **k: fitted.append(1) or run(*a, **k))
     assert main(["calibrate", str(src), "-o", str(tmp_path / "out.xlsx")]) == 2
     err = capsys.readouterr().err
-    assert (f"sheet Residuals would need {len(evaluations) + 5:,} rows x {RESIDUALS_COLUMNS} columns; an Excel sheet "
+    assert (f"sheet Residuals would need {needed:,} rows x {RESIDUALS_COLUMNS} columns; an Excel sheet "
             f"holds {limit:,}") in err and "--format csv" in err
     assert not fitted and not (tmp_path / "out.xlsx").exists()
     # the same numbers as the sheet itself would give (the column count cannot drift from the real sheet)
     result, frames, settings = compute_calibration(wb)
     with pytest.raises(xlcalib.InputError) as late:
         write_calibration(XlsxWriterBook(), result, frames, settings, now=NOW)
-    assert f"would need {len(evaluations) + 5:,} rows x {RESIDUALS_COLUMNS} columns" in late.value.message
+    assert f"would need {needed:,} rows x {RESIDUALS_COLUMNS} columns" in late.value.message
     assert main(["calibrate", str(src), "--format", "csv", "-o", str(tmp_path / "csv")]) == 0
 
 
@@ -200,7 +205,8 @@ def test_command_line_result_files_are_streamed_by_xlsxwriter(tmp_path):
         assert 'inlineStr' in z.read("xl/worksheets/sheet1.xml").decode()
         assert "xl/sharedStrings.xml" not in z.namelist()
     residuals = openpyxl.load_workbook(out)["Residuals"]
-    assert residuals.max_row == len(evaluations) + 5 and residuals.freeze_panes == "A6"
+    header = next(r for r in range(1, 12) if residuals.cell(r, 1).value == "assessor")
+    assert residuals.max_row == len(evaluations) + header and residuals.freeze_panes == f"A{header + 1}"
 
 
 def _sheet_xml(path) -> dict[str, bytes]:

@@ -107,7 +107,11 @@ def _add_calibrate(sub) -> None:
     line.add_argument("--fund", type=int, metavar="K", help="funding line: K places (P(rank <= K) per object)")
     line.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
     cal.add_argument("--lottery", action="store_true",
-                     help="with --fund: fill the places left after the sure ones by a recorded draw among the borderline")
+                     help="with --fund: fill the places left after the objects above the line by a recorded draw "
+                          "among the borderline band next to the line")
+    cal.add_argument("--borderline", type=float, metavar="EPS",
+                     help="the borderline cut-off: an object is borderline when P(above the line) lies between EPS "
+                          "and 1 - EPS (default 0.05; 0.25 narrows the band to 25%%-75%%)")
     cal.add_argument("--model", choices=MODEL_CHOICES, default=None,
                      help="; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())
                      + f" (default {DEFAULT_MODEL})")
@@ -331,7 +335,7 @@ def _calibrate(args) -> int:
                                  threshold=args.threshold, lottery=args.lottery, model=args.model,
                                  interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
                                  scale_use=args.scale_use, group_column=args.group_column,
-                                 export=_export_options(args))
+                                 export=_export_options(args), borderline=args.borderline)
     print(result.summary())
     if result.decisions is not None:
         from .calibration import decision_summary

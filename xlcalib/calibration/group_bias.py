@@ -225,7 +225,8 @@ def _cell_sentence(r, tests: int) -> str:
     verdict = (f"beyond chance even allowing for {tests} comparisons (adjusted p = {r.p_holm:.2g})" if r.flagged
                else f"within chance (p = {r.p:.2g}, adjusted {r.p_holm:.2g})")
     group = f"group {r.group}" if str(r.group).replace(".", "").isdigit() else str(r.group)
-    return (f"{r.assessor} scores {group} objects {abs(r.bias):.2f} ± {r.se:.2f} {side} what the panel expects "
+    pm = (r.upper - r.lower) / 2  # the ± of every sheet: half the width of the interval at the run's level
+    return (f"{r.assessor} scores {group} objects {abs(r.bias):.2f} ± {pm:.2f} {side} what the panel expects "
             f"from them ({r.reads} reads): {verdict}")
 
 
@@ -273,11 +274,15 @@ def group_audit(result, groups) -> pd.DataFrame:
         out.attrs.update(statistic=F, df=(G - 1, t_df), p=float(fdtrc(G - 1, t_df, F)), test="F")
     else:
         out.attrs.update(statistic=stat, df=(G - 1,), p=float(chdtrc(G - 1, stat)), test="chi-square")
-    out.attrs["in_words"] = _audit_sentence(out)
+    from .posterior import quantile
+
+    level = result.stats.get("interval_level", 0.95)
+    out.attrs["in_words"] = _audit_sentence(out, quantile(0.5 + level / 2, t_df), level)
     return out
 
 
-def _audit_sentence(table: pd.DataFrame) -> str:
+def _audit_sentence(table: pd.DataFrame, q: float, level: float) -> str:
+    """The audit in one sentence; its ± is half the width of the interval at the run's level (q standard errors)."""
     p = table.attrs["p"]
     if not p < 0.05:
         return (f"Calibrated values do not differ measurably between groups (test of equal group means p = {p:.2g}).")
@@ -287,5 +292,5 @@ def _audit_sentence(table: pd.DataFrame) -> str:
     why = (f"calibration moved them by {moved:+.2f} relative to the rest (who read them)" if abs(moved) >= 0.005 else
            "not explained by who read them")
     return (f"Calibrated values differ between groups (test of equal group means p = {p:.2g}): {worst['group']} "
-            f"objects average {abs(worst['difference']):.2f} ± {worst['difference_se']:.2f} {side} the panel's "
-            f"objects; {why}.")
+            f"objects average {abs(worst['difference']):.2f} ± {q * worst['difference_se']:.2f} ({level:.0%}) {side} "
+            f"the panel's objects; {why}.")

@@ -170,22 +170,35 @@ class CalibrationResult:
         """A few plain lines: which model, how far to trust it, how precise the values are, what to look at."""
         s = self.stats
         level = s.get("interval_level", 0.95)
+        t_words = " (Student t: the noise was estimated from the scores, so a little wider)" \
+            if s.get("interval_kind") == "t" else ""
         lines = [
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
             f"(model {s.get('model', 'fixed')}: {MODEL_WORDS.get(s.get('model', 'fixed'), '')}).",
             *trust_sentences(self),
-            f"Values are on the scale of the {'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average "
-            f"assessor; the noise of a read is {s.get('noise_scale', '')}"
-            + ("." if "w = " in str(s.get("noise_scale", "")) else f" (w = {s['posterior_variance']:.4g})."),
-            f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score units "
-            f"({level:.0%} intervals, {s.get('interval_kind', 'normal')}); assessor biases median "
-            f"{self.biases['se'].median():.2g}.",
-            f"{int(self.residuals['anomalous'].sum())} evaluation(s) flagged anomalous "
-            f"(|standardised residual| > {s['anomaly_threshold']:g}).",
+            f"Values are on the panel's own scale: biases are measured from the "
+            f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. {self._noise_words()}",
+            f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score points, "
+            f"assessor biases {self.biases['se'].median():.2g}; every ± shown is half the width of the {level:.0%} "
+            f"interval{t_words}.",
+            f"{int(self.residuals['anomalous'].sum())} read(s) stand out (further than {s['anomaly_threshold']:g} "
+            "expected spreads from what the model expects).",
         ]
         if s.get("noise_check"):
             lines.append(f"Declared SDs: {s['noise_check']}.")
         return "\n".join(lines)
+
+    def _noise_words(self) -> str:
+        """How much a read scatters around the model, in score points, with the technical figure in a note."""
+        s = self.stats
+        w = s.get("posterior_variance")
+        if w is None or not np.isfinite(w):
+            return ""
+        if "face value" in str(s.get("noise_scale", "")):
+            return f"The declared SDs are taken at face value (technical: noise scale w = {w:.3g})."
+        which = "a Medium read" if str(s.get("uncertainty_kind")) == "level" else "a read of confidence 1"
+        return (f"Estimated from the scores, {which} lies typically {np.sqrt(w):.2f} score points from what the model "
+                f"expects (technical: noise scale w = {w:.3g}).")
 
     def decision_basis(self) -> DecisionBasis:
         """What rankings, P(above the line) and next reads are computed from (one connected, comparable panel)."""

@@ -93,8 +93,9 @@ def _words(kind: str, s: dict) -> str:
                    "too little to rank the objects: most differences are within their error") + ")")
     if s["p"] < 0.05:
         return (f"the assessors differ measurably in stringency (about {H:.1f} distinguishable levels; "
-                f"fixed chi-square p = {s['p']:.2g}): calibration matters")
-    return (f"the assessors cannot be told apart in stringency (fixed chi-square p = {s['p']:.2g}): they are "
+                f"test of no difference p = {s['p']:.2g}, technical: fixed chi-square): calibration matters")
+    return (f"the assessors cannot be told apart in stringency (test of no difference p = {s['p']:.2g}, technical: "
+            "fixed chi-square): they are "
             "interchangeable as far as the data show")
 
 

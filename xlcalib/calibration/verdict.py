@@ -36,12 +36,12 @@ def stringency_sentence(stats: dict) -> str:
     low, high, p = stats.get("sigma_b_low"), stats.get("sigma_b_high"), stats.get("sigma_b_p")
     interval = (f"; 95% between {low:.2g} and {high:.2g}" if low is not None and np.isfinite(low) else "")
     if assessors_differ(stats):
-        return (f"Assessors differ in stringency by about ±{sigma:.2g} score points (SD of the biases{interval}): "
+        return (f"Assessors differ in stringency: their biases spread by about {sigma:.2g} score points (SD{interval}): "
                 "calibration corrects each value for its readers' stringency, as far as the shared reads allow.")
     if assessors_differ(stats) is False:
         return (f"The panel's assessors do not measurably differ in stringency (SD of the biases {sigma:.2g}{interval}; "
                 f"test of no difference p = {p:.2g}): the values are close to confidence-weighted plain averages.")
-    return f"Assessors differ in stringency by about ±{sigma:.2g} score points (SD of the biases)."
+    return f"Assessors differ in stringency: their biases spread by about {sigma:.2g} score points (SD)."
 
 
 def _group_listing(result, shown: int = 5) -> str:
@@ -70,7 +70,8 @@ def linkage_sentence(result) -> str:
         return (f"The panel splits into {n} groups that share no objects, each fitted on its own scale: values of "
                 "different groups are not comparable.")
     mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
-    text = f"Assessor overlap mu2 = {mu2:.3g} (0..1, larger is better): {overlap_verdict(mu2)}."
+    text = (f"Assessor overlap {mu2:.2f} on a scale of 0 to 1 (how well shared objects tie the assessors together; "
+            f"technical name mu2): {overlap_verdict(mu2)}.")
     if np.isfinite(mu2) and mu2 < 0.1 and s.get("sigma_b") is not None:
         text += " The model keeps poorly linked assessors' biases close to 0, so their values stay close to plain averages."
     return text

@@ -45,8 +45,11 @@ SHOWN_WARNINGS = 5
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                   feedback=False, scale_use=None, group_column=None, export=None):
+                   feedback=False, scale_use=None, group_column=None, export=None, borderline=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
+
+    ``borderline``: the borderline cut-off epsilon (objects with P(above the line) between epsilon and
+    1 - epsilon are borderline), beating the Settings sheet's.
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
     Diagnostics and charts), ``"csv"`` (one ``<stem>_<Sheet>.csv`` per sheet in
@@ -61,9 +64,10 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     if export is not None or is_export(path, sheet):
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
-                                interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use)
+                                interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use,
+                                borderline=borderline)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery)
+                           threshold=threshold, lottery=lottery, borderline=borderline)
     overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column))
                       if value is not None})
     book = _input_book(path, sheet, fast=True)
@@ -93,7 +97,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
 def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
                      fmt="xlsx", fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                     feedback=False, scale_use=None):
+                     feedback=False, scale_use=None, borderline=None):
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
@@ -106,7 +110,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
 
     path = Path(path)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery)
+                           threshold=threshold, lottery=lottery, borderline=borderline)
     if scale_use is not None:
         overrides["scale_use"] = scale_use
     out = Path(out) if out else path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
@@ -216,10 +220,14 @@ def _import_payload(imported) -> dict:
             "notes": [neutralise_text(n) for n in imported.notes], "mapping": imported.mapping.to_dict()}
 
 
-def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery) -> dict:
+def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, borderline=None) -> dict:
     """Explicit command-line options, which beat the Settings sheet."""
     overrides = {key: value for key, value in (("gauge", gauge), ("model", model), ("interval_level", interval_level),
                                                ("seed", seed)) if value is not None}
+    if borderline is not None:
+        if not 0 < borderline < 0.5:
+            raise InputError(f"--borderline must be a share above 0 and below 0.5 (e.g. 0.05 or 0.25), not {borderline:g}")
+        overrides["epsilon"] = float(borderline)
     if fund is not None or threshold is not None:
         overrides.update(fund_top_k=fund, fund_threshold=threshold)
     if lottery:
@@ -245,13 +253,21 @@ def _input_book(path: Path, sheet: str, *, fast: bool):
     return open_workbook(path)
 
 
-def _residuals_fit_a_sheet(panel) -> None:
+def _residuals_fit_a_sheet(panel, settings: CalibrationSettings) -> None:
     """The Residuals (and Feedback) sheet holds one row per evaluation: a panel beyond Excel's rows is refused
-    before the fit, with the way out (CSV or JSON), instead of after minutes of work; never cut silently."""
+    before the fit, with the way out (CSV or JSON), instead of after minutes of work; never cut silently.
+
+    The sheet's lines above the table wrap to its width, so the check lays out the sheet the run will write
+    with the scores standing in for the fitted numbers (the same widths: score units)."""
+    from ..presentation import residuals_sheet
     from ..workbook.base import check_sheet_size
 
-    check_sheet_size(panel.frame, run_preamble("calibration", "", None), "Residuals", n_rows=len(panel.frame),
-                     n_columns=RESIDUALS_COLUMNS)
+    f = panel.frame
+    score = f["score"].to_numpy(dtype=float)
+    stand_in = pd.DataFrame({"assessor": f["assessor"].to_numpy(), "object": f["object"].to_numpy(), "score": score,
+                             "fitted": score, "residual": score, "std_residual": score, "anomalous": False})
+    spec = residuals_sheet(stand_in, run_preamble("calibration", settings.describe(), None)).printable()
+    check_sheet_size(stand_in, spec.preamble, "Residuals", n_rows=len(f), n_columns=RESIDUALS_COLUMNS)
 
 
 def _write_problem_listing(exc: InputProblems, path: Path, out) -> None:
@@ -368,7 +384,8 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     try:
         sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
         result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
-                                                       before_fit=panels.append, origins=CLI_OPTIONS, **overrides)
+                                                       before_fit=lambda panel, _: panels.append(panel),
+                                                       origins=CLI_OPTIONS, **overrides)
     finally:
         if hasattr(book, "close"):
             book.close()
@@ -377,11 +394,9 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     pending = panels[0].pending[["assessor", "object"]] if panels and len(panels[0].pending) else None
     suggestions = next_reads_frame(result, settings, reads, pending=pending, **rules)
     result_book = new_result_book()
-    write_calibration(result_book, result, frames, settings)
-    objective = suggestions.attrs.get("objective", "")
-    preamble = run_preamble("next reads", f"{settings.describe()}; objective: {objective}", None)
-    preamble += [[f"rule: {line}"] for line in suggestions.attrs["rules"]]
-    open_book(result_book).write_frame("Next reads", suggestions, preamble)
+    write_calibration(result_book, result, frames, settings, next_reads=suggestions)
+    backend = open_book(result_book)
+    backend.activate("Next reads")
     save_atomically(result_book, out)
     return suggestions, out
 

@@ -13,6 +13,21 @@ from .agreement import agreement_results, declared_categories, report_weights
 from .common import first_column_list, run_preamble, sheet_grid, write_sheets
 
 
+def _kappas(ratings: pd.DataFrame, order) -> dict:
+    """Cohen's kappa unweighted, linear- and quadratic-weighted (the one most ordinal studies quote), with
+    standard errors and intervals, in the category order; empty when the ratings do not allow them."""
+    from ..agreement import conger_kappa
+
+    out = {}
+    for label, weights in (("Cohen's kappa (unweighted)", "identity"), ("linear-weighted kappa", "linear"),
+                           ("quadratic-weighted kappa", "quadratic")):
+        try:
+            out[label] = conger_kappa(ratings, weights, order)
+        except InputError:
+            return {}
+    return out
+
+
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     """Categories + Ratings (Object, Rater 1, Rater 2) (+ Settings) -> sheets Svensson, MeanRanks, ROC (with a chart)
     and Agreement (chance-corrected coefficients, weights following the category order or the values given)."""
@@ -45,6 +60,7 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     if names[0] != names[1]:
         ratings.columns = list(names)
     table, _, why_not = agreement_results(ratings, weights, order)
-    specs = ordinal_sheets(frames, names, pre) + [agreement_sheet(table, pre, weights=weights, why_not=why_not)]
+    specs = ordinal_sheets(frames, names, pre, kappas=_kappas(ratings, order)) + \
+        [agreement_sheet(table, pre, weights=weights, why_not=why_not)]
     write_sheets(backend, specs)
     return {**frames, "Agreement": specs[-1].frame}

@@ -43,13 +43,15 @@ from ..cells import (
     parse_whole,
 )
 from ..errors import InputError
-from ..inputs import check_evaluations, checks_frame, read_panel, table_from_block
+from ..inputs import EVALUATION_COLUMNS, check_evaluations, checks_frame, find_columns, read_panel, table_from_block
 from ..workbook import open_book
 from .common import run_preamble, write_sheets
 
-#: The calibration result sheets in reading order (how each looks: :mod:`xlcalib.presentation`).
+#: The calibration result sheets in reading order, each chart on a page of its own after the table it draws (how
+#: each looks: :mod:`xlcalib.presentation`); a Run main adds "Next reads".
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
-RESULT_SHEETS = ("Ranking", "Summary", "Biases", "Checks", "Values", "Residuals", "Diagnostics", "Fit", "Unexpected")
+RESULT_SHEETS = ("Ranking", "Ranking chart", "Summary", "Biases", "Biases chart", "Checks", "Values", "Values chart",
+                 "Residuals", "Diagnostics", "Fit", "Unexpected")
 #: The Evaluations (or Objects) sheet column that gives each object's group, unless the Settings name another.
 DEFAULT_GROUP_COLUMN = "Group"
 
@@ -84,21 +86,30 @@ class CalibrationSettings:
     #: where each setting that is not a default came from, for messages: "sheet Settings, cell B6 (funding line,
     #: top k)", "--fund" ... (:func:`check_settings` names it when it refuses the value)
     origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: the borderline group's cut-off: borderline when epsilon < P(above the line) < 1 - epsilon
+    epsilon: float = 0.05
+    #: the user's own names of the assessor, object and score columns (the charts' axis titles)
+    headers: dict = field(default_factory=dict)
 
     def describe(self) -> str:
+        """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
         levels = (self.levels or default_levels()).describe()
-        line = (f"funding line: top {self.fund_top_k}" if self.fund_top_k else
-                f"funding line: calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
+        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line at calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
                 "no funding line")
-        return (f"model={self.model}; gauge={self.gauge}; intervals {self.interval_level:.0%}; {line}"
-                f"{' with lottery' if self.lottery else ''}; anomaly threshold={self.anomaly_threshold:g}; "
-                f"per_component={self.per_component}; scale use={self.scale_use}"
-                f"{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
+        if self.fund_top_k or self.fund_threshold is not None:
+            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
+                     f"{', lottery' if self.lottery else ''}, {self.draws:,} draws, seed {self.seed}")
+        zero = "confidence-weighted" if self.gauge == "weighted" else "plain"
+        return (f"model {self.model}; intervals {self.interval_level:.0%}; {line}; biases measured from the "
+                f"{zero} average assessor (gauge={self.gauge}); reads flagged beyond {self.anomaly_threshold:g} "
+                f"expected spreads{'; each linked group fitted apart' if self.per_component else ''}; scale use "
+                f"{self.scale_use}{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
         return {"top_k": self.fund_top_k, "threshold": self.fund_threshold, "draws": self.draws, "seed": self.seed,
-                "lottery": self.lottery and self.fund_top_k is not None}
+                "epsilon": self.epsilon, "lottery": self.lottery and self.fund_top_k is not None}
 
 
 # ----------------------------------------------------------------------------
@@ -151,6 +162,8 @@ def _read_settings_sheet(block, name: str, settings: CalibrationSettings) -> Non
                 settings.fund_threshold, line_cells["score"] = score, cell
         elif key.startswith("lottery"):
             settings.lottery = parse_flag(row[1], f"lottery ({cell})", settings.lottery)
+        elif key.startswith("borderline"):
+            settings.epsilon = _borderline_cutoff(row[1], cell, settings.epsilon)
         elif key.startswith("monte carlo draws") or key == "draws":
             settings.draws = parse_whole(row[1], f"draws ({cell})", settings.draws, low=100)
         elif key == "seed":
@@ -172,11 +185,12 @@ _SETTING_ROWS = (("gauge", "gauge", "gauge"), ("anomaly", "anomaly_threshold", "
                  ("places funded", "fund_top_k", "funding line, top k"),
                  ("funding line (score)", "fund_threshold", "funding line score"), ("lottery", "lottery", "lottery"),
                  ("monte carlo draws", "draws", "draws"), ("=draws", "draws", "draws"), ("=seed", "seed", "seed"),
-                 ("scale use", "scale_use", "scale use"), ("group column", "group_column", "group column"))
+                 ("scale use", "scale_use", "scale use"), ("group column", "group_column", "group column"),
+                 ("borderline", "epsilon", "borderline cut-off"))
 #: The command line's option for each setting it can override (messages name the option, not the argument)
 CLI_OPTIONS = {"gauge": "--gauge", "model": "--model", "interval_level": "--interval-level", "seed": "--seed",
                "fund_top_k": "--fund", "fund_threshold": "--threshold", "lottery": "--lottery",
-               "scale_use": "--scale-use", "group_column": "--group-column"}
+               "scale_use": "--scale-use", "group_column": "--group-column", "epsilon": "--borderline"}
 
 
 def _note_origin(settings: CalibrationSettings, key: str, cell: str, value) -> None:
@@ -205,6 +219,10 @@ def check_settings(settings: CalibrationSettings) -> None:
     if line is not None and not (isinstance(line, (int, float)) and abs(line) <= MAX_ABS_SCORE):
         raise InputError(f"{_origin(settings, 'fund_threshold')} must be a finite score within ±{MAX_ABS_SCORE:g} "
                          f"(the limit of every score), not {line:g}")
+    eps = settings.epsilon
+    if not (isinstance(eps, (int, float)) and 0 < eps < 0.5):
+        raise InputError(f"{_origin(settings, 'epsilon')} (the borderline cut-off) must be a share above 0 and below "
+                         f"0.5 (e.g. 0.05 for 5%), not {eps!r}")
     if settings.seed is not None and not (isinstance(settings.seed, int) and 0 <= settings.seed <= MAX_SEED):
         raise InputError(f"{_origin(settings, 'seed')} must be a whole number from 0 to 2^53, not {settings.seed}")
     if settings.lottery and settings.fund_top_k is None:
@@ -234,6 +252,20 @@ def check_line_applies(settings: CalibrationSettings, result: CalibrationResult)
                          "the funding line")
 
 
+def _borderline_cutoff(value, cell: str, default: float) -> float:
+    """The Settings row "Borderline cut-off": a share between 0 and 50% (5%, 0.05 or 5 all mean five per cent)."""
+    percent = isinstance(value, str) and value.strip().endswith("%")  # "25%" typed into a text cell
+    share = parse_number(value.strip()[:-1] if percent else value, cell + " (borderline cut-off)", allow_blank=True)
+    if np.isnan(share):
+        return default
+    if percent or 1 <= share < 50:  # a percentage
+        share = share / 100
+    if not 0 < share < 0.5:
+        raise InputError(f"{cell} (borderline cut-off) must be a share above 0 and below 50% (e.g. 5% or 25%), not "
+                         f"{value!r}")
+    return share
+
+
 def _read_levels_sheet(block, name: str) -> Levels | None:
     """The Levels sheet: level names in column A, relative confidences or SDs in column B (by its header)."""
     rows = block.rows
@@ -256,6 +288,16 @@ def _read_levels_sheet(block, name: str) -> Levels | None:
         table[str(row[0]).strip()] = parse_number(row[1], where)
         check_level_value(table[str(row[0]).strip()], kind, where)
     return levels_table(Levels(table, kind)) if table else None
+
+
+def user_headers(panel) -> dict[str, str]:
+    """The headers the user gave the assessor, object and score columns ("Reviewer", "Proposal", "Mark" ...)."""
+    table = getattr(panel, "table", None)
+    header = getattr(table, "header", None)
+    if not header:
+        return {}
+    found = find_columns(header, EVALUATION_COLUMNS, panel.sheet)
+    return {name: str(header[j]).strip() for name, j in found.items() if name in ("assessor", "object", "score")}
 
 
 def level_names(settings: CalibrationSettings) -> list[str]:
@@ -437,7 +479,8 @@ def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evalua
                    + ", ".join(map(str, C_o.index[low][:10])) + (" ..." if low.sum() > 10 else ""))
     mu2 = s["mu2"] if not isinstance(s["mu2"], list) else min(s["mu2"])
     if np.isfinite(mu2) and mu2 < 0.1:
-        out.append(f"mu2 = {mu2:.3g} is small: assessors overlap little, so biases are poorly determined.")
+        out.append(f"Assessor overlap {mu2:.2f} (technical name mu2) is small: assessors share few objects, so their "
+                   "biases are poorly determined; add shared reads (Next reads suggests which).")
     n_anom = int(result.residuals["anomalous"].sum())
     if n_anom:
         out.append(f"{n_anom} evaluation(s) are anomalous (see Residuals, highlighted).")
@@ -456,8 +499,8 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
 
     ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet; ``origins``
     names where each came from (``{"fund_top_k": "--fund"}``, :data:`CLI_OPTIONS`) for the messages.
-    ``before_fit(panel)`` runs on the checked evaluations before the fit (e.g. to refuse a panel whose
-    result sheets cannot hold it, before minutes of work).
+    ``before_fit(panel, settings)`` runs on the checked evaluations before the fit (e.g. to refuse a panel
+    whose result sheets cannot hold it, before minutes of work).
     """
     backend = open_book(book)
     settings = read_settings(backend, settings or CalibrationSettings())
@@ -467,8 +510,9 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     check_settings(settings)
     panel = read_panel(backend, settings.sheet, levels=level_names(settings))
     check_line_fits(settings, int(panel.frame["object"].nunique()))
+    settings.headers = user_headers(panel)
     if before_fit is not None:
-        before_fit(panel)
+        before_fit(panel, settings)
     result, frame = run_calibration(None, settings, panel)
     check_line_applies(settings, result)
     result.groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
@@ -489,24 +533,73 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
 
 def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
                       settings: CalibrationSettings, *, now: _dt.datetime | None = None,
-                      feedback: bool = False) -> dict[str, int]:
+                      feedback: bool = False, next_reads: pd.DataFrame | None = None) -> dict[str, int]:
     """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
 
-    Sheets (:data:`RESULT_SHEETS`, plus a printable per-assessor Feedback sheet with ``feedback``) and how
-    they look come from :func:`xlcalib.presentation.calibration_sheets`.
+    Sheets (:data:`RESULT_SHEETS` with their chart pages, a printable per-assessor Feedback sheet with
+    ``feedback``, the Next reads sheet when *next_reads* is given) and how they look come from
+    :mod:`xlcalib.presentation`.
     """
-    from ..presentation import calibration_sheets
+    from ..presentation import calibration_sheets, next_reads_sheet
 
     backend = open_book(book)
     preamble = run_preamble("calibration", settings.describe(), now)
     specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    if next_reads is not None:
+        rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
+        specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))
     tops = write_sheets(backend, specs)
     backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
 
 
+#: Extra reads the Next reads sheet of a Run main suggests.
+NEXT_READS = 10
+
+
+class _SheetRows:
+    """Any workbook backend seen as the few openpyxl calls :func:`~xlcalib.exercises.assignment.assignment_rules`
+    makes (``sheetnames``, ``book[name].iter_rows(values_only=True)``), each sheet's cells from A1."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.sheetnames = backend.sheet_names()
+
+    def __getitem__(self, name):
+        block = self.backend.read_block(name)
+        pad = [None] * (block.first_column - 1)
+        rows = [[] for _ in range(block.first_row - 1)] + [pad + list(r) for r in block.rows]
+
+        class _Sheet:
+            def iter_rows(self, values_only=True):
+                return iter(rows)
+
+        return _Sheet()
+
+
+def run_next_reads(book, result: CalibrationResult, settings: CalibrationSettings, panel) -> pd.DataFrame:
+    """The Next reads of a Run main: :data:`NEXT_READS` reads that settle the funding line best (no line: that most
+    reduce the values' uncertainty) within the Assignment sheet's rules and the pending reads; a rule sheet that
+    cannot be read, or a panel that cannot be ranked, gives a table whose note says why (never rules ignored)."""
+    from .assignment import assignment_rules
+
+    try:
+        rules = assignment_rules(book if hasattr(book, "sheetnames") else _SheetRows(open_book(book)))
+        pending = panel.pending[["assessor", "object"]] if panel is not None and len(panel.pending) else None
+        kept = {k: rules[k] for k in ("conflicts", "max_load", "suitability")} if rules else {}
+        return next_reads_frame(result, settings, NEXT_READS, pending=pending,
+                                sources=[f"from {rules['source']}"] if rules else [], **kept)
+    except InputError as exc:
+        empty = pd.DataFrame(columns=["order", "assessor", "object", "p_above", "se_before", "se_after", "reason"])
+        empty.attrs.update(note=f"no reads suggested: {exc.message}", rules=[])
+        return empty
+
+
 def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):
-    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book); returns the result."""
-    result, frames, settings = compute_calibration(book, settings)
-    write_calibration(book, result, frames, settings, now=now)
+    """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book): the result sheets and the Next
+    reads; returns the result."""
+    panels = []
+    result, frames, settings = compute_calibration(book, settings, before_fit=lambda panel, _: panels.append(panel))
+    suggestions = run_next_reads(book, result, settings, panels[0] if panels else None)
+    write_calibration(book, result, frames, settings, now=now, next_reads=suggestions)
     return result

@@ -83,7 +83,11 @@ def _settings_sheet(wb, scale) -> None:
             ("Scale use", "off", "off: assessors differ by a shift; auto: also a gain per assessor (some spread scores "
                                  "widely, others keep to the middle) when the test says they differ; on: always"),
             ("Group column", None, "optional: the Evaluations (or Objects) column naming each object's group (subject, "
-                                   "call ...); default Group when there is one; adds the Groups and Group bias sheets")]
+                                   "call ...); default Group when there is one; adds the Groups and Group bias sheets"),
+            ("Borderline cut-off", 0.05, "an object is borderline (the data cannot place it above or below the funding "
+                                         "line) when P(above the line) lies between this and 100% minus it; the lottery "
+                                         "draws only among the borderline objects next to the line. 5% is strict; 25% "
+                                         "narrows the band to the objects whose central 50% rank range holds the line")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
         input_cell(settings.cell(row=r, column=2), value)
@@ -102,6 +106,11 @@ def _settings_sheet(wb, scale) -> None:
     settings.add_data_validation(level)
     level.add("B8")
     settings["B8"].number_format = "0%"
+    cut_off = DataValidation(type="decimal", operator="between", formula1="0.001", formula2="0.499", allow_blank=True,
+                             showErrorMessage=True, errorTitle="Borderline cut-off", error="A share such as 5% or 25%")
+    settings.add_data_validation(cut_off)
+    cut_off.add("B13")
+    settings["B13"].number_format = "0%"
     for c in "ABC":
         settings[f"{c}1"].font = st["bold"]
     settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 80

@@ -33,9 +33,10 @@ it in its own way).
 """
 from __future__ import annotations
 
+import copy
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -136,20 +137,27 @@ class RefLine:
     x: tuple[float, float]
     y: tuple[float, float]
     dashed: bool = True
+    #: a reference line is drawn in a colour of its own, never the grey of the gridlines
+    colour: str = "C00000"
 
 
 @dataclass(frozen=True)
 class ChartSpec:
     """A native chart of columns of a result sheet (1-based sheet columns, header row then data rows).
 
-    ``kind``: ``"bar"`` (horizontal bars), ``"column"`` (vertical bars) or
-    ``"scatter"`` (markers; with ``lines`` also connecting lines).  ``x_column``
-    holds the categories (bar, column) or the x values (scatter); ``y_columns``
-    one series each, named by the header cell, each in its own colour.
-    ``error_column`` adds symmetric custom error bars (± the column's values)
-    to the first series.  ``x_range`` / ``y_range`` fix an axis (probabilities:
-    ``(0, 1)``), ``x_major`` its tick step (1 for rater counts); ``ref_lines``
-    are reference lines (scatter only); ``y_number_format`` the tick labels.
+    ``kind``: ``"bar"`` (horizontal bars), ``"column"`` (vertical bars),
+    ``"scatter"`` (markers; with ``lines`` also connecting lines) or ``"dots"``
+    (a dot plot: one marker per category, e.g. an object in rank order, the
+    categories' names on the axis).  ``x_column`` holds the categories (bar,
+    column, dots) or the x values (scatter); ``y_columns`` one series each,
+    named by the header cell, each in its own colour (``colours`` overrides
+    the default order).  ``error_column`` adds symmetric custom error bars (±
+    the column's values) to the first series, ``error_columns`` one per series
+    (None: none).  ``line_columns`` are series drawn as a plain line without
+    markers (a funding line across a dot plot), in a reference line's colour.
+    ``x_range`` / ``y_range`` fix an axis (probabilities: ``(0, 1)``),
+    ``x_major`` / ``y_major`` its tick step; ``ref_lines`` are reference lines
+    (scatter only); ``x_number_format`` / ``y_number_format`` the tick labels.
     """
 
     kind: str
@@ -170,10 +178,27 @@ class ChartSpec:
     x_major: float | None = None
     ref_lines: tuple[RefLine, ...] = ()
     y_number_format: str | None = None
+    x_number_format: str | None = None
+    y_major: float | None = None
+    error_columns: tuple[int | None, ...] = ()
+    colours: tuple[str, ...] = ()
+    line_columns: tuple[int, ...] = ()
 
     def __post_init__(self):
-        if self.kind not in ("bar", "column", "scatter"):
+        if self.kind not in ("bar", "column", "scatter", "dots"):
             raise ValueError(f"unknown chart kind {self.kind!r}")
+
+    def errors_of(self, k: int) -> int | None:
+        """The error-bar column of series *k* (0-based), or None."""
+        if self.error_columns:
+            return self.error_columns[k] if k < len(self.error_columns) else None
+        return self.error_column if k == 0 else None
+
+    def colour_of(self, k: int) -> str:
+        """The colour of series *k*: the spec's own, else the common order."""
+        if k < len(self.colours) and self.colours[k]:
+            return self.colours[k]
+        return CHART_COLOURS[k % len(CHART_COLOURS)]
 
 
 #: One font for every result cell (name *and* size: a bold font without a name falls back to a serif face).
@@ -191,6 +216,14 @@ class Column:
     meaning: str = ""
     wrap: bool = False
     max_width: float = 60.0
+    #: one number format per data row (a column of figures of different kinds: a share, a count, a coefficient)
+    row_formats: tuple = ()
+
+    def format_of(self, row: int) -> str | None:
+        """The number format of data row *row* (0-based)."""
+        if self.row_formats and row < len(self.row_formats):
+            return self.row_formats[row]
+        return self.number_format
 
 
 @dataclass
@@ -216,10 +249,52 @@ class SheetSpec:
     landscape: bool = True
     #: 0-based data rows that start a new printed page (e.g. one page per assessor)
     page_breaks: list = field(default_factory=list)
+    #: lines printed under the table after a blank row (counts, what a column means), one text per line
+    footer: list = field(default_factory=list)
+    #: (last row, last column) to print; None = the table itself (preamble, header, rows and footer)
+    print_area: tuple[int, int] | None = None
+    #: fit the print area to one page tall as well as wide (a chart page)
+    one_page: bool = False
 
     @property
     def header_row(self) -> int:
         return len(self.preamble) + 2 if len(self.preamble) else 1
+
+    @property
+    def last_row(self) -> int:
+        """The sheet row of the last line written (the footer's, else the table's last row)."""
+        return self.header_row + len(self.frame) + (len(self.footer) + 1 if self.footer else 0)
+
+    def printed_area(self) -> tuple[int, int]:
+        """(last row, last column) of what prints: the table and its lines, never cells beside or below it."""
+        return self.print_area or (self.last_row, max(1, self.frame.shape[1]))
+
+    def table_pixels(self) -> int:
+        """Width of the printed columns in screen pixels (what fit-to-width scales to the page)."""
+        widths = self.widths()[: self.printed_area()[1]]
+        return sum(column_pixels(w) for w in widths)
+
+    def print_scale(self) -> float:
+        """The scale fit-to-width prints the table at on the narrower paper (Letter or A4) of the orientation:
+        1 when it fits; :data:`MIN_PRINT_SCALE` or more keeps 11 pt text at 9 pt or larger."""
+        printable = PRINTABLE_PIXELS["landscape" if self.landscape else "portrait"]
+        return min(1.0, printable / max(1, self.table_pixels()))
+
+    def printable(self) -> "SheetSpec":
+        """This sheet as the backends render it: every preamble and footer text longer than the table is wide
+        split into lines that fit (printed text is never cut at the print area's edge, and no line widens the
+        page so that the table shrinks)."""
+        widths, last_column = self.widths(), self.printed_area()[1]
+        printed = sum(widths[:last_column]) + DEFAULT_COLUMN_WIDTH * max(0, last_column - len(widths))
+        chars = max(40, int(printed * TEXT_CHARS_PER_WIDTH))
+        out = copy.copy(self)
+        out.preamble = wrap_lines(self.preamble, chars)
+        out.footer = wrap_lines(self.footer, chars)
+        shift = out.header_row - self.header_row
+        if shift:  # a chart reads the table's rows: it moves down with the table
+            out.charts = [replace(c, header_row=c.header_row + shift) if c.header_row == self.header_row else c
+                          for c in self.charts]
+        return out
 
     def column(self, name) -> Column:
         """The column's description; undescribed columns get a format from their dtype."""
@@ -230,9 +305,12 @@ class SheetSpec:
     def longest(self, name) -> int:
         """Characters of the longest shown value of a column (numbers: the extremes decide; text: vectorised)."""
         series = self.frame[name]
-        fmt = self.column(name).number_format
+        col = self.column(name)
+        fmt = col.number_format
         if not len(series):
             return 0
+        if col.row_formats:
+            return max(len(shown_text(v, col.format_of(i))) for i, v in enumerate(series.to_numpy(dtype=object)))
         if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
             values = series.to_numpy(dtype=float)
             values = values[np.isfinite(values)]
@@ -252,15 +330,89 @@ class SheetSpec:
         for name in self.frame.columns:
             col = self.column(name)
             longest = self.longest(name)
-            header = len(str(name)) * 1.1 + 2  # bold
+            header = header_width(str(name))
             pad = 3  # text is indented one step; numbers keep a character clear of their neighbour
             out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
         return out
+
+    def header_lines(self) -> int:
+        """Lines the tallest header takes at the columns' widths (headers wrap: at most :data:`HEADER_LINES`)."""
+        lines = [next((k for k in range(1, HEADER_LINES + 1) if _fits(str(name).split() or [""], int((w - 2) / 1.1), k)),
+                      HEADER_LINES) for name, w in zip(self.frame.columns, self.widths())]
+        return int(max(lines, default=1))
 
     def wrapped(self, name) -> bool:
         """A column wraps when told to or when its longest text exceeds its capped width."""
         col = self.column(name)
         return col.wrap or self.longest(name) + 2 > col.max_width
+
+
+#: Printable width in screen pixels (96 per inch) inside margins of 0.5 inch left and right: landscape on Letter
+#: (27.94 cm; A4 is wider), portrait on A4 (21.0 cm; Letter is wider).  A table wider than this is printed
+#: smaller by fit-to-width.
+PRINTABLE_PIXELS = {"landscape": 960, "portrait": 698}
+#: Page margins in inches (left, right, top, bottom, header, footer): one set for every result sheet.
+MARGINS = (0.5, 0.5, 0.6, 0.6, 0.3, 0.3)
+#: The smallest print scale a result table may need: 11 pt text printed at 9 pt.
+MIN_PRINT_SCALE = 9 / 11
+#: Width of a column the sheet leaves at Excel's default (characters).
+DEFAULT_COLUMN_WIDTH = 8.43
+#: Characters of (italic, proportional) running text per unit of column width, kept on the safe side.
+TEXT_CHARS_PER_WIDTH = 1.05
+
+
+def column_pixels(width: float) -> int:
+    """Pixels a column of *width* characters takes (Calibri 11: 7 pixels per character plus 5 of padding)."""
+    return int(round(7 * width + 5))
+
+
+def wrap_lines(lines, chars: int) -> list:
+    """Preamble or footer rows with each single long text split at word boundaries into rows of at most *chars*
+    characters; rows of several cells (a small table of figures) and short texts pass unchanged."""
+    import textwrap
+
+    out = []
+    for row in lines:
+        row = list(row)
+        cells = [c for c in row if c is not None and c != ""]
+        if len(cells) == 1 and isinstance(row[0], str) and len(row[0]) > chars:
+            out += [[part] for part in textwrap.wrap(row[0], chars, break_long_words=False, break_on_hyphens=False)]
+        else:
+            out.append(row)
+    return out
+
+
+def flagged(series: pd.Series) -> np.ndarray:
+    """True rows of a flag column: booleans, or the words "yes" / "no" the result sheets show them as."""
+    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
+        return series.fillna(False).astype(bool).to_numpy()
+    return series.map(lambda v: v is True or (isinstance(v, (bool, np.bool_)) and bool(v))
+                      or (isinstance(v, str) and v.strip().lower() in ("yes", "true"))).to_numpy(dtype=bool)
+
+
+#: Lines a header may wrap into (a narrow column of figures under a long name).
+HEADER_LINES = 3
+
+
+def header_width(name: str) -> float:
+    """The narrowest width a header fits in when it wraps into up to :data:`HEADER_LINES` lines at word
+    boundaries (never splitting a word; bold text: 1.1 characters of width per character)."""
+    words = name.split() or [""]
+    width = max(max(len(w) for w in words), -(-len(name) // HEADER_LINES))
+    while not _fits(words, width, HEADER_LINES):
+        width += 1
+    return width * 1.1 + 2
+
+
+def _fits(words: list[str], width: int, lines: int) -> bool:
+    """Whether *words* wrap into at most *lines* lines of *width* characters."""
+    used, line = 1, 0
+    for w in words:
+        if line and line + 1 + len(w) > width:
+            used, line = used + 1, len(w)
+        else:
+            line = line + (1 if line else 0) + len(w)
+    return used <= lines
 
 
 def cell_format(number_format: str | None, value: Any) -> str | None:
@@ -396,16 +548,20 @@ def check_sheet_size(frame: pd.DataFrame, preamble=(), sheet: str = "", n_rows: 
                          "(xlcalib calibrate --format csv)", {"sheet": sheet})
 
 
-def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "") -> tuple[list[list[Any]], int]:
-    """The cell rows a result sheet holds (preamble, blank row, header, data) and the header's 1-based row.
+def frame_rows(frame: pd.DataFrame, preamble=(), sheet: str = "", footer=()) -> tuple[list[list[Any]], int]:
+    """The cell rows a result sheet holds (preamble, blank row, header, data, and a blank row and the footer
+    lines when there are any) and the header's 1-based row.
 
     Raises InputError when the sheet would exceed Excel's 1,048,576 rows or 16,384 columns.
     """
-    check_sheet_size(frame, preamble, sheet)
+    check_sheet_size(frame, list(preamble) + ([[]] + list(footer) if footer else []), sheet)
     rows = [[cell_value(v) for v in r] for r in preamble]
     if rows:
         rows.append([])
     header_row = len(rows) + 1
     rows.append([cell_value(c) for c in frame.columns])
     rows += [[cell_value(v) for v in r] for r in frame.to_numpy(dtype=object)]
+    if footer:
+        rows.append([])
+        rows += [[cell_value(v) for v in r] for r in footer]
     return rows, header_row

@@ -42,10 +42,10 @@ import pandas as pd
 from ..cells import cell_position, cell_value
 from ..errors import InputError, os_error_message
 from .base import (
-    CHART_COLOURS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
+    MARGINS,
     MARK_FILL,
     MARKERS,
     Block,
@@ -53,6 +53,7 @@ from .base import (
     SheetSpec,
     WorkbookBackend,
     cell_format,
+    flagged,
     frame_rows,
     is_formula_text,
     ref_line_cells,
@@ -219,14 +220,15 @@ def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:
     return _write_via_temporary(path, write)
 
 
-def _style_data_cell(cell, column, wrapped: bool, any_wrapped: bool, fill, bottom, plain, wrap, top) -> None:
+def _style_data_cell(cell, column, wrapped: bool, any_wrapped: bool, fill, bottom, plain, wrap, top,
+                     number_format: str | None = None) -> None:
     """Font, number format, alignment, fill and funding-line border of one data cell (cached per kind)."""
     from openpyxl.styles import Alignment, Border
 
     cell.font = plain
     if column is not None:
-        if column.number_format and isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):
-            cell.number_format = cell_format(column.number_format, cell.value)
+        if number_format and isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):
+            cell.number_format = cell_format(number_format, cell.value)
         if wrapped or any_wrapped:
             cell.alignment = wrap if wrapped else top
         if isinstance(cell.value, str) and cell.column > 1:  # keep text clear of the number to its left
@@ -300,8 +302,10 @@ class _SheetWriter:
         self.ws, self.header_row, self.widths = ws, header_row, widths
         self.columns = [spec.column(c) for c in names]
         self.wrapped = [spec.wrapped(c) for c in names]
-        self.flag = names.index(spec.highlight) if spec.highlight in names else None
-        self.mark = names.index(spec.mark) if spec.mark in names else None
+        self.flags = flagged(spec.frame[spec.highlight]) if spec.highlight in names else None
+        self.marks = flagged(spec.frame[spec.mark]) if spec.mark in names else None
+        self.last_data_row = header_row + len(spec.frame)
+        self.header_lines = spec.header_lines()
         self.line_row = header_row + 1 + spec.line_after if spec.line_after is not None else None
         self.italic = Font(name=FONT_NAME, size=FONT_SIZE, italic=True)
         self.bold = Font(name=FONT_NAME, size=FONT_SIZE, bold=True)
@@ -317,8 +321,11 @@ class _SheetWriter:
                 self.preamble_row(i, row)
             elif i == self.header_row:
                 self.header(i, row)
-            else:
+            elif i <= self.last_data_row:
                 self.data_row(i, row)
+            else:  # the footer lines under the table
+                for j, value in enumerate(row, start=1):
+                    write_cell(self.ws, i, j, value).font = self.italic
 
     def preamble_row(self, i: int, row: list) -> None:
         from openpyxl.styles import Font
@@ -333,6 +340,8 @@ class _SheetWriter:
         from openpyxl.comments import Comment
         from openpyxl.styles import Alignment, Border
 
+        if self.header_lines > 1:  # long names over narrow columns wrap: the row holds their lines
+            self.ws.row_dimensions[i].height = 15 * self.header_lines + 2
         for j, value in enumerate(row, start=1):
             cell = write_cell(self.ws, i, j, value)
             cell.font = self.bold
@@ -346,23 +355,25 @@ class _SheetWriter:
     def data_row(self, i: int, row: list) -> None:
         columns, wrapped = self.columns, self.wrapped
         fill, fill_kind = None, ""
-        if self.flag is not None and bool(row[self.flag]):
+        k = i - self.header_row - 1
+        if self.flags is not None and self.flags[k]:
             fill, fill_kind = self.red, "red"
-        elif self.mark is not None and bool(row[self.mark]):
+        elif self.marks is not None and self.marks[k]:
             fill, fill_kind = self.amber, "amber"
         under = i == self.line_row
         lines = 1
         for j, value in enumerate(row, start=1):
             cell = write_cell(self.ws, i, j, value)
             described = j <= len(columns)
-            kind = (j, fill_kind, under, type(cell.value).__name__,
-                    cell_format(columns[j - 1].number_format, cell.value) if described else None)
+            fmt = columns[j - 1].format_of(k) if described else None
+            kind = (j, fill_kind, under, type(cell.value).__name__, cell_format(fmt, cell.value) if described else None)
             cached = self.styles.get(kind)
             if cached is not None:
                 cell._style = copy(cached)
             else:
                 _style_data_cell(cell, columns[j - 1] if described else None, wrapped[j - 1] if described else False,
-                                 any(wrapped), fill, self.thick if under else None, self.plain, self.wrap, self.top)
+                                 any(wrapped), fill, self.thick if under else None, self.plain, self.wrap, self.top,
+                                 fmt)
                 self.styles[kind] = copy(cell._style)
             if described and wrapped[j - 1] and isinstance(value, str):
                 # a width unit holds about 1.2 characters of running text in an 11 pt font
@@ -372,17 +383,25 @@ class _SheetWriter:
 
 
 def _page_setup(ws, spec: SheetSpec, header_row: int) -> None:
-    """Frozen header; print landscape (or portrait), A4, one page wide, the header row repeated on every page,
-    the page number in the footer, the spec's page breaks."""
+    """Frozen header; print landscape (or portrait), A4, the table alone (its print area) one page wide (a chart
+    page: one page), the margins, the header row repeated on every page, the page number in the footer, the
+    spec's page breaks."""
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.page import PageMargins
     from openpyxl.worksheet.pagebreak import Break
     from openpyxl.worksheet.properties import PageSetupProperties
 
-    ws.freeze_panes = ws.cell(row=header_row + 1, column=1 + spec.freeze_columns)
+    last_row, last_column = spec.printed_area()
+    if not spec.one_page:
+        ws.freeze_panes = ws.cell(row=header_row + 1, column=1 + spec.freeze_columns)
+        ws.print_title_rows = f"{header_row}:{header_row}"
     ws.page_setup.orientation = "landscape" if spec.landscape else "portrait"
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
-    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 1 if spec.one_page else 0
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
-    ws.print_title_rows = f"{header_row}:{header_row}"
+    left, right, top, bottom, header, footer = MARGINS
+    ws.page_margins = PageMargins(left=left, right=right, top=top, bottom=bottom, header=header, footer=footer)
+    ws.print_area = f"A1:{get_column_letter(last_column)}{last_row}"
     ws.print_options.gridLines = False
     ws.oddFooter.center.text = f"{spec.name} - page &P of &N"
     for offset in spec.page_breaks:
@@ -454,7 +473,8 @@ class OpenpyxlBook(WorkbookBackend):
         from openpyxl.utils import get_column_letter
 
         # the rows first: a refused frame leaves the book as it was
-        rows, header_row = frame_rows(spec.frame, spec.preamble, spec.name)
+        spec = spec.printable()
+        rows, header_row = frame_rows(spec.frame, spec.preamble, spec.name, spec.footer)
         self.delete_sheet(spec.name)
         ws = self.book.create_sheet(spec.name)
         if self.values_book is not None and not isinstance(self.values_book, WorkbookBackend):
@@ -535,43 +555,75 @@ class OpenpyxlBook(WorkbookBackend):
                     cell.number_format = number_format
 
     def add_chart(self, sheet: str, spec: ChartSpec) -> None:
-        from openpyxl.chart.data_source import NumDataSource, NumRef
-        from openpyxl.chart.error_bar import ErrorBars
-        from openpyxl.chart.shapes import GraphicalProperties
-        from openpyxl.drawing.line import LineProperties
-        from openpyxl.utils import get_column_letter, quote_sheetname
-
         name = self.find_sheet(sheet)
         ws = self.book[name]
-        chart = _scatter_chart(ws, spec) if spec.kind == "scatter" else _bar_chart(ws, spec)
-        if spec.error_column is not None and chart.series:
-            first, last = spec.header_row + 1, spec.header_row + spec.n_rows
-            letter = get_column_letter(spec.error_column)
-            ref = NumRef(f"{quote_sheetname(name)}!${letter}${first}:${letter}${last}")
-            chart.series[0].errBars = ErrorBars(errDir="y" if spec.kind == "scatter" else None, errBarType="both",
-                                                errValType="cust", noEndCap=False,
-                                                plus=NumDataSource(numRef=ref), minus=NumDataSource(numRef=ref),
-                                                spPr=GraphicalProperties(ln=LineProperties(solidFill="7F7F7F", w=9525)))
+        if spec.kind in ("scatter", "dots"):
+            chart = _point_chart(ws, spec)
+        else:
+            chart = _bar_chart(ws, spec)
+        for k, series in enumerate(chart.series[:len(spec.y_columns)]):
+            if spec.errors_of(k) is not None:
+                series.errBars = _error_bars(name, spec, spec.errors_of(k), spec.colour_of(k)
+                                             if spec.kind in ("scatter", "dots") else "7F7F7F")
         _chart_axes(chart, spec)
         ws.add_chart(chart, spec.anchor)
 
 
-def _scatter_chart(ws, spec: ChartSpec):
-    """A scatter chart of the spec's columns (markers, optionally lines), with its reference lines drawn from the
-    end points written under the chart (see :func:`~xlcalib.workbook.base.ref_line_cells`)."""
-    from openpyxl.chart import Reference, ScatterChart, Series
+def _error_bars(sheet: str, spec: ChartSpec, column: int, colour: str):
+    """Symmetric custom error bars: plus and minus the values of *column* in the chart's rows."""
+    from openpyxl.chart.data_source import NumDataSource, NumRef
+    from openpyxl.chart.error_bar import ErrorBars
+    from openpyxl.chart.shapes import GraphicalProperties
+    from openpyxl.drawing.line import LineProperties
+    from openpyxl.utils import get_column_letter, quote_sheetname
+
+    first, last = spec.header_row + 1, spec.header_row + spec.n_rows
+    letter = get_column_letter(column)
+    ref = NumRef(f"{quote_sheetname(sheet)}!${letter}${first}:${letter}${last}")
+    return ErrorBars(errDir="y" if spec.kind in ("scatter", "dots") else None, errBarType="both", errValType="cust",
+                     noEndCap=False, plus=NumDataSource(numRef=ref), minus=NumDataSource(numRef=ref),
+                     spPr=GraphicalProperties(ln=LineProperties(solidFill=colour, w=9525)))
+
+
+def _line_series(values, xs, title: str, colour: str, dashed: bool, width: int, dots: bool):
+    """A series drawn as a line without markers (a reference line, or a funding line across a dot plot)."""
+    from openpyxl.chart import Series
     from openpyxl.chart.shapes import GraphicalProperties
     from openpyxl.drawing.line import LineProperties
 
+    if dots:
+        series = Series(values, title_from_data=False, title=title)
+    else:
+        series = Series(values, xs, title_from_data=False, title=title)
+    series.marker.symbol = "none"
+    series.graphicalProperties = GraphicalProperties(
+        ln=LineProperties(solidFill=colour, w=width, prstDash="dash" if dashed else "solid"))
+    series.smooth = False
+    return series
+
+
+def _point_chart(ws, spec: ChartSpec):
+    """A scatter chart (x values) or a dot plot (a line chart without lines, categories from the x column) of the
+    spec's columns, the line series across it and the reference lines drawn from the end points written under
+    the chart (see :func:`~xlcalib.workbook.base.ref_line_cells`)."""
+    from openpyxl.chart import LineChart, Reference, ScatterChart, Series
+    from openpyxl.chart.shapes import GraphicalProperties
+
     first, last = spec.header_row + 1, spec.header_row + spec.n_rows
-    chart = ScatterChart()
+    dots = spec.kind == "dots"
+    if dots:
+        chart = LineChart()
+    else:
+        chart = ScatterChart()
+        chart.scatterStyle = "lineMarker"
     chart.style = 13
-    chart.scatterStyle = "lineMarker"
     xs = Reference(ws, min_col=spec.x_column, min_row=first, max_row=last)
     for k, col in enumerate(spec.y_columns):
-        colour = CHART_COLOURS[k % len(CHART_COLOURS)]
-        series = Series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
-                        title_from_data=False, title=str(ws.cell(row=spec.header_row, column=col).value))
+        colour = spec.colour_of(k)
+        values = Reference(ws, min_col=col, min_row=first, max_row=last)
+        title = str(ws.cell(row=spec.header_row, column=col).value)
+        series = Series(values, title_from_data=False, title=title) if dots else \
+            Series(values, xs, title_from_data=False, title=title)
         series.marker.symbol = MARKERS[k % len(MARKERS)]
         series.marker.size = 6
         series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
@@ -583,18 +635,20 @@ def _scatter_chart(ws, spec: ChartSpec):
             series.graphicalProperties.line.noFill = True  # markers only
         series.smooth = False
         chart.series.append(series)
+    for col in spec.line_columns:
+        chart.series.append(_line_series(Reference(ws, min_col=col, min_row=first, max_row=last), xs,
+                                         str(ws.cell(row=spec.header_row, column=col).value), "C00000", True,
+                                         28575, dots))
+    if dots:
+        chart.set_categories(xs)
     for row, column, value in ref_line_cells(spec):
         write_cell(ws, row, column, value)
     top, left = cell_position(spec.anchor)
     for k, line in enumerate(spec.ref_lines):
         r = top + 2 * k
-        ref = Series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
-                     Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), title_from_data=False, title=line.name)
-        ref.marker.symbol = "none"
-        ref.graphicalProperties = GraphicalProperties(
-            ln=LineProperties(solidFill="7F7F7F", w=15875, prstDash="dash" if line.dashed else "solid"))
-        ref.smooth = False
-        chart.series.append(ref)
+        chart.series.append(_line_series(Reference(ws, min_col=left + 2, min_row=r, max_row=r + 1),
+                                         Reference(ws, min_col=left + 1, min_row=r, max_row=r + 1), line.name,
+                                         line.colour, line.dashed, 25400, dots))
     return chart
 
 
@@ -609,17 +663,22 @@ def _bar_chart(ws, spec: ChartSpec):
     for col in spec.y_columns:
         chart.add_data(Reference(ws, min_col=col, min_row=spec.header_row, max_row=last), titles_from_data=True)
     for k, series in enumerate(chart.series):
-        series.graphicalProperties = GraphicalProperties(solidFill=CHART_COLOURS[k % len(CHART_COLOURS)])
+        series.graphicalProperties = GraphicalProperties(solidFill=spec.colour_of(k))
     chart.set_categories(Reference(ws, min_col=spec.x_column, min_row=first, max_row=last))
-    chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
     if len(spec.y_columns) == 1:
         chart.legend = None
     return chart
 
 
 def _chart_axes(chart, spec: ChartSpec) -> None:
-    """Title, axis titles, fixed ranges, tick step and format, the legend below, the size."""
+    """Title, axis titles, fixed ranges, tick steps and formats, light gridlines (never mistaken for a reference
+    line), category labels below the plot, the legend below, the size."""
+    from openpyxl.chart.axis import ChartLines
     from openpyxl.chart.data_source import NumFmt
+    from openpyxl.chart.shapes import GraphicalProperties
+    from openpyxl.chart.text import RichText
+    from openpyxl.drawing.line import LineProperties
+    from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties, RichTextProperties
 
     chart.title = spec.title
     chart.x_axis.title = spec.x_title or None
@@ -630,8 +689,22 @@ def _chart_axes(chart, spec: ChartSpec) -> None:
         chart.y_axis.scaling.min, chart.y_axis.scaling.max = spec.y_range
     if spec.x_major:
         chart.x_axis.majorUnit = spec.x_major
+    if spec.y_major:
+        chart.y_axis.majorUnit = spec.y_major
     if spec.y_number_format:
         chart.y_axis.numFmt = NumFmt(formatCode=spec.y_number_format, sourceLinked=False)
+    if spec.x_number_format:
+        chart.x_axis.numFmt = NumFmt(formatCode=spec.x_number_format, sourceLinked=False)
+    light = GraphicalProperties(ln=LineProperties(solidFill="D9D9D9"))
+    chart.y_axis.majorGridlines = ChartLines(spPr=light)
+    if spec.kind == "scatter":
+        chart.x_axis.majorGridlines = ChartLines(spPr=GraphicalProperties(ln=LineProperties(solidFill="D9D9D9")))
+    else:
+        chart.x_axis.majorGridlines = None
+        chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line
+    if spec.kind == "dots":  # the objects' names read upwards, small enough for one per point
+        chart.x_axis.txPr = RichText(bodyPr=RichTextProperties(rot=-5400000, vert="horz"), p=[Paragraph(
+            pPr=ParagraphProperties(defRPr=CharacterProperties(sz=800)), endParaRPr=CharacterProperties(sz=800))])
     # openpyxl >= 3.1 hides axes unless told otherwise
     chart.x_axis.delete = False
     chart.y_axis.delete = False

@@ -44,6 +44,7 @@ from .base import (
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
+    MARGINS,
     MARK_FILL,
     MARKERS,
     Block,
@@ -52,6 +53,7 @@ from .base import (
     WorkbookBackend,
     cell_format,
     check_sheet_size,
+    flagged,
     frame_rows,
     ref_line_cells,
 )
@@ -102,9 +104,9 @@ def _row_looks(spec: SheetSpec) -> np.ndarray:
     frame, names = spec.frame, list(spec.frame.columns)
     looks = np.zeros(len(frame), dtype=np.intp)
     if spec.mark in names:
-        looks[frame[spec.mark].fillna(False).astype(bool).to_numpy()] = 2
+        looks[flagged(frame[spec.mark])] = 2
     if spec.highlight in names:
-        looks[frame[spec.highlight].fillna(False).astype(bool).to_numpy()] = 1
+        looks[flagged(frame[spec.highlight])] = 1
     return looks
 
 
@@ -118,17 +120,23 @@ def _cells_under(charts: list[ChartSpec]) -> dict[int, list[tuple[int, Any]]]:
 
 
 def _print_setup(ws, spec: SheetSpec) -> None:
-    """Frozen header; print landscape (or portrait), A4, one page wide, header row repeated, page number in the
-    footer, the spec's page breaks."""
-    ws.freeze_panes(spec.header_row, spec.freeze_columns)
+    """Frozen header; print landscape (or portrait), A4, the table alone (its print area) one page wide (a chart
+    page: one page), the margins, header row repeated, page number in the footer, the spec's page breaks."""
+    last_row, last_column = spec.printed_area()
+    if not spec.one_page:
+        ws.freeze_panes(spec.header_row, spec.freeze_columns)
+        ws.repeat_rows(spec.header_row - 1)
     if spec.landscape:
         ws.set_landscape()
     else:
         ws.set_portrait()
     ws.set_paper(9)
-    ws.fit_to_pages(1, 0)
-    ws.repeat_rows(spec.header_row - 1)
-    ws.set_footer(f"&C{spec.name} - page &P of &N")
+    left, right, top, bottom, header, footer = MARGINS
+    ws.set_margins(left=left, right=right, top=top, bottom=bottom)
+    ws.print_area(0, 0, last_row - 1, last_column - 1)
+    ws.fit_to_pages(1, 1 if spec.one_page else 0)
+    ws.set_footer(f"&C{spec.name} - page &P of &N", {"margin": footer})
+    ws.set_header("", {"margin": header})
     if spec.page_breaks:
         ws.set_h_pagebreaks([spec.header_row + offset for offset in spec.page_breaks])
 
@@ -158,11 +166,12 @@ class XlsxWriterBook(WorkbookBackend):
     def read_block(self, sheet: str) -> Block:
         """A sheet written in this run, as the cells it will hold."""
         spec = self.specs[self.find_sheet(sheet)]
-        rows, _ = frame_rows(spec.frame, spec.preamble, spec.name)
+        rows, _ = frame_rows(spec.frame, spec.preamble, spec.name, spec.footer)
         return Block(rows, 1, 1, (), spec.name)
 
     def write_sheet(self, spec: SheetSpec) -> int:
-        check_sheet_size(spec.frame, spec.preamble, spec.name)
+        spec = spec.printable()
+        check_sheet_size(spec.frame, spec.preamble + spec.footer, spec.name)
         self.delete_sheet(spec.name)
         self.specs[spec.name] = spec
         return spec.header_row
@@ -253,8 +262,7 @@ class _Renderer:
             ws.set_column_pixels(j, j, excel_pixels(width))
         self._heading(ws, spec, extra)
         self._data_rows(ws, spec, wrapped, widths, extra)
-        for row in sorted(k for k in extra if k > spec.header_row + len(spec.frame)):  # below the table
-            self._write_extra(ws, row, extra)
+        self._below_table(ws, spec, extra)
         _print_setup(ws, spec)
         for chart in charts:
             self.chart(ws, spec.name, chart, [str(c) for c in names])
@@ -275,12 +283,23 @@ class _Renderer:
         if preamble:
             self._write_extra(ws, len(preamble) + 1, extra)
         head = self.fmt(bold=True, bottom=1, text_wrap=True, valign="bottom")
+        if spec.header_lines() > 1:  # long names over narrow columns wrap: the row holds their lines
+            ws.set_row(header_row - 1, 15 * spec.header_lines() + 2)
         for j, name in enumerate(spec.frame.columns):
             self._write(ws, header_row - 1, j, cell_value(name), head)
             meaning = spec.column(name).meaning
             if meaning:
                 ws.write_comment(header_row - 1, j, meaning, {"author": "xlcalib", "width": 300, "height": 90})
         self._write_extra(ws, header_row, extra)
+
+    def _below_table(self, ws, spec: SheetSpec, extra: dict) -> None:
+        """The footer lines (italic, after a blank row) and any chart cells below the table, in row order."""
+        end = spec.header_row + len(spec.frame)  # 1-based row of the table's last row
+        footer = {end + 1 + i: row for i, row in enumerate(spec.footer, start=1)}
+        for row in sorted(set(footer) | {k for k in extra if k > end}):
+            for j, value in enumerate(footer.get(row, ())):
+                self._write(ws, row - 1, j, cell_value(value), self.fmt(italic=True))
+            self._write_extra(ws, row, extra)
 
     def _data_rows(self, ws, spec: SheetSpec, wrapped: list[bool], widths: list[float], extra: dict) -> None:
         """The data rows, a block at a time (bounded memory): as row XML where they are plain, else cell by cell;
@@ -292,7 +311,8 @@ class _Renderer:
         lines = _row_heights(spec, wrapped, widths) if any(wrapped) else None
         cache, look_of = self._looks(spec, wrapped)
         first = spec.header_row  # 0-based index of the first data row
-        rows_xml = _RowXml.for_sheet(ws) if n >= FAST_ROWS else None
+        by_row = [j for j, c in enumerate(names) if spec.column(c).row_formats]  # formats that change per row
+        rows_xml = _RowXml.for_sheet(ws) if n >= FAST_ROWS and not by_row else None
         for start in range(0, n, CHUNK_ROWS):
             stop = min(n, start + CHUNK_ROWS)
             values = [column_cells(frame[c].iloc[start:stop]) for c in names]
@@ -309,6 +329,9 @@ class _Renderer:
                 for j, column in enumerate(values):
                     value = column[i - start]
                     kind = type(value)
+                    if by_row and j in by_row:
+                        write(ws, r, j, value, look_of(j, kind, fill, under, i))
+                        continue
                     write(ws, r, j, value, cache.get((j, kind, fill, under)) or look_of(j, kind, fill, under))
                 if extra:
                     self._write_extra(ws, r + 1, extra)
@@ -323,11 +346,12 @@ class _Renderer:
         any_wrapped = any(wrapped)
         cache: dict[tuple, Any] = {}
 
-        def look_of(j: int, kind: type, fill: int, under: bool):
-            key = (j, kind, fill, under)
+        def look_of(j: int, kind: type, fill: int, under: bool, row: int | None = None):
+            fmt = columns[j].number_format if row is None else columns[j].format_of(row)
+            key = (j, kind, fill, under) if row is None else (j, kind, fill, under, fmt)
             found = cache.get(key)
             if found is None:
-                number_format = cell_format(columns[j].number_format, 1 if kind is int else 0.5)
+                number_format = cell_format(fmt, 1 if kind is int else 0.5)
                 found = cache[key] = self.fmt(**self._data_props(columns[j], kind, number_format, wrapped[j],
                                                                  any_wrapped, j, fill, under))
             return found
@@ -383,53 +407,72 @@ class _Renderer:
         """A native chart drawn like the openpyxl backend's (same series, colours, markers, axes, size)."""
         first, last = spec.header_row, spec.header_row + spec.n_rows - 1  # 0-based data rows
         x = spec.x_column - 1
-        colour = ["#" + c for c in CHART_COLOURS]
-        if spec.kind == "scatter":
-            chart = self.book.add_chart({"type": "scatter", "subtype": "straight_with_markers" if spec.lines else None})
-            chart.set_style(13)
-            for k, col in enumerate(spec.y_columns):
-                c = colour[k % len(colour)]
-                series = {"name": headers[col - 1] if col <= len(headers) else "",
-                          "categories": [sheet, first, x, last, x], "values": [sheet, first, col - 1, last, col - 1],
-                          "marker": {"type": MARKERS[k % len(MARKERS)], "size": 6, "fill": {"color": c},
-                                     "border": {"color": c}},
-                          "line": {"color": c, "width": 22000 / 12700} if spec.lines else {"none": True},
-                          "smooth": False}
-                if k == 0 and spec.error_column is not None:
-                    series["y_error_bars"] = self._error_bars(sheet, spec, first, last)
-                chart.add_series(series)
-            top, left = cell_position(spec.anchor)
-            for k, line in enumerate(spec.ref_lines):
-                r = top - 1 + 2 * k
-                chart.add_series({"name": line.name, "categories": [sheet, r, left, r + 1, left],
-                                  "values": [sheet, r, left + 1, r + 1, left + 1], "marker": {"type": "none"},
-                                  "line": {"color": "#7F7F7F", "width": 15875 / 12700,
-                                           "dash_type": "dash" if line.dashed else "solid"},
-                                  "smooth": False})
+        if spec.kind in ("scatter", "dots"):
+            chart = self._point_chart(sheet, spec, first, last, headers)
         else:
             chart = self.book.add_chart({"type": "bar" if spec.kind == "bar" else "column"})
             for k, col in enumerate(spec.y_columns):
                 series = {"name": [sheet, spec.header_row - 1, col - 1], "categories": [sheet, first, x, last, x],
                           "values": [sheet, first, col - 1, last, col - 1],
-                          "fill": {"color": colour[k % len(colour)]}}
-                if k == 0 and spec.error_column is not None:
+                          "fill": {"color": "#" + spec.colour_of(k)}}
+                if spec.errors_of(k) is not None:
                     key = "x_error_bars" if spec.kind == "bar" else "y_error_bars"
-                    series[key] = self._error_bars(sheet, spec, first, last)
+                    series[key] = self._error_bars(sheet, spec.errors_of(k), first, last)
                 chart.add_series(series)
         chart.set_title({"name": spec.title})
-        x_axis = self._axis(spec.x_title, spec.x_range, spec.x_major, None)
+        x_axis = self._axis(spec.x_title, spec.x_range, spec.x_major, spec.x_number_format)
         if spec.kind == "scatter":
-            x_axis["major_gridlines"] = {"visible": True}  # openpyxl draws both grids on a scatter
+            x_axis["major_gridlines"] = {"visible": True, "line": {"color": "#D9D9D9"}}
         else:
             x_axis["label_position"] = "low"  # category labels below the plot, not on the zero line
+        if spec.kind == "dots":
+            x_axis["num_font"] = {"rotation": -90, "size": 8}
         chart.set_x_axis(x_axis)
-        chart.set_y_axis(self._axis(spec.y_title, spec.y_range, None, spec.y_number_format))
-        if spec.kind != "scatter" and len(spec.y_columns) == 1:
+        y_axis = self._axis(spec.y_title, spec.y_range, spec.y_major, spec.y_number_format)
+        y_axis["major_gridlines"] = {"visible": True, "line": {"color": "#D9D9D9"}}  # light: never a reference line
+        chart.set_y_axis(y_axis)
+        if spec.kind in ("bar", "column") and len(spec.y_columns) == 1:
             chart.set_legend({"none": True})
         else:
             chart.set_legend({"position": "bottom"})
         chart.set_size({"width": round(spec.width_cm * _PX_PER_CM), "height": round(spec.height_cm * _PX_PER_CM)})
         ws.insert_chart(spec.anchor, chart)
+
+    def _point_chart(self, sheet: str, spec: ChartSpec, first: int, last: int, headers: list[str]):
+        """A scatter chart (x values) or a dot plot (a line chart without lines: categories), its series, the
+        line series across it and the reference lines drawn from the cells under it."""
+        x = spec.x_column - 1
+        if spec.kind == "dots":
+            chart = self.book.add_chart({"type": "line"})
+        else:
+            chart = self.book.add_chart({"type": "scatter",
+                                         "subtype": "straight_with_markers" if spec.lines else None})
+        chart.set_style(13)
+        for k, col in enumerate(spec.y_columns):
+            c = "#" + spec.colour_of(k)
+            series = {"name": headers[col - 1] if col <= len(headers) else "",
+                      "categories": [sheet, first, x, last, x], "values": [sheet, first, col - 1, last, col - 1],
+                      "marker": {"type": MARKERS[k % len(MARKERS)], "size": 6, "fill": {"color": c},
+                                 "border": {"color": c}},
+                      "line": {"color": c, "width": 22000 / 12700} if spec.lines else {"none": True},
+                      "smooth": False}
+            if spec.errors_of(k) is not None:
+                series["y_error_bars"] = self._error_bars(sheet, spec.errors_of(k), first, last, c)
+            chart.add_series(series)
+        for col in spec.line_columns:
+            chart.add_series({"name": headers[col - 1] if col <= len(headers) else "",
+                              "categories": [sheet, first, x, last, x],
+                              "values": [sheet, first, col - 1, last, col - 1], "marker": {"type": "none"},
+                              "line": {"color": "#C00000", "width": 2.25, "dash_type": "dash"}, "smooth": False})
+        top, left = cell_position(spec.anchor)
+        for k, line in enumerate(spec.ref_lines):
+            r = top - 1 + 2 * k
+            chart.add_series({"name": line.name, "categories": [sheet, r, left, r + 1, left],
+                              "values": [sheet, r, left + 1, r + 1, left + 1], "marker": {"type": "none"},
+                              "line": {"color": "#" + line.colour, "width": 2.0,
+                                       "dash_type": "dash" if line.dashed else "solid"},
+                              "smooth": False})
+        return chart
 
     @staticmethod
     def _axis(title: str, bounds, major, number_format) -> dict:
@@ -445,12 +488,12 @@ class _Renderer:
         return axis
 
     @staticmethod
-    def _error_bars(sheet: str, spec: ChartSpec, first: int, last: int) -> dict:
+    def _error_bars(sheet: str, column: int, first: int, last: int, colour: str = "#7F7F7F") -> dict:
         from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
-        ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, spec.error_column - 1, last, spec.error_column - 1)}"
+        ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, column - 1, last, column - 1)}"
         return {"type": "custom", "plus_values": ref, "minus_values": ref, "end_style": 1,
-                "line": {"color": "#7F7F7F", "width": 0.75}}
+                "line": {"color": colour, "width": 0.75}}
 
 
 class _RowXml:

@@ -33,19 +33,21 @@ from .base import (
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,
+    MARGINS,
     MARK_FILL,
     Block,
     ChartSpec,
     SheetSpec,
     WorkbookBackend,
     cell_format,
+    flagged,
     frame_rows,
     is_formula_text,
     ref_line_cells,
 )
 
 _CM = 28.3465  # points per centimetre
-_CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter"}
+_CHART_TYPES = {"bar": "bar_clustered", "column": "column_clustered", "scatter": "xy_scatter", "dots": "line_markers"}
 _EXCEL_WOULD_PARSE = re.compile(r"^[=+\-@.\d']")  # a leading ' would itself be taken as the text prefix
 
 
@@ -86,8 +88,10 @@ class XlwingsBook(WorkbookBackend):
         """Render a :class:`SheetSpec` through xlwings: values, fonts, number formats, widths and marks;
         frozen header, header comments, the funding line and print setup through Excel's object model
         where it exists (Windows/macOS desktop), silently without them elsewhere."""
+        spec = spec.printable()
         frame = spec.frame
-        rows, header_row = frame_rows(frame, spec.preamble, spec.name)  # first: a refused frame leaves the book as it was
+        # first: a refused frame leaves the book as it was
+        rows, header_row = frame_rows(frame, spec.preamble, spec.name, spec.footer)
         actual = self.find_sheet(spec.name, required=False)
         if actual is None:
             ws = self.book.sheets.add(spec.name, after=self.book.sheets[len(self.book.sheets) - 1])
@@ -104,11 +108,22 @@ class XlwingsBook(WorkbookBackend):
         if header_row > 1:
             ws.range((1, 1), (header_row - 1, width)).font.italic = True
         ws.range((header_row, 1), (header_row, width)).font.bold = True
+        if spec.header_lines() > 1:  # long names over narrow columns wrap: the row holds their lines
+            _try(lambda: setattr(ws.range((header_row, 1), (header_row, width)), "wrap_text", True))
+            _try(lambda: setattr(ws.range((header_row, 1), (header_row, width)), "row_height",
+                                 15 * spec.header_lines() + 2))
         names = list(frame.columns)
         last = header_row + len(frame)
+        if spec.footer:
+            ws.range((last + 2, 1), (len(rows), width)).font.italic = True
         for j, (name, col_width) in enumerate(zip(names, spec.widths()), start=1):
             col = spec.column(name)
-            if len(frame) and col.number_format and frame[name].dtype.kind in "fiu":
+            if len(frame) and col.row_formats:  # a format per row (figures of different kinds in one column)
+                for offset, v in enumerate(frame[name].to_numpy(dtype=object)):
+                    v = cell_value(v)
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and col.format_of(offset):
+                        ws.range((header_row + 1 + offset, j)).number_format = cell_format(col.format_of(offset), v)
+            elif len(frame) and col.number_format and frame[name].dtype.kind in "fiu":
                 ws.range((header_row + 1, j), (last, j)).number_format = col.number_format
             elif len(frame) and col.number_format and col.number_format.startswith("auto:"):
                 for offset, v in enumerate(frame[name].to_numpy(dtype=object)):
@@ -123,15 +138,16 @@ class XlwingsBook(WorkbookBackend):
                 _try(lambda: ws.range((header_row, j)).api.AddComment(col.meaning))
         for column, colour in ((spec.highlight, HIGHLIGHT_FILL), (spec.mark, MARK_FILL)):
             if column in frame.columns:
-                flags = frame[column].to_numpy(dtype=bool)
+                flags = flagged(frame[column])
                 for offset in flags.nonzero()[0]:
                     r = header_row + 1 + int(offset)
                     ws.range((r, 1), (r, width)).color = _rgb(colour)
         if spec.line_after is not None:  # xlEdgeBottom = 9, xlThick = 4
             r = header_row + 1 + spec.line_after
             _try(lambda: setattr(ws.range((r, 1), (r, width)).api.Borders(9), "Weight", 4))
-        _try(lambda: _freeze(ws, header_row, spec.freeze_columns))
-        _try(lambda: _print_setup(ws, header_row, spec.landscape))
+        if not spec.one_page:
+            _try(lambda: _freeze(ws, header_row, spec.freeze_columns))
+        _try(lambda: _print_setup(ws, spec, header_row))
         for chart in spec.charts:
             self.add_chart(spec.name, chart)
         return header_row
@@ -180,7 +196,8 @@ class XlwingsBook(WorkbookBackend):
         chart = ws.charts.add(left=at.left, top=at.top, width=spec.width_cm * _CM, height=spec.height_cm * _CM)
         chart.chart_type = "xy_scatter_lines" if spec.kind == "scatter" and spec.lines else _CHART_TYPES[spec.kind]
         # series from the (contiguous) value columns with their header; categories / x values set separately
-        chart.set_source_data(ws.range((spec.header_row, min(spec.y_columns)), (last, max(spec.y_columns))))
+        columns = list(spec.y_columns) + list(spec.line_columns)
+        chart.set_source_data(ws.range((spec.header_row, min(columns)), (last, max(columns))))
         chart.name = spec.title[:31]
         try:  # xlwings >= 0.37.3/0.37.5; older versions keep Excel's default numbering and no titles
             chart.set_x_axis_values(ws.range((first, spec.x_column), (last, spec.x_column)))
@@ -191,15 +208,18 @@ class XlwingsBook(WorkbookBackend):
                 chart.value_axis.title = spec.y_title
         except AttributeError:
             pass
-        if spec.error_column is not None:
-            _error_bars(chart, ws.range((first, spec.error_column), (last, spec.error_column)))
+        for k in range(len(spec.y_columns)):
+            column = spec.errors_of(k)
+            if column is not None:
+                _error_bars(chart, ws.range((first, column), (last, column)), k + 1)
         for row, column, value in ref_line_cells(spec):  # the same cells as the openpyxl backend writes
             ws.range((row, column)).options(ndim=2).value = [[excel_text(value)]]
         top, left = cell_position(spec.anchor)
         for k, line in enumerate(spec.ref_lines):
             r = top + 2 * k
             _try(lambda: _add_line_series(chart, line.name, ws.range((r, left + 1), (r + 1, left + 1)),
-                                          ws.range((r, left + 2), (r + 1, left + 2))))
+                                          ws.range((r, left + 2), (r + 1, left + 2)), line.colour))
+        _try(lambda: _series_looks(chart, spec, columns))
         _try(lambda: _axes(chart, spec))
 
 
@@ -221,25 +241,68 @@ def _freeze(ws, header_row: int, columns: int) -> None:
     window.FreezePanes = True
 
 
-def _print_setup(ws, header_row: int, landscape: bool) -> None:
-    """Landscape, one page wide, the header row repeated on every printed page (Excel's PageSetup)."""
+def _print_setup(ws, spec: SheetSpec, header_row: int) -> None:
+    """Landscape (or portrait), the table alone (its print area) one page wide (a chart page: one page), the
+    margins, the header row repeated on every printed page, the page number in the footer (Excel's PageSetup)."""
     setup = ws.api.PageSetup
-    setup.Orientation = 2 if landscape else 1  # xlLandscape / xlPortrait
+    last_row, last_column = spec.printed_area()
+    setup.PrintArea = f"$A$1:${_column_letters(last_column)}${last_row}"
+    setup.Orientation = 2 if spec.landscape else 1  # xlLandscape / xlPortrait
     setup.Zoom = False
-    setup.FitToPagesWide, setup.FitToPagesTall = 1, False
-    setup.PrintTitleRows = f"${header_row}:${header_row}"
+    setup.FitToPagesWide, setup.FitToPagesTall = 1, (1 if spec.one_page else False)
+    left, right, top, bottom, header, footer = MARGINS
+    points = 72  # per inch
+    setup.LeftMargin, setup.RightMargin = left * points, right * points
+    setup.TopMargin, setup.BottomMargin = top * points, bottom * points
+    setup.HeaderMargin, setup.FooterMargin = header * points, footer * points
+    setup.CenterFooter = f"{spec.name} - page &P of &N"
+    if not spec.one_page:
+        setup.PrintTitleRows = f"${header_row}:${header_row}"
+
+
+def _column_letters(index: int) -> str:
+    out = ""
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
 
 
 def _api(chart):
     return chart.api[1] if isinstance(chart.api, tuple) else chart.api
 
 
-def _add_line_series(chart, name: str, xs, ys) -> None:
-    """A reference line (y = x, funding line, chance) as a dashed XY series through Excel's object model."""
+def _add_line_series(chart, name: str, xs, ys, colour: str = "C00000") -> None:
+    """A reference line (y = x, chance, 0.8) as a dashed XY series in its own colour through Excel's object model."""
     series = _api(chart).SeriesCollection().NewSeries()
     series.Name, series.XValues, series.Values = name, xs.api, ys.api
     series.ChartType = 74  # xlXYScatterLinesNoMarkers
     series.Format.Line.DashStyle = 4  # msoLineDash
+    series.Format.Line.ForeColor.RGB = _excel_rgb(colour)
+
+
+def _excel_rgb(hex_colour: str) -> int:
+    """Excel's colour number (blue, green, red bytes) of an RRGGBB colour."""
+    r, g, b = _rgb(hex_colour)
+    return r + 256 * g + 65536 * b
+
+
+def _series_looks(chart, spec: ChartSpec, columns: list[int]) -> None:
+    """Each series in its colour (markers only on a dot plot), the line columns as a dashed line without markers."""
+    api = _api(chart)
+    for k, column in enumerate(columns, start=1):
+        series = api.FullSeriesCollection(k)
+        if column in spec.line_columns:
+            series.MarkerStyle = -4142  # xlMarkerStyleNone
+            series.Format.Line.ForeColor.RGB = _excel_rgb("C00000")
+            series.Format.Line.DashStyle = 4
+            continue
+        colour = _excel_rgb(spec.colour_of(k - 1))
+        series.MarkerForegroundColor = series.MarkerBackgroundColor = colour
+        if spec.kind == "dots" or (spec.kind == "scatter" and not spec.lines):
+            series.Format.Line.Visible = False
+        elif spec.kind in ("bar", "column"):
+            series.Format.Fill.ForeColor.RGB = colour
 
 
 def _axes(chart, spec: ChartSpec) -> None:
@@ -251,15 +314,21 @@ def _axes(chart, spec: ChartSpec) -> None:
             axis.MinimumScale, axis.MaximumScale = rng
     if spec.x_major and spec.kind == "scatter":
         api.Axes(1).MajorUnit = spec.x_major
+    if spec.y_major:
+        api.Axes(2).MajorUnit = spec.y_major
     if spec.y_number_format:
         api.Axes(2).TickLabels.NumberFormat = spec.y_number_format
+    if spec.x_number_format and spec.kind == "scatter":
+        api.Axes(1).TickLabels.NumberFormat = spec.x_number_format
+    api.Axes(2).MajorGridlines.Format.Line.ForeColor.RGB = _excel_rgb("D9D9D9")  # light: never a reference line
 
 
-def _error_bars(chart, rng) -> bool:
-    """± custom error bars on the first series through Excel's object model (Windows); False where unavailable."""
+def _error_bars(chart, rng, series: int = 1) -> bool:
+    """± custom error bars on a series through Excel's object model (Windows); False where unavailable."""
     try:
         api = chart.api[1] if isinstance(chart.api, tuple) else chart.api
-        api.FullSeriesCollection(1).ErrorBar(Direction=1, Include=1, Type=-4114, Amount=rng.api, MinusValues=rng.api)
+        api.FullSeriesCollection(series).ErrorBar(Direction=1, Include=1, Type=-4114, Amount=rng.api,
+                                                  MinusValues=rng.api)
         return True
     except Exception:  # macOS / xlwings Server / older Excel: the chart stays without error bars
         return False

@@ -1,0 +1,70 @@
+"""Are the joint statements right as often as they say?  Simulated panels with a known truth.
+
+The Ranking's joint statement (:func:`xlcalib.calibration.decisions.rank_objects`, column ``joint``) names
+the objects that are above a top-k funding line *all together* with 95% probability, and those all below
+it, from the posterior draws (the posterior counterpart of the simultaneous rank statements of Mogstad,
+Romano, Shaikh & Wilhelm, Review of Economic Studies 91:476, 2024).  A statement about a whole list is
+wrong when any one object in it is on the other side of the line in truth, so the check is per panel:
+simulate a panel (:func:`xlcalib.calibration.simulate.simulate_panel`: subjects, whole-point scores
+clipped to 1-6, High/Medium/Low levels, assessor biases), calibrate it with the default model, and count
+the panels in which some object called jointly above is not in the true top k, or some object called
+jointly below is in it.  Goal: wrong in at most 5% of panels (the statement's 95%), with the lists not
+empty (a statement that names nobody is never wrong and says nothing).
+
+Run: ``python benchmarks/bench_joint.py`` (or ``python benchmarks/run_all.py joint``); set
+``XLCALIB_BENCH_PANELS`` to change the panels per design (default 300).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+import xlcalib
+from xlcalib.calibration.simulate import simulate_panel
+
+#: (assessors, objects, reads per object, places above the line)
+DESIGNS = [(12, 40, 3, 5), (24, 150, 4, 20), (16, 80, 3, 10)]
+
+
+def joint_check(design, n_panels: int, seed: int = 0, draws: int = 4000) -> dict:
+    """Over *n_panels* simulated panels of *design*: the share in which the joint statement was wrong (above
+    and below separately and together) and the mean number of objects it named on each side."""
+    assessors, objects, reads, top_k = design
+    wrong_above = wrong_below = wrong = 0
+    named_above, named_below = [], []
+    for i in range(n_panels):
+        panel = simulate_panel(assessors, objects, reads, seed=seed + i, n_conflicts=0)
+        ranking = xlcalib.calibrate(panel.evaluations.drop(columns="sd")).ranking(top_k=top_k, draws=draws,
+                                                                                   seed=seed + i)
+        truly_in = set(panel.values.nlargest(top_k).index)
+        above = set(ranking.index[ranking["joint"] == "above"])
+        below = set(ranking.index[ranking["joint"] == "below"])
+        wrong_above += bool(above - truly_in)
+        wrong_below += bool(below & truly_in)
+        wrong += bool(above - truly_in) or bool(below & truly_in)  # the statement is both lists at once
+        named_above.append(len(above))
+        named_below.append(len(below))
+    return {"panels": n_panels, "wrong": wrong / n_panels, "wrong_above": wrong_above / n_panels, "wrong_below": wrong_below / n_panels,
+            "named_above": float(np.mean(named_above)), "named_below": float(np.mean(named_below))}
+
+
+def run() -> list[dict]:
+    n = int(os.environ.get("XLCALIB_BENCH_PANELS", "300"))
+    rows = []
+    for design in DESIGNS:
+        started = time.perf_counter()
+        got = joint_check(design, n)
+        a, o, r, k = design
+        rows.append({"case": f"joint statements {a}x{o}x{r}, top {k}, {n} panels", "ours_s":
+                     (time.perf_counter() - started) / n, "peer": None, "peer_s": None, "ratio": None,
+                     "note": f"wrong in {got['wrong']:.1%} of panels (goal <= 5%; jointly above {got['wrong_above']:.1%}, "
+                             f"jointly below {got['wrong_below']:.1%}); names {got['named_above']:.1f} above, "
+                             f"{got['named_below']:.1f} below on average"})
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row['case']}: {row['note']} ({row['ours_s']:.2f} s per panel)")

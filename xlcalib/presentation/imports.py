@@ -1,0 +1,120 @@
+"""The sheets of an imported review export: the Import report (every row or cell not imported, with its reason),
+the Import sheet (the column roles, kept for the next import), the imported Evaluations, the Summary's lines on
+how the export was read, and the plain averages of an export whose reviewers cannot be linked."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..workbook.base import Column, SheetSpec
+from .common import COLUMNS, COUNT, SCORE, fmt_number, pm_header, verdict_reliability
+from .summary import reliability_of_averages
+
+_REPORT_COLUMNS = {
+    "sheet": Column("sheet", None, "the export's file, or its sheet (a CMT track, a revision sheet)"),
+    "row": Column("row", COUNT, "the row of the export as a spreadsheet shows it (its header is row 1)"),
+    "cell": Column("cell", None, "the cell of the score (or of the review's line) that was not imported"),
+    "assessor": Column("assessor", None, "the reviewer as the export names them"),
+    "object": Column("object", None, "the paper or proposal"),
+    "reason": Column("reason", None, "why it was not imported", max_width=70),
+}
+
+
+def import_preamble(preamble, imported) -> list:
+    """The run's lines, then what was read and every note of the import (scale declared or inferred, letters
+    turned so that higher = better, reviewers who cannot be linked ...), one line each."""
+    first = imported.summary().splitlines()[0]
+    return [*preamble, [f"read: {first}"], *[[f"note: {note}"] for note in imported.notes]]
+
+
+def import_report_sheet(imported, preamble) -> SheetSpec:
+    """Import report: every row or cell of the export that was not imported, with its reason (never dropped
+    silently), below the import's notes."""
+    report = imported.report
+    if len(report):
+        frame = report[["sheet", "row", "cell", "assessor", "object", "reason"]].reset_index(drop=True)
+    else:
+        frame = pd.DataFrame({"sheet": [""], "row": [None], "cell": [""], "assessor": [""], "object": [""],
+                              "reason": ["nothing left out: every score of the export was imported"]})
+    return SheetSpec("Import report", frame, import_preamble(preamble, imported), _REPORT_COLUMNS)
+
+
+def import_sheet(presets: pd.DataFrame, preamble) -> SheetSpec:
+    """Import: the roles of the export's columns, one column per review system (edit a cell to change a role;
+    a blank column is detected afresh), kept for the next import."""
+    cols = {"Role": Column("Role", None, "what the column holds; 'menu' is where the system makes its export")}
+    for name in presets.columns[1:]:
+        cols[name] = Column(name, None, f"the {name} export's column for each role (header text; several "
+                                        "separated by ' | ', score columns in time order)", max_width=45)
+    return SheetSpec("Import", presets, preamble, cols, landscape=True)
+
+
+def imported_evaluations_sheet(frame: pd.DataFrame) -> SheetSpec:
+    """Evaluations as imported: the long table with its header in row 1, ready for ``xlcalib calibrate``."""
+    cols = {"Score": Column("Score", "General", "the score as a number (letters read on the scale, higher = better)")}
+    return SheetSpec("Evaluations", frame, [], cols, freeze_columns=2)
+
+
+def import_summary_rows(imported) -> list[tuple[str, str]]:
+    """Summary lines on how an export was read: what and how much, the scale (and letters turned so that
+    higher = better), the confidences, the reviewers' identities and every other note."""
+    ev = imported.evaluations
+    rows = [("Imported from", f"{imported.name or 'the export'} ({imported.source} export): {len(ev):,} "
+                              f"evaluations of {ev['object'].nunique():,} objects by {ev['assessor'].nunique():,} "
+                              f"assessors; {len(imported.report):,} row(s) or cell(s) not imported, each listed "
+                              "with its reason on the Import report sheet.")]
+    topics = (("score scale", "Score scale"), ("score fields", "Score fields"), ("confidence", "Confidences"),
+              ("no confidence", "Confidences"), ("identity map", "Reviewer identities"),
+              ("reviewer ids", "Reviewer identities"))
+    for note in imported.notes:
+        if "not imported, listed in the import report" in note:
+            continue
+        topic = next((t for word, t in topics if note.lower().startswith(word)), "Import note")
+        rows.append((topic, note[0].upper() + note[1:] + ("" if note.endswith(".") else ".")))
+    return rows
+
+
+def with_import_rows(summary: SheetSpec, imported) -> SheetSpec:
+    """The calibration Summary with the import's lines after its first line ("What was calibrated")."""
+    extra = pd.DataFrame(import_summary_rows(imported), columns=list(summary.frame.columns))
+    summary.frame = pd.concat([summary.frame.iloc[:1], extra, summary.frame.iloc[1:]], ignore_index=True)
+    return summary
+
+
+def plain_averages_sheets(averages: pd.DataFrame, imported, preamble, line_note: str = "") -> list[SheetSpec]:
+    """For reviewers who cannot be linked across objects: Ranking by plain average (with the ± of its 95% interval,
+    Student t on the reads), and a Summary saying plainly why there is no calibration, with the reliability of the
+    averages."""
+    from scipy.stats import t as student
+
+    pm = pm_header(0.95)
+    shown = averages.copy()
+    if "± (standard error)" in shown.columns:
+        reads = shown["reads"].to_numpy(dtype=float)
+        q = np.where(reads > 1, student.ppf(0.975, np.maximum(reads - 1, 1)), np.nan)
+        shown.insert(shown.columns.get_loc("± (standard error)"), pm, q * shown.pop("± (standard error)"))
+    cols = {"rank": Column("rank", COUNT, "1 = highest plain average"),
+            "object": Column("object", None, "the object (paper, proposal) as the export names it", max_width=28),
+            "plain average": Column("plain average", SCORE, "the plain average of the object's scores: no "
+                                    "calibration, as the reviewers cannot be linked across objects"),
+            pm: Column(pm, SCORE, "half the width of the 95% interval of the plain average (Student t on the "
+                                  "object's reads; blank with one read)"),
+            "reads": Column("reads", COUNT, COLUMNS["n"].meaning),
+            "lowest": Column("lowest", SCORE, "the lowest score given"),
+            "highest": Column("highest", SCORE, "the highest score given")}
+    ranking = SheetSpec("Ranking", shown, preamble, cols, freeze_columns=2)
+    value, basis = reliability_of_averages(imported.evaluations)
+    rows = [("Why no calibration", "The reviewers' ids are per paper: the same person cannot be recognised on two "
+                                   "objects, so no reviewer's stringency can be estimated and no score can be "
+                                   "corrected. The Ranking gives plain averages."),
+            ("Reliability of the averaged scores", f"{fmt_number(value)} ({verdict_reliability(value)}): {basis}."),
+            ("What to do next", "Ask the system for the reviewers' identities and pass them as an identity map "
+                                "(a CSV file: anonymous id, person) to calibrate.")]
+    if line_note:
+        rows.insert(2, ("Funding line", line_note))
+    rows[0:0] = import_summary_rows(imported)
+    frame = pd.DataFrame(rows, columns=["topic", "in plain words"])
+    summary = SheetSpec("Summary", frame, preamble[:2], {"topic": Column("topic", None, "", max_width=22),
+                                                         "in plain words": Column("in plain words", None, "", wrap=True,
+                                                                                  max_width=84)}, landscape=False)
+    return [ranking, summary]

@@ -1,0 +1,221 @@
+"""The Ranking sheet and its chart: objects in rank order with the honest ±, one final decision per object with
+the statement it rests on, the funding line, a count line under the table, and the caterpillar coloured by
+decision on a page of its own."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..workbook.base import ChartSpec, Column, SheetSpec
+from .common import (
+    COLUMNS,
+    COUNT,
+    PROB,
+    SCORE,
+    YES,
+    chart_kwargs,
+    chart_page,
+    half_width,
+    level_text,
+    nice_ceil,
+    nice_floor,
+    pm_header,
+    pm_meaning,
+    user_names,
+)
+
+#: The final decisions in the order a reader meets them, each with its colour on the chart.
+DECISION_COLOURS = {"funded": "548235", "funded by lottery": "2E8B8B", "to discuss": "BF9000",
+                    "not drawn": "C55A11", "not funded": "7F7F7F"}
+#: Objects shown on the Ranking chart at most (their names must stay readable under the points).
+CHART_OBJECTS = 70
+
+
+def ranking_table(result, settings) -> pd.DataFrame:
+    """The run's ranking (``result.decisions``, computed once by the run) or the core's ranking with the run's
+    funding line, draws and seed; a panel split into unconnected groups (no common scale, no joint ranking)
+    gets its values sorted with plain ranks, and the Summary says why."""
+    from ..errors import InputError
+
+    if result.decisions is not None:
+        return result.decisions
+    kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
+    try:
+        return result.ranking(**kwargs)
+    except InputError:
+        if result.stats.get("n_components", 1) == 1:
+            raise
+    v = result.values.sort_values("value", ascending=False, kind="mergesort")
+    v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
+    v["raw_rank"] = v["raw_mean"].rank(ascending=False, method="min").astype(np.intp)
+    return v
+
+
+def _line_position(settings, values: np.ndarray) -> tuple[int | None, float | None]:
+    """(0-based row under which the funding line is drawn, the calibrated value the line sits at: the score line
+    itself, or midway between the last place and the next object)."""
+    top_k, threshold = getattr(settings, "fund_top_k", None), getattr(settings, "fund_threshold", None)
+    if top_k:
+        after = int(min(top_k, len(values))) - 1
+        value = float((values[after] + values[after + 1]) / 2) if after < len(values) - 1 else None
+        return after, value
+    if threshold is not None:
+        after = int((values >= threshold).sum()) - 1
+        return (after if after >= 0 else None), float(threshold)
+    return None, None
+
+
+def ranking_sheet(result, settings, preamble) -> SheetSpec:
+    """Ranking: objects sorted by calibrated value, the ± of the interval, raw rank, rank range, reads and, with a
+    funding line, P(above the line), the one final decision and the statement it rests on; the line drawn under
+    the last place; rows whose side of the line calibration changed marked; a count line and what the words
+    mean under the table."""
+    r = ranking_table(result, settings)
+    level = r.attrs.get("level") or result.stats.get("interval_level") or getattr(settings, "interval_level", None)
+    pm = pm_header(level)
+    out = pd.DataFrame({"rank": r["rank"].to_numpy(), "object": r.index.astype(str),
+                        "calibrated value": r["value"].to_numpy(), pm: half_width(r),
+                        "raw mean": r["raw_mean"].to_numpy(), "raw rank": r["raw_rank"].to_numpy()})
+    cols: dict[str, Column] = {
+        "rank": Column("rank", COUNT, "1 = highest calibrated value"),
+        "object": Column("object", None, "the object (proposal, candidate ...) as entered", max_width=28),
+        "calibrated value": Column("calibrated value", SCORE, COLUMNS["value"].meaning),
+        pm: Column(pm, SCORE, pm_meaning(level)),
+        "raw mean": Column("raw mean", SCORE, COLUMNS["raw_mean"].meaning),
+        "raw rank": Column("raw rank", COUNT, "rank by the plain average (before calibration)")}
+    if {"rank_lower", "rank_upper"} <= set(r.columns):
+        name = f"rank range ({level_text(level)})" if level else "rank range"
+        out[name] = [f"{int(a)}-{int(b)}" if a != b else f"{int(a)}" for a, b in zip(r["rank_lower"], r["rank_upper"])]
+        cols[name] = Column(name, None, "ranks the object holds in this share of the simulated panels (the "
+                                        "uncertainty of all values at once)")
+    out["reads"] = r["n"].to_numpy()
+    cols["reads"] = Column("reads", COUNT, COLUMNS["n"].meaning)
+    spec = SheetSpec("Ranking", out, preamble, cols, freeze_columns=2)
+    if "p_above" in r.columns:
+        _decision_columns(spec, r)
+        spec.line_after, _ = _line_position(settings, out["calibrated value"].to_numpy())
+        spec.footer = ranking_footer(r)
+    return spec
+
+
+def _decision_columns(spec: SheetSpec, r: pd.DataFrame) -> None:
+    """P(above the line), the final decision, the statement it rests on and whether calibration changed it."""
+    eps = r.attrs.get("epsilon", 0.05)
+    out, cols = spec.frame, spec.columns
+    out["P(above line)"] = r["p_above"].to_numpy()
+    cols["P(above line)"] = Column("P(above line)", PROB, "probability that the object truly belongs above the "
+                                                          "funding line, given the uncertainty of all values")
+    out["decision"] = r["final"].astype(str).to_numpy()
+    cols["decision"] = Column("decision", None, "the one final decision: funded, not funded, funded by lottery, "
+                                                "not drawn (in the lottery, not drawn), to discuss (borderline: the "
+                                                "panel decides)")
+    out["rests on"] = r["basis"].astype(str).to_numpy()
+    cols["rests on"] = Column("rests on", None, f"the statement the decision rests on: jointly above / below = the "
+                                                f"whole list so marked at once; P(above) on its own; borderline = "
+                                                f"P(above) between {eps:.0%} and {1 - eps:.0%}, the data cannot "
+                                                "place it")
+    out["changed by calibration"] = [YES if c else "" for c in r["changed"].astype(bool)]
+    cols["changed by calibration"] = Column("changed by calibration", None, "yes = plain averages would put the "
+                                                                            "object on the other side of the line "
+                                                                            "(rows in amber)")
+    spec.mark = "changed by calibration"
+
+
+def decision_counts(r: pd.DataFrame) -> str:
+    """'20 places: 3 funded, 17 funded by lottery, 28 not drawn, 102 not funded (150 objects)' -- the count line."""
+    counts = r["final"].value_counts()
+    parts = [f"{int(counts[w])} {w}" for w in DECISION_COLOURS if w in counts]
+    record = r.attrs.get("places") or {}
+    places = record.get("places")
+    head = f"{places} places: " if places else f"Funding line {r.attrs.get('line', '')}: "
+    text = head + ", ".join(parts) + f" ({len(r)} objects)."
+    if places and "to discuss" in counts:  # no lottery: the band is the panel's to decide
+        text += f" {record.get('left', 0)} place(s) are left for the panel to fill from those to discuss."
+    return text
+
+
+def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
+    """The lines under the Ranking table: the count line, the lottery, and what the words of the table mean."""
+    attrs = r.attrs
+    eps, level = attrs.get("epsilon", 0.05), attrs.get("level", 0.95)
+    joint = attrs.get("joint") or {}
+    lines = [[f"Count: {decision_counts(r)}"]]
+    lottery = attrs.get("lottery") or {}
+    if lottery.get("pool"):
+        pool, places = len(lottery["pool"]), lottery["places"]
+        band = r.loc[list(lottery["pool"])]
+        lines.append([f"Lottery: {places} place(s) drawn among the {pool} {lottery.get('tier', 'borderline')} "
+                      f"object(s) next to the line (ranks {int(band['rank'].min())}-{int(band['rank'].max())}, "
+                      f"P(above) {band['p_above'].min():.0%} to {band['p_above'].max():.0%}), each with the same chance "
+                      f"({places / pool:.0%}); seed {lottery['seed']}, so the draw can be repeated. A wider borderline "
+                      "cut-off (Settings) narrows the band."])
+    lines.append([f"Rests on: 'jointly above ({level_text(level)})' = the {joint.get('above', 0)} objects so marked "
+                  f"are above the line all together with {level_text(level)} probability (the whole list at once, "
+                  f"not one object at a time); 'jointly below' = the {joint.get('below', 0)} so marked are all "
+                  f"below it together; 'on its own' = that object alone; 'borderline' = P(above) between "
+                  f"{eps:.0%} and {1 - eps:.0%}: the data cannot place it (the borderline cut-off is a Settings "
+                  "row)."])
+    lines.append(["± is half the width of the interval at the run's level, on every sheet; rank range: the ranks "
+                  "the object holds in that share of the simulated panels; amber rows: calibration changed the "
+                  "side of the line."])
+    return lines
+
+
+def ranking_chart(spec: SheetSpec, r: pd.DataFrame, settings, preamble) -> SheetSpec:
+    """"Ranking chart": the caterpillar -- calibrated value and its interval per object in rank order, coloured by
+    the final decision, the funding line drawn across in red and named; every object shown is named under its
+    point (the top objects and the whole band at the line; at most :data:`CHART_OBJECTS`)."""
+    f = spec.frame
+    pm = next(c for c in f.columns if str(c).startswith("±"))
+    decided = "decision" in f.columns
+    n = _shown_objects(f) if decided else min(len(f), CHART_OBJECTS)
+    top = f.iloc[:n]
+    data = pd.DataFrame({"rank": top["rank"].to_numpy(),
+                         "object (rank order)": [f"{int(k)}. {str(o)[:18]}" for k, o in zip(top["rank"], top["object"])]})
+    groups = [w for w in DECISION_COLOURS if decided and (top["decision"] == w).any()] or ["calibrated value"]
+    for g in groups:
+        mask = (top["decision"] == g).to_numpy() if decided else np.ones(n, dtype=bool)
+        data[g] = np.where(mask, top["calibrated value"].to_numpy(), np.nan)
+    _, line_value = _line_position(settings, f["calibrated value"].to_numpy()) if decided else (None, None)
+    line_name = f"funding line ({r.attrs.get('line', '')})"
+    if line_value is not None:
+        data[line_name] = line_value
+    for g in groups:
+        data[f"± {g}"] = np.where(data[g].notna(), top[pm].to_numpy(), np.nan)
+    lo = float(np.nanmin(top["calibrated value"] - top[pm]))
+    hi = float(np.nanmax(top["calibrated value"] + top[pm]))
+    if line_value is not None:
+        lo, hi = min(lo, line_value), max(hi, line_value)
+    pad = 0.05 * (hi - lo if hi > lo else 1.0)
+    names = list(data.columns)
+    own = user_names(settings)
+    shown = f"the top {n} of {len(f)}" if n < len(f) else f"all {n} objects"
+    title = (f"Calibrated value with its {pm[3:-1]}, {shown} in rank order" +
+             (", coloured by decision" if decided else "") +
+             (f"; dashed red: the {line_name}" if line_value is not None else ""))
+
+    def make(header_row: int, n_rows: int) -> ChartSpec:
+        return ChartSpec("dots", title, header_row, n_rows, 2, tuple(names.index(g) + 1 for g in groups),
+                         f"{own['object']}, in rank order (1 = highest calibrated value)", f"calibrated {own['score']}",
+                         error_columns=tuple(names.index(f"± {g}") + 1 for g in groups),
+                         colours=tuple(DECISION_COLOURS.get(g, "1F4E79") for g in groups),
+                         line_columns=(names.index(line_name) + 1,) if line_value is not None else (),
+                         y_range=(nice_floor(lo - pad), nice_ceil(hi + pad)), **chart_kwargs())
+
+    cols = {g: Column(g, "0.00") for g in names[2:]}
+    return chart_page("Ranking chart", preamble, data, make, cols)
+
+
+def _shown_objects(f: pd.DataFrame) -> int:
+    """How many objects the Ranking chart shows: every object when few, else the top ones down to past the last
+    object not decided 'not funded' (the band at the line), at least twice the places, capped."""
+    if len(f) <= CHART_OBJECTS:
+        return len(f)
+    undecided = np.flatnonzero((f["decision"] != "not funded").to_numpy())
+    last = int(undecided.max()) + 1 if undecided.size else 0
+    places = (f["decision"].isin(["funded", "funded by lottery"])).sum()
+    return int(min(len(f), CHART_OBJECTS, max(40, 2 * places, last + 5)))
+
+
+__all__ = ["DECISION_COLOURS", "decision_counts", "ranking_chart", "ranking_footer", "ranking_sheet",
+           "ranking_table"]
