@@ -3,6 +3,7 @@ results in a copy, the input never touched."""
 from __future__ import annotations
 
 import openpyxl
+import pytest
 
 from xlcalib.cli import main
 from xlcalib.exercises import ordinal_report
@@ -15,7 +16,92 @@ def test_ordinal_report_reproduces_fisher(tmp_path):
     frames = ordinal_report(book)
     values = frames["Svensson"].set_index("measure")["value"]
     assert round(values["RP"], 3) == -0.084 and round(values["RC"], 3) == 0.113 and values["n"] == 59
-    assert book["ROC"]._charts
+    assert book["ROC chart"]._charts and not book["ROC"]._charts  # the chart on a page of its own
+
+
+def _sheet_rows(ws, first: str) -> dict:
+    """A result sheet's rows by their first cell, below the header whose first cell is *first*."""
+    rows = list(ws.iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == first)
+    return {r[0]: dict(zip(rows[header], r)) for r in rows[header + 1:] if r[0]}, rows[header]
+
+
+def test_svensson_sheet_reads_in_words_with_the_raters_own_headers(tmp_path):
+    """Fisher's radiologists (Svensson's Table II) under their own headers: each measure's verdict names them,
+    RP and RC say who is lower and narrower (as Svensson reads them: radiologist 2 lower and more concentrated)
+    with their size and the caveat of an interval reaching 0; PA is a percentage, the count an integer."""
+    path = filled_ordinal(tmp_path / "ord.xlsx")
+    book = openpyxl.load_workbook(path)
+    book["Ratings"]["B1"], book["Ratings"]["C1"] = "Radiologist A", "Radiologist B"
+    ordinal_report(book)
+    rows, header = _sheet_rows(book["Svensson"], "measure")
+    assert header == ("measure", "value", "SE", "lower", "upper", "verdict", "meaning")
+    rp, rc, rv = (rows[k] for k in ("RP, relative position", "RC, relative concentration", "RV, relative rank variance"))
+    assert rp["verdict"] == ("small systematic disagreement in position: Radiologist B uses lower categories than "
+                             "Radiologist A (RP -0.084); the 95% interval includes 0, so it may be chance")
+    assert rc["verdict"].startswith("moderate systematic disagreement in concentration: Radiologist B concentrates "
+                                    "the ratings on fewer categories than Radiologist A (RC 0.113)")
+    assert rv["verdict"].startswith("small random disagreement: Radiologist A and Radiologist B order some objects")
+    assert rp["lower"] < rp["value"] < rp["upper"] and rp["upper"] > 0  # the interval the caveat speaks of
+    assert "rater 1" not in " ".join(str(r["verdict"]) + str(r["meaning"]) for r in rows.values()).lower()
+    assert "P(Radiologist A lower)" in rp["meaning"]
+    pa = rows["PA, percentage agreement"]
+    assert pa["value"] == pytest.approx(40 / 59) and book["Svensson"].cell(
+        row=list(rows).index("PA, percentage agreement") + _header_row(book["Svensson"]) + 1, column=2
+    ).number_format == "0.0%"
+    assert pa["verdict"] == "68% of the 59 objects got the same category from both"
+    n = rows["objects rated by both"]["value"]
+    assert n == 59 and isinstance(n, int)
+    assert rows["kappa max"]["verdict"] == "Cohen's kappa is 68% of the largest these category shares permit"
+    footer = " ".join(str(r[0]) for r in book["Svensson"].iter_rows(values_only=True) if r[0])
+    assert "below 0.1 small, below 0.3 moderate, else large" in footer and "Svensson 1993" in footer
+
+
+def _header_row(ws) -> int:
+    return next(i for i, r in enumerate(ws.iter_rows(values_only=True), start=1) if r[0] == "measure")
+
+
+def test_svensson_sheet_weighted_kappas_equal_sklearn(tmp_path):
+    """Cohen's kappa unweighted, linear- and quadratic-weighted beside Svensson's measures: scikit-learn's
+    cohen_kappa_score as the oracle (test-only), intervals around each."""
+    sklearn = pytest.importorskip("sklearn.metrics")
+    book = openpyxl.load_workbook(filled_ordinal(tmp_path / "ord.xlsx"))
+    ordinal_report(book)
+    rows, _ = _sheet_rows(book["Svensson"], "measure")
+    pairs = _fisher_pairs()
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    for label, weights in (("Cohen's kappa (unweighted)", None), ("linear-weighted kappa", "linear"),
+                           ("quadratic-weighted kappa", "quadratic")):
+        row = rows[label]
+        assert row["value"] == pytest.approx(sklearn.cohen_kappa_score(a, b, weights=weights), abs=1e-12), label
+        assert row["lower"] < row["value"] < row["upper"] and row["verdict"]
+    assert rows["Cohen's kappa (unweighted)"]["value"] == pytest.approx(0.499, abs=5e-4)  # Svensson's kappa 0.5
+    assert "most ordinal studies quote" in rows["quadratic-weighted kappa"]["meaning"]
+
+
+def test_svensson_verdicts_name_direction_size_and_chance():
+    """The verdict words by hand: the sign says who is lower / narrower, the size band and the interval rule."""
+    from xlcalib.presentation import svensson_verdicts
+
+    values = {"PA": 50.0, "n": 40, "RP": 0.35, "RC": -0.15, "RV": 0.0}
+    ses = {"RP": 0.05, "RC": 0.05, "RV": 0.01}
+    words = svensson_verdicts(values, ses, "Ann", "Bo")
+    assert words["RP"] == "large systematic disagreement in position: Ann uses lower categories than Bo (RP 0.350)"
+    assert words["RC"] == ("moderate systematic disagreement in concentration: Ann concentrates the ratings on fewer "
+                           "categories than Bo (RC -0.150)")
+    assert words["RV"] == "no random disagreement: Ann and Bo order the objects alike"
+    assert words["PA"] == "50% of the 40 objects got the same category from both"
+    wide = svensson_verdicts({**values, "RV": 0.2}, {"RP": 0.2, "RC": 0.1, "RV": 0.2}, "Ann", "Bo")
+    assert wide["RP"].endswith("may be chance") and wide["RC"].endswith("may be chance")
+    assert wide["RV"].startswith("moderate random disagreement") and wide["RV"].endswith("may be chance")
+
+
+def test_ordinal_report_tells_equal_headers_apart(tmp_path):
+    book = openpyxl.load_workbook(filled_ordinal(tmp_path / "ord.xlsx"))
+    book["Ratings"]["B1"] = book["Ratings"]["C1"] = "Reader"
+    ordinal_report(book)
+    rows, _ = _sheet_rows(book["Svensson"], "measure")
+    assert "Reader (C) uses lower categories than Reader (B)" in rows["RP, relative position"]["verdict"]
 
 
 def test_report_cli_and_rerun_never_touches_inputs(tmp_path):

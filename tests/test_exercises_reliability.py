@@ -20,7 +20,8 @@ def test_reliability_report(tmp_path):
     # one rating missing: the empirical curve (complete replications only) is left out, and the sheet says why
     assert not any(c.startswith("empirical") for c in frames["kRR curve"].columns)
     summary = frames["kRR"].set_index("statistic")
-    assert "needs complete replications" in summary.loc["kRR curve", "basis"]
+    footer = " ".join(str(r[0]) for r in book["kRR"].iter_rows(values_only=True) if r[0])
+    assert "kRR curve: the empirical curve needs complete replications" in " ".join(footer.split())
     # one headline figure with its reason: ratings incomplete -> the one-way ICC of the average
     headline = summary.index[0]
     assert "(quote this)" in headline and "ICC(1,k)" in headline
@@ -35,17 +36,26 @@ def test_reliability_report(tmp_path):
     prophecy = curve["ICC(k) prophecy beyond the observed raters"]
     assert prophecy[curve["k"] < rep1.shape[1]].isna().all() and prophecy[curve["k"] > rep1.shape[1]].notna().all()
     assert curve["ICC(k), all ratings (observed raters)"][curve["k"] > rep1.shape[1]].isna().all()
-    assert "2 randomly drawn ratings" in summary.loc["why Spearman-Brown at k = 1 differs from ICC(1)", "basis"]
+    # one headline; the other figures are labelled cross-checks, and one line under the table says why they differ
+    pilot = summary.loc[f"cross-check: {rep1.shape[1]} raters prophesied from a 2-rater pilot"]
+    assert "2 randomly drawn ratings" in pilot["basis"]
+    assert pilot["value"] == pytest.approx(frames["kRR curve"].set_index("k").loc[
+        rep1.shape[1], "Spearman-Brown from 2 ratings per item"])
+    labels = list(summary.index)
+    assert sum("(quote this)" in s for s in labels) == 1 and not any(s.lower().startswith("why") for s in labels)
+    assert {"cross-check: kRR bootstrap", "cross-check: Krippendorff alpha (interval)",
+            "cross-check: ICC(2,k), two-way"} <= set(labels)
+    assert "Why the cross-checks differ from the headline" in footer
     # every figure with an interval shows it: the ICCs their F intervals, kRR and alpha their bootstrap intervals
     icc = xlcalib.icc_table(rep1)
     assert [summary.iloc[0]["lower"], summary.iloc[0]["upper"]] == pytest.approx(icc.loc["ICC1k", ["CI_low", "CI_high"]])
-    assert [summary.loc["ICC(1) single rating", c] for c in ("lower", "upper")] == pytest.approx(
+    assert [summary.loc["one rating: ICC(1)", c] for c in ("lower", "upper")] == pytest.approx(
         icc.loc["ICC1", ["CI_low", "CI_high"]])
     boot = xlcalib.krr_bootstrap(rep1, n_boot=200, seed=0)
-    assert [summary.loc["kRR bootstrap (mean of item means)", c] for c in ("lower", "upper")] == pytest.approx(
+    assert [summary.loc["cross-check: kRR bootstrap", c] for c in ("lower", "upper")] == pytest.approx(
         [boot.ci_low, boot.ci_high])
     alpha = xlcalib.agreement.agreement_bootstrap(rep1, "krippendorff_alpha", "quadratic", n_boot=200, seed=0)
-    row = summary.loc["Krippendorff alpha (interval)"]
+    row = summary.loc["cross-check: Krippendorff alpha (interval)"]
     assert row["value"] == pytest.approx(alpha.estimate, abs=1e-12)  # interval alpha = alpha with quadratic weights
     assert [row["lower"], row["upper"]] == pytest.approx([alpha.ci_low, alpha.ci_high])
     assert row["lower"] < row["value"] < row["upper"] and "seed 0" in row["basis"]
@@ -55,7 +65,10 @@ def test_reliability_report(tmp_path):
     complete = reliability_report(wb, n_boot=50)
     assert "empirical (Replication2)" in complete["kRR curve"].columns
     assert "ICC(2,k)" in complete["kRR"]["statistic"].iloc[0]  # complete block: two-way absolute agreement
-    assert {"ICC", "kRR", "kRR curve"} <= set(book.sheetnames) and book["kRR curve"]._charts
+    assert {"ICC", "kRR", "kRR curve"} <= set(book.sheetnames) and book["kRR chart"]._charts
+    results = [n for n in book.sheetnames if n in frames]
+    assert results[0] == "kRR"  # the headline is the report's first page
+    assert summary.loc["items", "value"] == 40 and isinstance(summary.loc["items", "value"], int)
 
 
 def test_reliability_report_names_bad_cell(tmp_path):
@@ -118,8 +131,8 @@ def test_reliability_report_of_continuous_ratings_says_why_there_is_no_agreement
     assert "distinct categories" in frames["Agreement"]["basis"].iloc[0]
     assert "Agreement pairs" not in frames
     summary = frames["kRR"].set_index("statistic")
-    assert "no interval" in summary.loc["Krippendorff alpha (interval)", "basis"]
-    assert summary.loc["Krippendorff alpha (interval)", "value"] > 0.9
+    assert "no interval" in summary.loc["cross-check: Krippendorff alpha (interval)", "basis"]
+    assert summary.loc["cross-check: Krippendorff alpha (interval)", "value"] > 0.9
 
 
 def test_reliability_report_lists_pairs_up_to_a_number_of_raters(tmp_path, monkeypatch):
