@@ -76,7 +76,7 @@ def test_svensson_sheet_weighted_kappas_equal_sklearn(tmp_path):
         assert row["value"] == pytest.approx(sklearn.cohen_kappa_score(a, b, weights=weights), abs=1e-12), label
         assert row["lower"] < row["value"] < row["upper"] and row["verdict"]
     assert rows["Cohen's kappa (unweighted)"]["value"] == pytest.approx(0.499, abs=5e-4)  # Svensson's kappa 0.5
-    assert "most ordinal studies quote" in rows["quadratic-weighted kappa"]["meaning"]
+    assert "the kappa ordinal studies quote most" in rows["quadratic-weighted kappa"]["meaning"]
 
 
 def test_svensson_verdicts_name_direction_size_and_chance():
@@ -170,3 +170,20 @@ def test_ordinal_report_weights_use_the_values_given_beside_the_categories(tmp_p
     book["Categories"]["A3"] = None  # a value without its category
     with pytest.raises(InputError, match="sheet Categories, row 3 has a value but no category"):
         ordinal_report(book)
+
+
+def test_categories_list_grows_with_its_drop_down(tmp_path):
+    """The Categories list is an Excel Table whose column is the name the Ratings drop-downs use (not a fixed
+    A2:A5): a category typed just below the list belongs to it, and the report uses it in its order."""
+    path = filled_ordinal(tmp_path / "ord.xlsx")
+    book = openpyxl.load_workbook(path)
+    cats = book["Categories"]
+    assert list(cats.tables) == ["CategoryList"] and cats.tables["CategoryList"].ref == "A1:B5"
+    assert book.defined_names["CategoryNames"].attr_text == "CategoryList[Category (lowest first)]"
+    assert [v.formula1 for v in book["Ratings"].data_validations.dataValidation] == ["CategoryNames"]
+    assert book["Instructions"]["B10"].value == "=COUNTA(CategoryNames)"
+    cats["A6"] = "F5"  # a fifth category, typed in the first empty row below the table
+    book["Ratings"]["C2"] = "F5"
+    frames = ordinal_report(book)
+    assert list(frames["ROC"].iloc[:, 0]) == ["(start)", "F1", "F2", "F3", "F4", "F5"]
+    assert "F1, F2, F3, F4, F5" in frames["Agreement"].set_index("coefficient").loc["categories in order", "basis"]

@@ -468,7 +468,7 @@ def svensson_sheet(sv: pd.DataFrame, rater_names: tuple[str, str], preamble, kap
 KAPPA_MEANINGS = {
     "Cohen's kappa (unweighted)": "only the same category counts as agreement",
     "linear-weighted kappa": "a near miss earns 1 - |difference| / range",
-    "quadratic-weighted kappa": "a near miss earns 1 - (difference / range)^2: the kappa most ordinal studies quote",
+    "quadratic-weighted kappa": "a near miss earns 1 - (difference / range)^2; the kappa ordinal studies quote most",
 }
 
 
