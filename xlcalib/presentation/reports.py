@@ -472,16 +472,33 @@ KAPPA_MEANINGS = {
 }
 
 
+def _mean_ranks_table(mr: pd.DataFrame, h1: str, h2: str) -> tuple[pd.DataFrame, dict[str, Column]]:
+    """The augmented mean ranks per pair of categories (:func:`xlcalib.ordinal.mean_rank_table`) under the raters'
+    own headers, ranks to the half they can be."""
+    names = {"rater1": f"{h1}: category", "rater2": f"{h2}: category", "count": "objects",
+             "R1": f"mean rank by {h1}", "R2": f"mean rank by {h2}", "difference": "rank difference"}
+    frame = mr.rename(columns=names)
+    cols = {names["count"]: Column(names["count"], COUNT, "objects given this pair of categories"),
+            names["R1"]: Column(names["R1"], "0.0", f"the objects' augmented mean rank by {h1} (ties broken by {h2}; "
+                                                    "Svensson 1993)"),
+            names["R2"]: Column(names["R2"], "0.0", f"the objects' augmented mean rank by {h2} (ties broken by {h1})"),
+            names["difference"]: Column(names["difference"], "+0.0;-0.0;0.0",
+                                        f"{h1}'s rank minus {h2}'s: where the raters order objects differently (RV)")}
+    return frame, cols
+
+
 def ordinal_sheets(frames: dict[str, pd.DataFrame], rater_names: tuple[str, str], preamble,
                    kappas=None) -> list[SheetSpec]:
     """Svensson measures with verdicts, mean ranks, and the ROC curve (its chart on a page of its own), named by the
     user's own rater headers."""
-    mr = frames["MeanRanks"]
-    mr_cols = {c: Column(str(c), RELIAB) for c in mr.columns if pd.api.types.is_float_dtype(mr[c])}
     h1, h2 = rater_names
-    roc = frames["ROC"].rename(columns={"rater1": f"{h1} (cumulative share)", "rater2": f"{h2} (cumulative share)"})
-    roc_cols = {c: Column(c, PROB, f"share of objects up to this category by {n}")
+    mr, mr_cols = _mean_ranks_table(frames["MeanRanks"], h1, h2)
+    roc = frames["ROC"].rename(columns={"boundary": "up to category", "rater1": f"{h1} (cumulative share)",
+                                        "rater2": f"{h2} (cumulative share)"})
+    roc_cols = {c: Column(c, PROB, f"share of objects {n} put in this category or a lower one")
                 for c, n in ((roc.columns[1], h1), (roc.columns[2], h2))}
+    roc_cols["up to category"] = Column("up to category", None, "the categories cumulated, lowest first; the curve "
+                                                                f"above the diagonal: {h2} rates lower than {h1}")
     roc_spec = SheetSpec("ROC", roc, preamble, roc_cols)
 
     def make(header_row: int, n_rows: int) -> ChartSpec:
