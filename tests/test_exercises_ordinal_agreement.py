@@ -187,3 +187,24 @@ def test_categories_list_grows_with_its_drop_down(tmp_path):
     frames = ordinal_report(book)
     assert list(frames["ROC"].iloc[:, 0]) == ["(start)", "F1", "F2", "F3", "F4", "F5"]
     assert "F1, F2, F3, F4, F5" in frames["Agreement"].set_index("coefficient").loc["categories in order", "basis"]
+
+
+def test_svensson_verdicts_follow_the_raters_when_they_swap():
+    """Swapping the two raters swaps the names in every verdict and nothing else (RP and RC change sign with the
+    order of the raters; RV does not)."""
+    import xlcalib
+    from xlcalib.presentation import svensson_verdicts
+
+    pairs = _fisher_pairs()
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+
+    def words(first, second, h1, h2):
+        frame = xlcalib.svensson(first, second, ["F1", "F2", "F3", "F4"]).to_frame()
+        values = dict(zip(frame["measure"], frame["value"]))
+        ses = {k: v for k, v in zip(frame["measure"], frame["SE"]) if v is not None}
+        return svensson_verdicts(values, ses, h1, h2)
+
+    forward, backward = words(a, b, "Ann", "Bo"), words(b, a, "Bo", "Ann")
+    for key in ("RP", "RC"):
+        assert forward[key].split(" (")[0] == backward[key].split(" (")[0], key
+    assert forward["RV"].replace("Ann and Bo", "X") == backward["RV"].replace("Bo and Ann", "X")
