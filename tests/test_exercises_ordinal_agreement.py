@@ -36,7 +36,8 @@ def test_svensson_sheet_reads_in_words_with_the_raters_own_headers(tmp_path):
     ordinal_report(book)
     rows, header = _sheet_rows(book["Svensson"], "measure")
     assert header == ("measure", "value", "SE", "lower", "upper", "verdict", "meaning")
-    rp, rc, rv = (rows[k] for k in ("RP, relative position", "RC, relative concentration", "RV, relative rank variance"))
+    rp, rc, rv = (rows[k] for k in ("RP, relative position", "RC, relative concentration",
+                                    "RV, relative rank variance"))
     assert rp["verdict"] == ("small systematic disagreement in position: Radiologist B uses lower categories than "
                              "Radiologist A (RP -0.084); the 95% interval includes 0, so it may be chance")
     assert rc["verdict"].startswith("moderate systematic disagreement in concentration: Radiologist B concentrates "

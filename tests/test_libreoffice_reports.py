@@ -68,7 +68,8 @@ def printed_pages(pdf) -> list[Page]:
     xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     pages = []
     for body in re.findall(r"<page[^>]*>(.*?)</page>", xml, re.S):
-        words = [Word(html.unescape(t), float(a), float(b), float(c), float(d)) for a, b, c, d, t in _WORD.findall(body)]
+        words = [Word(html.unescape(t), float(a), float(b), float(c), float(d))
+                 for a, b, c, d, t in _WORD.findall(body)]
         bottom = max(w.y_min for w in words)
         footer = " ".join(w.text for w in words if w.y_min > bottom - 1)
         found = re.search(r"(.+) - page (\d+) of \d+$", footer)

@@ -120,7 +120,8 @@ def krr_summary_sheet(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, cu
                     "lower": Column("lower", RELIAB, f"lower end of the {level} interval (ICC: F distribution, Shrout "
                                                      "& Fleiss 1979; bootstrap rows: percentile interval)"),
                     "upper": Column("upper", RELIAB, f"upper end of the {level} interval"),
-                    "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor (Koo & Li 2016)"),
+                    "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor "
+                                                       "(Koo & Li 2016)"),
                     "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=58)}
     spec = SheetSpec("kRR", summary, preamble, summary_cols)
     spec.footer = [["Why the cross-checks differ from the headline: each answers a slightly different question (who "
