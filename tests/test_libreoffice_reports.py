@@ -89,7 +89,7 @@ def column_text(pages: list[Page], header: str, next_header: str) -> str:
     for page in pages:
         left = next(w for w in page.words if w.text == header)
         right = next(w for w in page.words if w.text == next_header and abs(w.y_min - left.y_min) < 1)
-        inside = [w for w in page.words if left.x_min - 2 <= w.x_min < right.x_min - 2 and w.y_min > left.y_max - 1]
+        inside = [w for w in page.words if left.x_min - 2 <= w.x_min < right.x_min - 2 and w.y_min > left.y_min + 1]
         out += [w.text for w in sorted(inside, key=lambda w: (round(w.y_min), w.x_min))]
     return " ".join(out)
 

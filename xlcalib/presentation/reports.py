@@ -366,7 +366,7 @@ def _uncertain(value: float, se: float | None) -> str:
         return " (no standard error: read with care)"
     if abs(value) > _Z95 * se:
         return ""
-    return "; the 95% interval includes 0, so it may be chance"
+    return "; may be chance (the 95% interval includes 0)"
 
 
 def svensson_verdicts(values: dict, ses: dict, h1: str, h2: str) -> dict[str, str]:
@@ -376,27 +376,26 @@ def svensson_verdicts(values: dict, ses: dict, h1: str, h2: str) -> dict[str, st
 
     >>> svensson_verdicts({"PA": 67.8, "n": 59, "RP": -0.084, "RC": 0.113, "RV": 0.04},
     ...                   {"RP": 0.057, "RC": 0.06, "RV": 0.029}, "A", "B")["RP"]
-    'small systematic disagreement in position: B uses lower categories than A (RP -0.084); the 95% interval includes 0, so it may be chance'
+    'small systematic disagreement in position: B uses lower categories than A; may be chance (the 95% interval includes 0)'
     """
     rp, rc, rv = values["RP"], values["RC"], values["RV"]
-    out = {"PA": f"{values['PA'] / 100:.0%} of the {int(values['n'])} objects got the same category from both"}
+    out = {"PA": f"{values['PA'] / 100:.0%} of the {int(values['n'])} objects: the same category from both"}
     if abs(rp) < _NONE:
         out["RP"] = f"no disagreement in position: {h1} and {h2} use the categories at the same level"
     else:
         low, high = (h1, h2) if rp > 0 else (h2, h1)
         out["RP"] = (f"{svensson_size(rp)} systematic disagreement in position: {low} uses lower categories than "
-                     f"{high} (RP {rp:.3f})" + _uncertain(rp, ses.get("RP")))
+                     f"{high}" + _uncertain(rp, ses.get("RP")))
     if abs(rc) < _NONE:
         out["RC"] = f"no disagreement in concentration: {h1} and {h2} spread the ratings alike"
     else:
         narrow, wide = (h2, h1) if rc > 0 else (h1, h2)
-        out["RC"] = (f"{svensson_size(rc)} systematic disagreement in concentration: {narrow} concentrates the "
-                     f"ratings on fewer categories than {wide} (RC {rc:.3f})" + _uncertain(rc, ses.get("RC")))
+        out["RC"] = (f"{svensson_size(rc)} systematic disagreement in concentration: {narrow} concentrates on "
+                     f"fewer categories than {wide}" + _uncertain(rc, ses.get("RC")))
     if rv < _NONE:
         out["RV"] = f"no random disagreement: {h1} and {h2} order the objects alike"
     else:
-        out["RV"] = (f"{svensson_size(rv)} random disagreement: {h1} and {h2} order some objects differently "
-                     f"beyond the systematic differences (RV {rv:.3f}; 1 = as much as chance)"
+        out["RV"] = (f"{svensson_size(rv)} random disagreement: {h1} and {h2} order some objects differently"
                      + _uncertain(rv, ses.get("RV")))
     if np.isfinite(values.get("kappa_max", np.nan)) and values["kappa_max"] > 0 and "kappa" in values:
         out["kappa_max"] = (f"Cohen's kappa is {values['kappa'] / values['kappa_max']:.0%} of the largest these "
@@ -413,8 +412,8 @@ _SVENSSON_ROWS = {
     "RC": ("RC, relative concentration", RELIAB, "-1..1, above 0 = {h2} concentrates on fewer categories, below 0 "
                                                 "= {h1} does (systematic)"),
     "RV": ("RV, relative rank variance", RELIAB, "random disagreement: 0 = none, 1 = as much as chance"),
-    "D": ("D, reversed order", RELIAB, "share of pairs of objects the raters order the other way round"),
-    "IV": ("IV, internal rank variance", RELIAB, "sum(x^3 - x)/n^3 over the cells: ties within categories"),
+    "D": ("D, reversed order", RELIAB, "share of object pairs the raters order the other way round"),
+    "IV": ("IV, internal rank variance", RELIAB, "ties within categories: sum(x^3 - x)/n^3 over cells"),
     "r_a": ("r_a, augmented rank correlation", RELIAB, "rank correlation of the raters' augmented ranks"),
     "kappa": ("Cohen's kappa (unweighted)", RELIAB, "only the same category counts as agreement"),
     "kappa_max": ("kappa max", RELIAB, "the largest Cohen's kappa these two raters' category shares permit"),
@@ -453,8 +452,8 @@ def svensson_sheet(sv: pd.DataFrame, rater_names: tuple[str, str], preamble, kap
             "lower": Column("lower", RELIAB, "lower end of the 95% interval"),
             "upper": Column("upper", RELIAB, "upper end of the 95% interval"),
             "verdict": Column("verdict", None, f"the measure in words; sizes of |RP|, |RC| and RV: {sizes}",
-                              wrap=True, max_width=42),
-            "meaning": Column("meaning", None, "what the measure is", wrap=True, max_width=36)}
+                              wrap=True, max_width=44),
+            "meaning": Column("meaning", None, "what the measure is", wrap=True, max_width=44)}
     spec = SheetSpec("Svensson", frame, preamble, cols)
     spec.footer = [["RP and RC measure systematic disagreement (one rater higher, or narrower, than the other: a "
                     "calibration or training matter), RV random disagreement (the raters order individual objects "
