@@ -158,3 +158,19 @@ def test_suitability_grid_sheet_and_conflicts(panel):
     assert ("Assessor 1", "Object 6") not in pairs
     # share 1: every object gets its suitability-1 assessor
     assert all((f"Assessor {(j % 6) + 1}", f"Object {j + 1}") in pairs for j in range(12))
+
+
+def test_assignment_template_numbers_stay_under_their_own_headers(panel):
+    """Right-aligned numbers sit under right-aligned headers, and the text column after a number column is indented,
+    so no number prints under the next column's header; each header fits its column."""
+    ws = openpyxl.load_workbook(panel)["Assignment"]
+    headers = {c.column_letter: c for c in ws[1] if c.value}
+    for letter in ("B", "C", "G"):  # Max load, Min load, Reads wanted
+        assert headers[letter].alignment.horizontal == "right"
+        assert all(ws[f"{letter}{r}"].alignment.horizontal == "right" for r in range(2, 8))
+        assert isinstance(ws[f"{letter}2"].value, int) or letter == "C"
+    for letter in ("D", "H"):  # Subjects, after a number column
+        assert headers[letter].alignment.indent >= 1 and ws[f"{letter}2"].alignment.indent >= 1
+    for letter, cell in headers.items():
+        assert len(cell.value) * 1.1 + 1 <= ws.column_dimensions[letter].width, cell.value
+        assert cell.font.name == "Calibri" and cell.font.b

@@ -20,8 +20,8 @@ def test_reliability_report(tmp_path):
     # one rating missing: the empirical curve (complete replications only) is left out, and the sheet says why
     assert not any(c.startswith("empirical") for c in frames["kRR curve"].columns)
     summary = frames["kRR"].set_index("statistic")
-    krr_text = " ".join(str(c) for r in book["kRR"].iter_rows(values_only=True) for c in r if c)
-    assert "needs complete replications" in krr_text  # said under the table
+    footer = " ".join(str(r[0]) for r in book["kRR"].iter_rows(values_only=True) if r[0])
+    assert "kRR curve: the empirical curve needs complete replications" in " ".join(footer.split())
     # one headline figure with its reason: ratings incomplete -> the one-way ICC of the average
     headline = summary.index[0]
     assert "(quote this)" in headline and "ICC(1,k)" in headline
@@ -36,8 +36,16 @@ def test_reliability_report(tmp_path):
     prophecy = curve["ICC(k) prophecy beyond the observed raters"]
     assert prophecy[curve["k"] < rep1.shape[1]].isna().all() and prophecy[curve["k"] > rep1.shape[1]].notna().all()
     assert curve["ICC(k), all ratings (observed raters)"][curve["k"] > rep1.shape[1]].isna().all()
-    pilot = next(s for s in summary.index if s.startswith("cross-check:") and "2-rater pilot" in s)
-    assert "2 randomly drawn ratings" in summary.loc[pilot, "basis"]
+    # one headline; the other figures are labelled cross-checks, and one line under the table says why they differ
+    pilot = summary.loc[f"cross-check: {rep1.shape[1]} raters prophesied from a 2-rater pilot"]
+    assert "2 randomly drawn ratings" in pilot["basis"]
+    assert pilot["value"] == pytest.approx(frames["kRR curve"].set_index("k").loc[
+        rep1.shape[1], "Spearman-Brown from 2 ratings per item"])
+    labels = list(summary.index)
+    assert sum("(quote this)" in s for s in labels) == 1 and not any(s.lower().startswith("why") for s in labels)
+    assert {"cross-check: kRR bootstrap", "cross-check: Krippendorff alpha (interval)",
+            "cross-check: ICC(2,k), two-way"} <= set(labels)
+    assert "Why the cross-checks differ from the headline" in footer
     # every figure with an interval shows it: the ICCs their F intervals, kRR and alpha their bootstrap intervals
     icc = xlcalib.icc_table(rep1)
     assert [summary.iloc[0]["lower"], summary.iloc[0]["upper"]] == pytest.approx(icc.loc["ICC1k", ["CI_low", "CI_high"]])
@@ -58,6 +66,9 @@ def test_reliability_report(tmp_path):
     assert "empirical (Replication2)" in complete["kRR curve"].columns
     assert "ICC(2,k)" in complete["kRR"]["statistic"].iloc[0]  # complete block: two-way absolute agreement
     assert {"ICC", "kRR", "kRR curve"} <= set(book.sheetnames) and book["kRR chart"]._charts
+    results = [n for n in book.sheetnames if n in frames]
+    assert results[0] == "kRR"  # the headline is the report's first page
+    assert summary.loc["items", "value"] == 40 and isinstance(summary.loc["items", "value"], int)
 
 
 def test_reliability_report_names_bad_cell(tmp_path):

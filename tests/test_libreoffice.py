@@ -74,6 +74,7 @@ def test_libreoffice_opens_and_recalculates_everything(tmp_path):
     assert computed["reliability"]["B9"].value == 40 * 8 - 1  # one rating left blank
     assert computed["reliability"]["B10"].value == 40  # items with at least two ratings
     assert computed["ordinal"]["B9"].value == 59  # Fisher's 59 pairs
+    assert computed["ordinal"]["B10"].value == 4  # the Categories table, counted through the drop-downs' name
     assert computed["ground_truth"]["B10"].value == 11  # non-blank annotations
     blank = openpyxl.load_workbook(out / "panel_calibration.xlsx", data_only=True)
     assert blank["Instructions"]["B10"].value == 0 and blank["Assessors"]["B2"].value == 0
@@ -254,7 +255,7 @@ def test_result_workbooks_print_as_a_reader_sees_them(tmp_path):
     assert (roc.x_axis.scaling.min, roc.x_axis.scaling.max, roc.y_axis.scaling.max) == (0, 1, 1)
     assert roc.x_axis.title is not None
     curve = openpyxl.load_workbook(tmp_path / "reliability_result.xlsx")["kRR chart"]._charts[0]
-    data_series = [s for s in curve.series if s.tx.v not in ("0.8", "0.9")]
+    data_series = [s for s in curve.series if s.tx.v not in ("0.8 (good)", "0.9 (excellent)")]
     assert len(data_series) >= 3 and all(not s.graphicalProperties.line.noFill for s in data_series)
     colours = {str(s.graphicalProperties.line.solidFill.srgbClr) for s in data_series}
     assert len(colours) == len(data_series)  # distinguishable

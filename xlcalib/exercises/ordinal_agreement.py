@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from ..cells import is_blank
+from ..cells import column_letter, is_blank
 from ..errors import InputError
 from ..workbook import open_book
 from .agreement import agreement_results, declared_categories, report_weights
@@ -26,6 +26,19 @@ def _kappas(ratings: pd.DataFrame, order) -> dict:
         except InputError:
             return {}
     return out
+
+
+def _rater_headers(backend) -> tuple[str, str]:
+    """The two raters as the Ratings header names them (the verdicts speak of them); a blank header is named by its
+    column, and two equal headers get their column letters so that the sentences tell them apart."""
+    block = backend.read_block("Ratings")
+    header = block.rows[0] if block.rows else []
+    letters = [column_letter(block.column_number(i)) for i in (1, 2)]
+    names = [str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"column {letter}"
+             for i, letter in zip((1, 2), letters)]
+    if names[0] == names[1]:
+        names = [f"{n} ({letter})" for n, letter in zip(names, letters)]
+    return names[0], names[1]
 
 
 def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
@@ -52,13 +65,10 @@ def ordinal_report(book, *, now=None) -> dict[str, pd.DataFrame]:
     pre = run_preamble("ordinal agreement", f"categories in order: {', '.join(map(str, result.categories))}; "
                                             f"pairs used {result.n}, dropped (a rating missing) {result.n_dropped}; "
                                             f"agreement weights {weights}", now)
-    header = backend.read_block("Ratings").rows[0]
-    names = tuple(str(header[i]).strip() if len(header) > i and not is_blank(header[i]) else f"rater {i}" for i in (1, 2))
+    names = _rater_headers(backend)
     # the agreement coefficients follow Svensson's category order, or the values the Categories sheet gives
     order = declared if isinstance(declared, pd.Series) else list(result.categories)
-    ratings = pd.DataFrame({"rater 1": r1, "rater 2": r2})
-    if names[0] != names[1]:
-        ratings.columns = list(names)
+    ratings = pd.DataFrame({names[0]: r1, names[1]: r2})
     table, _, why_not = agreement_results(ratings, weights, order)
     specs = ordinal_sheets(frames, names, pre, kappas=_kappas(ratings, order)) + \
         [agreement_sheet(table, pre, weights=weights, why_not=why_not)]

@@ -114,18 +114,19 @@ def krr_summary_sheet(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, cu
     summary = pd.DataFrame(rows, columns=["statistic", "value", "lower", "upper", "verdict", "basis"],
                            dtype=object)  # counts stay integers
     level = level_text(table.attrs.get("ci_level", 0.95))
-    summary_cols = {"statistic": Column("statistic", None, "", max_width=44),
+    summary_cols = {"statistic": Column("statistic", None, "the headline figure first, then what it means for "
+                                                          "planning, then cross-checks and counts", max_width=36),
                     "value": Column("value", MIXED, "the figure", row_formats=tuple(formats)),
                     "lower": Column("lower", RELIAB, f"lower end of the {level} interval (ICC: F distribution, Shrout "
                                                      "& Fleiss 1979; bootstrap rows: percentile interval)"),
                     "upper": Column("upper", RELIAB, f"upper end of the {level} interval"),
-                    "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor"),
-                    "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=70)}
+                    "verdict": Column("verdict", None, "0.9+ excellent, 0.75+ good, 0.5+ moderate, below poor "
+                                                       "(Koo & Li 2016)"),
+                    "basis": Column("basis", None, "what the figure is computed from and why", wrap=True, max_width=58)}
     spec = SheetSpec("kRR", summary, preamble, summary_cols)
-    spec.footer = [["Why the cross-checks differ from the headline: each answers a slightly different question -- the "
-                    "other ICC treats who rated differently, the bootstrap also resamples the raters, alpha speaks of "
-                    "single ratings, and a 2-rater pilot is a small sample -- so quote the headline and read the "
-                    "others as checks that it is not fragile."]]
+    spec.footer = [["Why the cross-checks differ from the headline: each answers a slightly different question (who "
+                    "rated, raters resampled, single ratings, a 2-rater pilot); quote the headline, read the others as "
+                    "checks that it is not fragile."]]
     if table.attrs.get("note"):
         spec.footer.append([f"Note: {table.attrs['note']}"])
     if curve_note:
@@ -135,8 +136,8 @@ def krr_summary_sheet(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, cu
 
 def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, curve: pd.DataFrame, curve_note: str,
                        preamble, *, alpha_interval=None, alpha_note: str = "") -> list[SheetSpec]:
-    """ICC table, a kRR summary led by the one figure to quote (the others as cross-checks), and the k-rater curve
-    with its prophecy, its chart on a page of its own.  *alpha_interval*: the bootstrap interval of Krippendorff's
+    """A kRR summary led by the one figure to quote (the others as cross-checks; the report's first page), the ICC
+    table, and the k-rater curve with its prophecy, its chart on a page of its own.  *alpha_interval*: the bootstrap interval of Krippendorff's
     alpha (:func:`xlcalib.agreement.agreement_bootstrap`), or *alpha_note* saying why there is none."""
     observed_k = int((~np.isnan(x)).sum(axis=1).max())
     summary = krr_summary_sheet(x, table, boot, alpha, curve, curve_note, preamble, alpha_interval=alpha_interval,
@@ -177,7 +178,7 @@ def reliability_sheets(x: np.ndarray, table: pd.DataFrame, boot, alpha: float, c
                                     RefLine("0.9 (excellent)", (0, k_max + 1), (0.9, 0.9), colour="7030A0")),
                          y_number_format="0.00", **chart_kwargs())
 
-    return [icc, summary, spec_curve, chart_page("kRR chart", preamble, c, make, cols)]
+    return [summary, icc, spec_curve, chart_page("kRR chart", preamble, c, make, cols)]
 
 
 # ----------------------------------------------------------------------------
@@ -313,15 +314,15 @@ def standard_error_words(table: pd.DataFrame) -> str:
 
 def _agreement_columns(level: float) -> dict[str, Column]:
     return {"coefficient": Column("coefficient", None, "the coefficient; the first row is the one to quote",
-                                  max_width=34),
+                                  max_width=30),
             "estimate": Column("estimate", RELIAB, "(pa - pe) / (1 - pe): 1 = perfect, 0 = chance agreement"),
             "SE": Column("SE", RELIAB, "standard error over subjects"),
             "lower": Column("lower", RELIAB, f"lower end of the {level_text(level)} interval"),
             "upper": Column("upper", RELIAB, f"upper end of the {level_text(level)} interval"),
             "p": Column("p", PVALUE, "two-sided p-value of the coefficient being 0 (no agreement beyond chance)"),
             "verdict": Column("verdict", None, "Landis & Koch (1977): above 0.8 almost perfect, 0.6 substantial, 0.4 "
-                                               "moderate, 0.2 fair, else slight", max_width=28),
-            "basis": Column("basis", None, "why this one / what it takes as chance", wrap=True, max_width=56)}
+                                               "moderate, 0.2 fair, else slight", max_width=24),
+            "basis": Column("basis", None, "why this one / what it takes as chance", wrap=True, max_width=46)}
 
 
 def agreement_pairs_sheet(pairs: pd.DataFrame, preamble) -> SheetSpec:
@@ -346,46 +347,76 @@ def agreement_pairs_sheet(pairs: pd.DataFrame, preamble) -> SheetSpec:
 # ----------------------------------------------------------------------------
 #: z of the two-sided 95% normal interval the Svensson verdicts use (jackknife SEs).
 _Z95 = 1.959964
+#: Words for the size of |RP| and |RC| (range -1..1) and of RV (0 = none, 1 = as much random disagreement as
+#: chance gives): upper end of each band and its word.  xlcalib's convention: Svensson (1993; Svensson & Holm
+#: 1994) reads each measure against its range and its jackknife interval and gives no cut-offs.
+SVENSSON_SIZES = ((0.1, "small"), (0.3, "moderate"), (np.inf, "large"))
+#: Below this a measure is shown as 0.00 and is read as none at all.
+_NONE = 0.005
 
 
-def _beyond_chance(value: float, se: float) -> bool:
-    return bool(np.isfinite(value) and np.isfinite(se) and se > 0 and abs(value) > _Z95 * se)
+def svensson_size(value: float) -> str:
+    """The size word of a Svensson measure (:data:`SVENSSON_SIZES`): 'small' below 0.1, 'moderate' below 0.3."""
+    return next(word for upper, word in SVENSSON_SIZES if abs(value) < upper)
+
+
+def _uncertain(value: float, se: float | None) -> str:
+    """The caveat of a measure whose 95% jackknife interval reaches 0 (or that has no SE)."""
+    if se is None or not np.isfinite(se) or se <= 0:
+        return " (no standard error: read with care)"
+    if abs(value) > _Z95 * se:
+        return ""
+    return "; may be chance (the 95% interval includes 0)"
 
 
 def svensson_verdicts(values: dict, ses: dict, h1: str, h2: str) -> dict[str, str]:
-    """Each Svensson measure in words, with the raters' own headers (RP and RC systematic, RV random)."""
+    """Each Svensson measure in words, naming the raters by their own headers: the size (:data:`SVENSSON_SIZES`),
+    the kind (RP and RC systematic, RV random; Svensson 1993), who is lower or narrower, and whether the 95%
+    jackknife interval leaves room for chance.
+
+    >>> svensson_verdicts({"PA": 67.8, "n": 59, "RP": -0.084, "RC": 0.113, "RV": 0.04},
+    ...                   {"RP": 0.057, "RC": 0.06, "RV": 0.029}, "A", "B")["RP"]
+    'small systematic disagreement in position: B uses lower categories than A; may be chance (the 95% interval includes 0)'
+    """
     rp, rc, rv = values["RP"], values["RC"], values["RV"]
-    if _beyond_chance(rp, ses.get("RP", np.nan)):
+    out = {"PA": f"{values['PA'] / 100:.0%} of the {int(values['n'])} objects: the same category from both"}
+    if abs(rp) < _NONE:
+        out["RP"] = f"no disagreement in position: {h1} and {h2} use the categories at the same level"
+    else:
         low, high = (h1, h2) if rp > 0 else (h2, h1)
-        position = f"systematic: {low} uses lower categories than {high}"
+        out["RP"] = (f"{svensson_size(rp)} systematic disagreement in position: {low} uses lower categories than "
+                     f"{high}" + _uncertain(rp, ses.get("RP")))
+    if abs(rc) < _NONE:
+        out["RC"] = f"no disagreement in concentration: {h1} and {h2} spread the ratings alike"
     else:
-        position = f"no systematic difference in position: {h1} and {h2} use the categories at the same level"
-    if _beyond_chance(rc, ses.get("RC", np.nan)):
         narrow, wide = (h2, h1) if rc > 0 else (h1, h2)
-        concentration = f"systematic: {narrow} concentrates the ratings on fewer categories than {wide}"
+        out["RC"] = (f"{svensson_size(rc)} systematic disagreement in concentration: {narrow} concentrates on "
+                     f"fewer categories than {wide}" + _uncertain(rc, ses.get("RC")))
+    if rv < _NONE:
+        out["RV"] = f"no random disagreement: {h1} and {h2} order the objects alike"
     else:
-        concentration = f"no systematic difference in concentration between {h1} and {h2}"
-    if _beyond_chance(rv, ses.get("RV", np.nan)):
-        random = (f"random disagreement: {h1} and {h2} order some objects differently, beyond the systematic "
-                  f"differences (RV {rv:.3f}; 0 = none, 1 = as much as chance)")
-    else:
-        random = f"no measurable random disagreement: {h1} and {h2} order the objects alike"
-    return {"PA": f"{values['PA'] / 100:.0%} of the {int(values['n'])} objects got the same category from both",
-            "RP": position, "RC": concentration, "RV": random}
+        out["RV"] = (f"{svensson_size(rv)} random disagreement: {h1} and {h2} order some objects differently"
+                     + _uncertain(rv, ses.get("RV")))
+    if np.isfinite(values.get("kappa_max", np.nan)) and values["kappa_max"] > 0 and "kappa" in values:
+        out["kappa_max"] = (f"Cohen's kappa is {values['kappa'] / values['kappa_max']:.0%} of the largest these "
+                            "category shares permit")
+    return out
 
 
-#: Svensson's measures: the row's name on the sheet, its number format and what it measures.
+#: Svensson's measures: the row's name on the sheet, its number format and what it measures ({h1}, {h2}: the raters'
+#: own headers).
 _SVENSSON_ROWS = {
     "PA": ("PA, percentage agreement", "0.0%", "share of objects given the same category by both"),
-    "RP": ("RP, relative position", RELIAB, "P(first rater lower) - P(first rater higher), from the marginals: "
+    "RP": ("RP, relative position", RELIAB, "P({h1} lower) - P({h1} higher), from each rater's category shares: "
                                            "-1..1, 0 = the same level (systematic)"),
-    "RC": ("RC, relative concentration", RELIAB, "-1..1, > 0 = the second rater concentrates on fewer categories "
-                                                "(systematic)"),
+    "RC": ("RC, relative concentration", RELIAB, "-1..1, above 0 = {h2} concentrates on fewer categories, below 0 "
+                                                "= {h1} does (systematic)"),
     "RV": ("RV, relative rank variance", RELIAB, "random disagreement: 0 = none, 1 = as much as chance"),
-    "D": ("D, reversed order", RELIAB, "share of pairs of objects the raters order the other way round"),
-    "IV": ("IV, internal rank variance", RELIAB, "sum(x^3 - x)/n^3 over the cells: ties within categories"),
+    "D": ("D, reversed order", RELIAB, "share of object pairs the raters order the other way round"),
+    "IV": ("IV, internal rank variance", RELIAB, "ties within categories: sum(x^3 - x)/n^3 over cells"),
     "r_a": ("r_a, augmented rank correlation", RELIAB, "rank correlation of the raters' augmented ranks"),
-    "kappa_max": ("kappa max", RELIAB, "the largest kappa these two raters' category shares permit"),
+    "kappa": ("Cohen's kappa (unweighted)", RELIAB, "only the same category counts as agreement"),
+    "kappa_max": ("kappa max", RELIAB, "the largest Cohen's kappa these two raters' category shares permit"),
     "n": ("objects rated by both", COUNT, "pairs used (an object missing either rating is left out)"),
 }
 
@@ -400,12 +431,12 @@ def svensson_sheet(sv: pd.DataFrame, rater_names: tuple[str, str], preamble, kap
     words = svensson_verdicts(values, ses, h1, h2)
     rows, formats = [], []
     for key, (name, fmt, meaning) in _SVENSSON_ROWS.items():
-        if key not in values:
+        if key not in values or (key == "kappa" and kappas):  # the kappas with their intervals stand above
             continue
         value = values[key] / 100 if key == "PA" else (int(values[key]) if key == "n" else values[key])
         se = ses.get(key)
         low, high = (value - _Z95 * se, value + _Z95 * se) if se is not None else (None, None)
-        rows.append((name, value, se, low, high, words.get(key, ""), meaning))
+        rows.append((name, value, se, low, high, words.get(key, ""), meaning.format(h1=h1, h2=h2)))
         formats.append(fmt)
         if key == "RV" and kappas:  # the kappas after the Svensson measures of disagreement
             for label, k in kappas.items():
@@ -413,39 +444,61 @@ def svensson_sheet(sv: pd.DataFrame, rater_names: tuple[str, str], preamble, kap
                 rows.append((label, k.estimate, k.se, k.ci_low, k.ci_high, verdict, KAPPA_MEANINGS.get(label, "")))
                 formats.append(RELIAB)
     frame = pd.DataFrame(rows, columns=["measure", "value", "SE", "lower", "upper", "verdict", "meaning"], dtype=object)
-    cols = {"measure": Column("measure", None, "", max_width=34),
+    sizes = ", ".join(f"below {upper:g} {word}" for upper, word in SVENSSON_SIZES[:-1]) + \
+        f", else {SVENSSON_SIZES[-1][1]}"
+    cols = {"measure": Column("measure", None, "", max_width=30),
             "value": Column("value", MIXED, "the measure", row_formats=tuple(formats)),
             "SE": Column("SE", RELIAB, "standard error (jackknife for Svensson's measures; over subjects for kappa)"),
             "lower": Column("lower", RELIAB, "lower end of the 95% interval"),
             "upper": Column("upper", RELIAB, "upper end of the 95% interval"),
-            "verdict": Column("verdict", None, "the measure in words", wrap=True, max_width=50),
+            "verdict": Column("verdict", None, f"the measure in words; sizes of |RP|, |RC| and RV: {sizes}",
+                              wrap=True, max_width=44),
             "meaning": Column("meaning", None, "what the measure is", wrap=True, max_width=44)}
     spec = SheetSpec("Svensson", frame, preamble, cols)
-    spec.footer = [["RP and RC are systematic differences (one rater higher, or narrower, than the other: a "
-                    "calibration or training matter); RV is random disagreement (the raters order individual objects "
-                    "differently). A verdict says 'systematic' or 'random' when the 95% interval excludes 0 (Svensson "
-                    "& Holm 1994)."]]
+    spec.footer = [["RP and RC measure systematic disagreement (one rater higher, or narrower, than the other: a "
+                    "calibration or training matter), RV random disagreement (the raters order individual objects "
+                    f"differently) (Svensson 1993; Svensson & Holm 1994). Sizes of |RP|, |RC| and RV: {sizes} -- "
+                    "xlcalib's words; Svensson gives no cut-offs. 'May be chance' when the 95% jackknife interval "
+                    "includes 0. Kappas: Landis & Koch (1977) words; weights by the category order, or by the values "
+                    "on the Categories sheet."]]
     return spec
 
 
 #: What the three kappas of the Svensson sheet give credit for.
 KAPPA_MEANINGS = {
     "Cohen's kappa (unweighted)": "only the same category counts as agreement",
-    "linear-weighted kappa": "a near miss earns 1 - |difference| / range (categories by their order)",
-    "quadratic-weighted kappa": "a near miss earns 1 - (difference / range)^2: the kappa most ordinal studies quote",
+    "linear-weighted kappa": "a near miss earns 1 - |difference| / range",
+    "quadratic-weighted kappa": "a near miss earns 1 - (difference / range)^2; the kappa ordinal studies quote most",
 }
+
+
+def _mean_ranks_table(mr: pd.DataFrame, h1: str, h2: str) -> tuple[pd.DataFrame, dict[str, Column]]:
+    """The augmented mean ranks per pair of categories (:func:`xlcalib.ordinal.mean_rank_table`) under the raters'
+    own headers, ranks to the half they can be."""
+    names = {"rater1": f"{h1}: category", "rater2": f"{h2}: category", "count": "objects",
+             "R1": f"mean rank by {h1}", "R2": f"mean rank by {h2}", "difference": "rank difference"}
+    frame = mr.rename(columns=names)
+    cols = {names["count"]: Column(names["count"], COUNT, "objects given this pair of categories"),
+            names["R1"]: Column(names["R1"], "0.0", f"the objects' augmented mean rank by {h1} (ties broken by {h2}; "
+                                                    "Svensson 1993)"),
+            names["R2"]: Column(names["R2"], "0.0", f"the objects' augmented mean rank by {h2} (ties broken by {h1})"),
+            names["difference"]: Column(names["difference"], "+0.0;-0.0;0.0",
+                                        f"{h1}'s rank minus {h2}'s: where the raters order objects differently (RV)")}
+    return frame, cols
 
 
 def ordinal_sheets(frames: dict[str, pd.DataFrame], rater_names: tuple[str, str], preamble,
                    kappas=None) -> list[SheetSpec]:
     """Svensson measures with verdicts, mean ranks, and the ROC curve (its chart on a page of its own), named by the
     user's own rater headers."""
-    mr = frames["MeanRanks"]
-    mr_cols = {c: Column(str(c), RELIAB) for c in mr.columns if pd.api.types.is_float_dtype(mr[c])}
     h1, h2 = rater_names
-    roc = frames["ROC"].rename(columns={"rater1": f"{h1} (cumulative share)", "rater2": f"{h2} (cumulative share)"})
-    roc_cols = {c: Column(c, PROB, f"share of objects up to this category by {n}")
+    mr, mr_cols = _mean_ranks_table(frames["MeanRanks"], h1, h2)
+    roc = frames["ROC"].rename(columns={"boundary": "up to category", "rater1": f"{h1} (cumulative share)",
+                                        "rater2": f"{h2} (cumulative share)"})
+    roc_cols = {c: Column(c, PROB, f"share of objects {n} put in this category or a lower one")
                 for c, n in ((roc.columns[1], h1), (roc.columns[2], h2))}
+    roc_cols["up to category"] = Column("up to category", None, "the categories cumulated, lowest first; the curve "
+                                                                f"above the diagonal: {h2} rates lower than {h1}")
     roc_spec = SheetSpec("ROC", roc, preamble, roc_cols)
 
     def make(header_row: int, n_rows: int) -> ChartSpec:

@@ -66,6 +66,31 @@ def list_sheet(wb, title: str, header: str, names, width: float):
     return ws
 
 
+def list_table(wb, title: str, headers: list[str], names, widths: list[float], table: str, name: str):
+    """A list to fill in that grows: an Excel Table (headers in row 1, *names* below as input) whose first column is
+    the defined *name* drop-downs refer to, so a category typed in the first empty row below joins the table and
+    every drop-down (a fixed range such as A2:A5 would not).  The sheet stays unprotected: Excel does not grow
+    tables on protected sheets."""
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.table import Table, TableStyleInfo
+
+    ws = wb.create_sheet(title)
+    ws.append(headers)
+    for r, value in enumerate(names, start=2):
+        input_cell(ws.cell(row=r, column=1), value)
+        for c in range(2, len(headers) + 1):
+            input_cell(ws.cell(row=r, column=c))
+    ref = f"A1:{column_letter(len(headers))}{max(len(names), 1) + 1}"
+    listing = Table(displayName=table, ref=ref)
+    listing.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    ws.add_table(listing)
+    wb.defined_names[name] = DefinedName(name, attr_text=f"{table}[{headers[0]}]")
+    for c, width in enumerate(widths, start=1):
+        ws.column_dimensions[column_letter(c)].width = width
+    ws.freeze_panes = "A2"
+    return ws
+
+
 def agreement_settings(wb, weights: str = "quadratic"):
     """A Settings sheet with the one setting the reports' Agreement sheet reads: its weights (a drop-down of the
     schemes of :data:`xlcalib.agreement.WEIGHTS`)."""

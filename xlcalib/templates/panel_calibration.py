@@ -204,22 +204,34 @@ def assignment_sheet(wb, assessors: int, objects: int, reads: int):
     Suitability is optional: a sheet "Suitability" (assessors down, objects across) or subject tags in both
     Subjects columns (suitability = number of shared tags).
     """
-    st = styles()
+    from openpyxl.styles import Alignment, Font
+
     ws = wb.create_sheet("Assignment")
     load = -(-objects * reads // max(assessors, 1))  # even share of the reads, rounded up
-    headers = {1: "Assessor", 2: "Max load", 3: "Min load", 4: "Subjects", 6: "Object", 7: "Reads wanted",
-               8: "Subjects", 10: "Conflict assessor", 11: "Conflict object"}
-    for col, text in headers.items():
-        ws.cell(row=1, column=col, value=text).font = st["bold"]
-        ws.column_dimensions[column_letter(col)].width = 18
-    for r in range(2, assessors + 2):
-        for col, value in ((1, f"Assessor {r - 1}"), (2, load + 1), (3, None), (4, None)):
-            input_cell(ws.cell(row=r, column=col), value)
-    for r in range(2, objects + 2):
-        for col, value in ((6, f"Object {r - 1}"), (7, reads), (8, None)):
-            input_cell(ws.cell(row=r, column=col), value)
-    for r in range(2, max(assessors, objects) + 2):
-        for col in (10, 11):
-            input_cell(ws.cell(row=r, column=col))
+    # (header, width, kind): numbers are right-aligned under a right-aligned header, and the text column after a
+    # number column is indented, so a number never prints under the next column's header
+    columns = {1: ("Assessor", 16, "text"), 2: ("Max load", 10, "number"), 3: ("Min load", 10, "number"),
+               4: ("Subjects", 18, "indented"), 5: (None, 3, ""), 6: ("Object", 16, "text"),
+               7: ("Reads wanted", 15, "number"), 8: ("Subjects", 18, "indented"), 9: (None, 3, ""),
+               10: ("Conflict assessor", 20, "text"), 11: ("Conflict object", 18, "text")}
+    align = {"number": Alignment(horizontal="right"), "indented": Alignment(horizontal="left", indent=1)}
+    bold = Font(name="Calibri", size=11, bold=True)  # a bold font without a name falls back to a serif face
+    for col, (text, width, kind) in columns.items():
+        ws.column_dimensions[column_letter(col)].width = width
+        if text:
+            cell = ws.cell(row=1, column=col, value=text)
+            cell.font = bold
+            if kind in align:
+                cell.alignment = align[kind]
+    cells = [(r, col, value) for r in range(2, assessors + 2)
+             for col, value in ((1, f"Assessor {r - 1}"), (2, load + 1), (3, None), (4, None))]
+    cells += [(r, col, value) for r in range(2, objects + 2)
+              for col, value in ((6, f"Object {r - 1}"), (7, reads), (8, None))]
+    cells += [(r, col, None) for r in range(2, max(assessors, objects) + 2) for col in (10, 11)]
+    for r, col, value in cells:
+        cell = input_cell(ws.cell(row=r, column=col), value)
+        kind = columns[col][2]
+        if kind in align:
+            cell.alignment = align[kind]
     ws.freeze_panes = "A2"
     return ws

@@ -15,9 +15,10 @@ def reliability(items: int = 50, raters: int = 5, replication: bool = True, scal
         "between items: the one-way ICC forms handle that; the two-way forms use items rated by every rater.",
         "If the whole exercise was repeated with new raters, enter the repeat on Replication2 (same items, same order) "
         "to measure the reliability of the averages empirically.",
-        "Results (Run main, or: xlcalib report reliability THIS_FILE.xlsx): sheets ICC (six forms with confidence "
-        "intervals), kRR (bootstrap k-rater reliability, Krippendorff's alpha, each with its interval) and kRR curve "
-        "with a chart.",
+        "Results (Run main, or: xlcalib report reliability THIS_FILE.xlsx): sheet kRR (the one reliability of the "
+        "average to quote, with its interval and why it is the one; the raters needed for 0.8 and 0.9; the bootstrap, "
+        "alpha and a 2-rater pilot's prophecy as cross-checks), ICC (six forms with confidence intervals), kRR curve "
+        "and the kRR chart on a page of its own.",
         "Sheet Agreement treats the ratings as categories: chance-corrected agreement (Gwet's AC, Cohen's/Conger's "
         "and Fleiss' kappa, Krippendorff's alpha ...) with intervals, the one to quote first with its reason; "
         "Agreement pairs shows it for every pair of raters. The weights are on the Settings sheet.",
