@@ -269,6 +269,17 @@ def test_final_decisions_fill_exactly_the_places_from_the_band_at_the_line(resul
     assert (table.loc[table["joint"] == "below", "final"] == "not funded").all()
 
 
+def test_places_left_after_the_whole_band_go_in_decision_order_never_by_a_draw():
+    """Three places, one object above and one borderline: the third place goes to the best of the objects placed
+    below the line (decision order), not to a draw among all of them."""
+    tier = np.array([1, 2, 3, 3, 3, 4], dtype=np.intp)
+    position = np.array([0, 1, 3, 2, 4, 5], dtype=np.intp)
+    index = pd.Index(list("abcdef"))
+    final, record = decisions._final_decisions(index, tier, position, 3, True, 0)
+    assert list(final) == ["funded", "funded", "not funded", "funded", "not funded", "not funded"]
+    assert record["pool"] == [] and record["drawn"] == [] and record["left"] == 0
+
+
 def test_a_wider_cut_off_narrows_the_lottery_band(result):
     wide = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.05).attrs["lottery"]["pool"]
     narrow = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.25).attrs["lottery"]["pool"]

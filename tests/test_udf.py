@@ -82,7 +82,7 @@ CASES = {
     "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value"]], 2),
     "CALIB_RANKING": ((*CALIB_ARGS, 4, None, None, 500, 3), CORE.ranking(top_k=4, draws=500, seed=3).reset_index()[
         ["object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank", "rank_lower",
-         "rank_upper", "p_above", "p_above_mc_se", "decision", "changed"]], 2),
+         "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis"]], 2),
     "CALIB_NEXT_READS": ((*CALIB_ARGS, 3, 4), CORE.next_reads(3, top_k=4)[
         ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after", "settles",
          "reason"]], 2),
@@ -382,3 +382,17 @@ def test_docs_functions_md_is_current():
 
     path = Path(__file__).resolve().parent.parent / "docs" / "FUNCTIONS.md"
     assert path.read_text(encoding="utf-8") == render(), "docs/FUNCTIONS.md is stale: run python -m udf_registry.docs"
+
+
+def test_calib_ranking_spills_the_final_decision_with_its_lottery():
+    """The spreadsheet function carries the Ranking sheet's final decision: with a lottery exactly top_k funded,
+    the same draw as the core with the same seeds; a cut-off outside (0, 0.5) is short text in the cell."""
+    from udf_registry.calibration import calib_ranking
+
+    table = calib_ranking(*CALIB_ARGS, 4, None, None, 500, 3, None, None, None, True, 0.25, True)
+    header, rows = table[0], table[1:]
+    final = [row[header.index("final")] for row in rows]
+    assert sum(f in ("funded", "funded by lottery") for f in final) == 4
+    core = CORE.ranking(top_k=4, draws=500, seed=3, epsilon=0.25, lottery=True)
+    assert final == core["final"].tolist()
+    assert calib_ranking(*CALIB_ARGS, 4, None, None, 500, 3, None, None, None, True, 0.7).startswith("xlcalib:")

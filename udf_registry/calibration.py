@@ -315,41 +315,51 @@ def calib_design(assessors, objects, confidence=None, k=None, header=True):
 
 
 _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank",
-                    "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "decision", "changed")
+                    "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis")
 
 
 @udf("CALIB_RANKING", category=CATEGORY,
      help="Ranking by calibrated value with rank intervals and, given a funding line (top k or a score), "
-          "P(above the line) and the decision above/below/borderline (spills).",
+          "P(above the line), the decision above/below/borderline, the one final decision (funded, not funded, "
+          "funded by lottery, not drawn, to discuss) and the statement it rests on (spills).",
      args=(*_COMMON[:4],
            Arg("top_k", "Optional funding line: number of places (objects ranked 1..top_k are above)", range=False),
            Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
            Arg("level", "Optional coverage of the rank interval (default 0.95)", range=False),
            Arg("draws", "Optional Monte Carlo draws (default 10000, at least 100)", range=False),
            Arg("seed", "Optional random seed (default 0): the same seed gives the same numbers", range=False),
-           *_COMMON[4:]),
+           *_COMMON[4:],
+           Arg("epsilon", "Optional borderline cut-off (default 0.05): borderline when P(above) lies between it and "
+                          "1 minus it", range=False),
+           Arg("lottery", "Optional TRUE/FALSE (default FALSE): fill the places left after the certain ones by a "
+                          "recorded draw among the borderline band next to the line (needs top_k)", range=False)),
      core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
      formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "
              "estimated); P(above) = share of draws with rank <= top_k, or exactly P(v_o > threshold); decision: above "
-             "if P >= 0.95, below if P <= 0.05, else borderline")
+             "if P >= 1 - epsilon, below if P <= epsilon, else borderline; joint statements: the longest lists above and "
+             "below the line that hold all together in 95% of the draws; final: places filled from the strongest "
+             "statement down, the band at the line drawn by lottery or left to discuss")
 def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
-                  seed=None, kind=None, levels=None, gauge=None, header=True):
+                  seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None):
     top_k = parse_whole(top_k, "top_k", None, low=1)
     threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
     level = None if is_blank(level) else parse_number(level, "the level argument")
     draws = parse_whole(draws, "draws", 10_000, low=100)
     seed = parse_whole(seed, "seed", 0, low=0)
+    epsilon = 0.05 if is_blank(epsilon) else parse_number(epsilon, "the epsilon argument")
+    lottery = parse_flag(lottery, "lottery", False)
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
 
     def build(result):
-        table = result.ranking(top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed)
+        table = result.ranking(top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
+                               epsilon=epsilon, lottery=lottery)
         columns = {"object": table.index}
         for name in _RANKING_COLUMNS[1:]:
             columns[name] = table[name] if name in table else [None] * len(table)
         return columns
 
-    return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}", header, build)
+    return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}:{epsilon}:{lottery}", header, build)
 
 
 _NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before",

@@ -391,6 +391,7 @@ def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, to
     first; the tier in which they run out is the band adjacent to the line -- with ``lottery`` its places go
     by a uniform, recorded draw among that tier only (never beyond it), otherwise its objects are "to
     discuss"; the tiers after it are not funded.  So with a lottery exactly ``top_k`` objects are funded.
+    Places left after the whole borderline band go to the next objects in decision order, never by a draw.
     """
     if top_k is None:
         final = np.where(tier <= 1, "funded", np.where(tier >= 3, "not funded", "to discuss")).astype(object)
@@ -406,7 +407,12 @@ def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, to
             left -= members.size
             continue
         pool, pool_tier = members[np.argsort(position[members], kind="stable")], TIERS[t]
-        if lottery:
+        if t > TIERS.index("borderline"):
+            # places left after the whole borderline band: the next objects in decision order take them (a draw
+            # among objects the data place below the line, far from it, would not be defensible)
+            final[pool[:left]] = "funded"
+            pool, left, pool_tier = np.array([], dtype=np.intp), 0, None
+        elif lottery:
             picks = np.sort(np.random.default_rng(lot_seed).choice(pool.size, size=left, replace=False))
             drawn = pool[picks]
             final[pool] = "not drawn"
