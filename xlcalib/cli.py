@@ -359,9 +359,9 @@ def _demo(args) -> int:
     print(f"  exercise workbook : {d['exercise']}  (the panel_calibration template, filled in)")
     print(f"  result workbook   : {d['result_path']}")
     print("  " + result.summary().replace("\n", "\n  "))
-    se = result.biases["se"]
+    half = (result.biases["upper"] - result.biases["lower"]) / 2  # every ± is half the 95% interval
     for label, name in (("harshest assessor ", ranked.index[0]), ("most lenient      ", ranked.index[-1])):
-        print(f"  {label}: {name} (bias {ranked[name]:+.2f} ± {se[name]:.2f}; true {true_biases[name]:+.2f})")
+        print(f"  {label}: {name} (bias {ranked[name]:+.2f} ± {half[name]:.2f}; true {true_biases[name]:+.2f})")
     print(f"  RMS error vs truth: plain averages {d['rms_raw']:.3f}, calibrated {d['rms_calibrated']:.3f} "
           f"({100 * (1 - d['rms_calibrated'] / d['rms_raw']):.0f}% closer to the truth)")
     print(f"  honest error bars : the standard errors shown (RMS {d['rms_se']:.3f}) match the actual error "

@@ -134,8 +134,9 @@ def chart_page(name: str, preamble, data: pd.DataFrame, make: Callable[[int, int
     lines += [[]] * (CHART_ROWS + 1 - len(lines))
     lines.append([note or "The numbers the chart above draws (not printed):"])
     spec = SheetSpec(name, data.reset_index(drop=True), lines, columns or {}, one_page=True)
-    # the rows as written: a line longer than a narrow table is split when printed, moving the data down
-    chart = make(spec.printable().header_row, len(spec.frame))
+    # the rows before printing: SheetSpec.printable moves the chart down with the data when a line longer than
+    # the page's table is split (the backends call it once the print area is known)
+    chart = make(spec.header_row, len(spec.frame))
     spec.charts.append(chart)
     spec.print_area = (CHART_ROWS, _columns_covering(spec.widths(), chart.width_cm))
     return spec
