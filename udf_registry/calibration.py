@@ -319,9 +319,9 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
 
 
 @udf("CALIB_RANKING", category=CATEGORY,
-     help="Ranking by calibrated value with rank intervals and, given a funding line (top k or a score), "
-          "P(above the line), the decision above/below/borderline, the one final decision (funded, not funded, "
-          "funded by lottery, not drawn, to discuss) and the statement it rests on (spills).",
+     help="Ranking with rank intervals; given a funding line (top k or a score): P(above the line), "
+          "above/below/borderline, the final decision (funded, not funded, funded by lottery, not drawn, to "
+          "discuss) and what it rests on (spills).",
      args=(*_COMMON[:4],
            Arg("top_k", "Optional funding line: number of places (objects ranked 1..top_k are above)", range=False),
            Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),

@@ -88,14 +88,6 @@ def words_for_flags(values) -> list[str]:
     return out
 
 
-def column_letter(index: int) -> str:
-    out = ""
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
-
-
 def nice_floor(x: float) -> float:
     return math.floor(x * 2) / 2
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ..cells import cell_position, cell_value
+from ..cells import cell_position, cell_value, column_letter
 from .base import (
     FONT_NAME,
     FONT_SIZE,
@@ -246,7 +246,7 @@ def _print_setup(ws, spec: SheetSpec, header_row: int) -> None:
     margins, the header row repeated on every printed page, the page number in the footer (Excel's PageSetup)."""
     setup = ws.api.PageSetup
     last_row, last_column = spec.printed_area()
-    setup.PrintArea = f"$A$1:${_column_letters(last_column)}${last_row}"
+    setup.PrintArea = f"$A$1:${column_letter(last_column)}${last_row}"
     setup.Orientation = 2 if spec.landscape else 1  # xlLandscape / xlPortrait
     setup.Zoom = False
     setup.FitToPagesWide, setup.FitToPagesTall = 1, (1 if spec.one_page else False)
@@ -258,14 +258,6 @@ def _print_setup(ws, spec: SheetSpec, header_row: int) -> None:
     setup.CenterFooter = f"{spec.name} - page &P of &N"
     if not spec.one_page:
         setup.PrintTitleRows = f"${header_row}:${header_row}"
-
-
-def _column_letters(index: int) -> str:
-    out = ""
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
 
 
 def _api(chart):
