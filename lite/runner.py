@@ -40,6 +40,8 @@ NOT_IN_LITE = {
     "test_workbook_csv.py": "the CSV file reader's resource limits (RLIMIT_AS in a subprocess; no processes here)",
     "test_workbook_xlsxwriter.py": "result workbook files streamed by XlsxWriter through the CLI (excel extra)",
     "test_imports_integration.py": "review exports through the CLI, workbook files and the Run-main macros (excel extra)",
+    "test_bad_input_files.py": "damaged and hostile workbook files through the CLI, full disks and Ctrl-C in subprocesses "
+                               "(excel extra, processes)",
 }
 #: test name -> why it cannot run in Pyodide (browser/Node wasm: no processes, no peer packages)
 _FILES = "reads or writes workbook files through the excel extra (python-calamine/CLI), which Lite never loads"
