@@ -408,6 +408,27 @@ def test_every_result_table_prints_at_nine_points_or_larger():
         assert spec.one_page or spec.printable().print_scale() >= MIN_PRINT_SCALE, (spec.name, spec.print_scale())
 
 
+def test_a_short_table_prints_on_one_page_with_its_footer_a_long_one_page_after_page():
+    """A table of two dozen rows is fitted one page tall as well as wide (its footer never spills a line onto a
+    page of its own) while staying at 9 pt; a long one keeps printing page after page at its width's scale."""
+    from xlcalib.workbook.base import SheetSpec
+
+    def spec(rows: int) -> SheetSpec:
+        frame = pd.DataFrame({"assessor": [f"A{i:02d}" for i in range(rows)], "bias": np.linspace(-1, 1, rows),
+                              "in plain words": ["scores on average 0.20 ± 0.30 points below the panel, 23 reads"] * rows})
+        return SheetSpec("Biases", frame, [["xlcalib calibration"], ["run"], ["settings: " + "x " * 120]],
+                         footer=["± is half the width of the 95% interval", "a bias is measured against the panel"])
+
+    assert spec(24).fits_one_page_tall() and spec(28).fits_one_page_tall()
+    assert not spec(45).fits_one_page_tall() and not spec(200).fits_one_page_tall()
+    wb, _ = _demo_book()
+    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=1000))
+    preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
+    sheets = {s.name: s for s in calibration_sheets(result, frames, settings, None, preamble)}
+    assert sheets["Biases"].printable().fits_one_page_tall()  # the demo's 12 assessors: one page
+    assert not sheets["Residuals"].printable().fits_one_page_tall()  # 200 reads: page after page
+
+
 def test_a_large_panels_biases_chart_shows_the_harshest_and_most_lenient_not_a_comb():
     from xlcalib.calibration.simulate import simulate_panel
     from xlcalib.presentation import assessors_sheet, biases_chart

@@ -296,6 +296,38 @@ class SheetSpec:
                           for c in self.charts]
         return out
 
+    def row_lines(self, wrapped: list[bool], widths: list[float]) -> np.ndarray:
+        """Lines each data row needs for its wrapped text (a width unit holds about 1.2 characters of running text
+        in an 11 pt font), per column, vectorised: the row heights every backend writes."""
+        lines = np.ones(len(self.frame), dtype=np.intp)
+        for name, wrap, width in zip(self.frame.columns, wrapped, widths):
+            if not wrap:
+                continue
+            series = self.frame[name]
+            is_text = series.map(type).eq(str).to_numpy()
+            if not is_text.any():
+                continue
+            lengths = series.where(is_text, "").astype(str).str.len().to_numpy(dtype=np.intp)
+            per_line = max(int(width * 1.2) - 2, 1)
+            lines = np.maximum(lines, -(-lengths // per_line))
+        return lines
+
+    def fits_one_page_tall(self) -> bool:
+        """Whether the whole sheet can print on one page at 9 pt or more (fit to one page tall as well as wide):
+        a short table whose footer would otherwise spill a line or two onto a page of its own.
+
+        The height is estimated from the lines written (15 pt each: preamble, the wrapped header, the data rows'
+        wrapped lines, the footer); a long table keeps printing page after page at its width's scale.
+        """
+        if self.one_page or self.page_breaks or len(self.frame) > 60:
+            return self.one_page
+        widths = self.widths()
+        data = int(self.row_lines([self.wrapped(c) for c in self.frame.columns], widths).sum())
+        lines = len(self.preamble) + 1 + self.header_lines() + data + (len(self.footer) + 1 if self.footer else 0)
+        height_pt = 15.0 * lines + 4
+        page_pt = PRINTABLE_HEIGHT_PT["landscape" if self.landscape else "portrait"]
+        return min(self.print_scale(), page_pt / height_pt) >= MIN_PRINT_SCALE
+
     def column(self, name) -> Column:
         """The column's description; undescribed columns get a format from their dtype."""
         if name in self.columns:
@@ -351,6 +383,9 @@ class SheetSpec:
 #: (27.94 cm; A4 is wider), portrait on A4 (21.0 cm; Letter is wider).  A table wider than this is printed
 #: smaller by fit-to-width.
 PRINTABLE_PIXELS = {"landscape": 960, "portrait": 698}
+#: Printable height in points inside the top and bottom margins on the shorter paper of the orientation:
+#: landscape A4 (8.27 in), portrait Letter (11 in), less 0.6 inch top and bottom.
+PRINTABLE_HEIGHT_PT = {"landscape": (8.27 - 1.2) * 72, "portrait": (11.0 - 1.2) * 72}
 #: Page margins in inches (left, right, top, bottom, header, footer): one set for every result sheet.
 MARGINS = (0.5, 0.5, 0.6, 0.6, 0.3, 0.3)
 #: The smallest print scale a result table may need: 11 pt text printed at 9 pt.

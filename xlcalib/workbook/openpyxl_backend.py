@@ -397,7 +397,7 @@ def _page_setup(ws, spec: SheetSpec, header_row: int) -> None:
         ws.print_title_rows = f"{header_row}:{header_row}"
     ws.page_setup.orientation = "landscape" if spec.landscape else "portrait"
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
-    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 1 if spec.one_page else 0
+    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 1 if spec.fits_one_page_tall() else 0
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
     left, right, top, bottom, header, footer = MARGINS
     ws.page_margins = PageMargins(left=left, right=right, top=top, bottom=bottom, header=header, footer=footer)

@@ -83,22 +83,6 @@ def excel_pixels(width: float) -> int:
     return int(((256 * width + int(128 / _PX_PER_CHAR)) / 256) * _PX_PER_CHAR)
 
 
-def _row_heights(spec: SheetSpec, wrapped: list[bool], widths: list[float]) -> np.ndarray:
-    """Lines each data row needs for its wrapped text (the openpyxl backend's rule, per column, vectorised)."""
-    lines = np.ones(len(spec.frame), dtype=np.intp)
-    for name, wrap, width in zip(spec.frame.columns, wrapped, widths):
-        if not wrap:
-            continue
-        series = spec.frame[name]
-        is_text = series.map(type).eq(str).to_numpy()
-        if not is_text.any():
-            continue
-        lengths = series.where(is_text, "").astype(str).str.len().to_numpy(dtype=np.intp)
-        per_line = max(int(width * 1.2) - 2, 1)  # a width unit holds about 1.2 characters of running text
-        lines = np.maximum(lines, -(-lengths // per_line))
-    return lines
-
-
 def _row_looks(spec: SheetSpec) -> np.ndarray:
     """Per data row: 0 plain, 1 filled red (the highlight column is true), 2 filled amber (the mark column)."""
     frame, names = spec.frame, list(spec.frame.columns)
@@ -134,7 +118,7 @@ def _print_setup(ws, spec: SheetSpec) -> None:
     left, right, top, bottom, header, footer = MARGINS
     ws.set_margins(left=left, right=right, top=top, bottom=bottom)
     ws.print_area(0, 0, last_row - 1, last_column - 1)
-    ws.fit_to_pages(1, 1 if spec.one_page else 0)
+    ws.fit_to_pages(1, 1 if spec.fits_one_page_tall() else 0)
     ws.set_footer(f"&C{spec.name} - page &P of &N", {"margin": footer})
     ws.set_header("", {"margin": header})
     if spec.page_breaks:
@@ -308,7 +292,7 @@ class _Renderer:
         n = len(frame)
         looks = _row_looks(spec)
         line = spec.line_after if spec.line_after is not None and 0 <= spec.line_after < n else None
-        lines = _row_heights(spec, wrapped, widths) if any(wrapped) else None
+        lines = spec.row_lines(wrapped, widths) if any(wrapped) else None
         cache, look_of = self._looks(spec, wrapped)
         first = spec.header_row  # 0-based index of the first data row
         by_row = [j for j, c in enumerate(names) if spec.column(c).row_formats]  # formats that change per row

@@ -249,7 +249,7 @@ def _print_setup(ws, spec: SheetSpec, header_row: int) -> None:
     setup.PrintArea = f"$A$1:${column_letter(last_column)}${last_row}"
     setup.Orientation = 2 if spec.landscape else 1  # xlLandscape / xlPortrait
     setup.Zoom = False
-    setup.FitToPagesWide, setup.FitToPagesTall = 1, (1 if spec.one_page else False)
+    setup.FitToPagesWide, setup.FitToPagesTall = 1, (1 if spec.fits_one_page_tall() else False)
     left, right, top, bottom, header, footer = MARGINS
     points = 72  # per inch
     setup.LeftMargin, setup.RightMargin = left * points, right * points
