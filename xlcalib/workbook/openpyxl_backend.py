@@ -302,6 +302,7 @@ class _SheetWriter:
         self.ws, self.header_row, self.widths = ws, header_row, widths
         self.columns = [spec.column(c) for c in names]
         self.wrapped = [spec.wrapped(c) for c in names]
+        self.lines = spec.row_lines(self.wrapped, widths)  # the wrapped text's lines per data row
         self.flags = flagged(spec.frame[spec.highlight]) if spec.highlight in names else None
         self.marks = flagged(spec.frame[spec.mark]) if spec.mark in names else None
         self.last_data_row = header_row + len(spec.frame)
@@ -361,7 +362,6 @@ class _SheetWriter:
         elif self.marks is not None and self.marks[k]:
             fill, fill_kind = self.amber, "amber"
         under = i == self.line_row
-        lines = 1
         for j, value in enumerate(row, start=1):
             cell = write_cell(self.ws, i, j, value)
             described = j <= len(columns)
@@ -375,11 +375,8 @@ class _SheetWriter:
                                  any(wrapped), fill, self.thick if under else None, self.plain, self.wrap, self.top,
                                  fmt)
                 self.styles[kind] = copy(cell._style)
-            if described and wrapped[j - 1] and isinstance(value, str):
-                # a width unit holds about 1.2 characters of running text in an 11 pt font
-                lines = max(lines, -(-len(value) // max(int(self.widths[j - 1] * 1.2) - 2, 1)))
-        if lines > 1:
-            self.ws.row_dimensions[i].height = 15 * lines + 2
+        if self.lines[k] > 1:
+            self.ws.row_dimensions[i].height = 15 * int(self.lines[k]) + 2
 
 
 def _page_setup(ws, spec: SheetSpec, header_row: int) -> None:
