@@ -102,7 +102,7 @@ def dense_floor(n_assessors: int = 5000, n_objects: int = 400_000, repeats: int 
 
     data = panel_data(string_ids(panel(n_assessors, n_objects, seed=1)))
     design = Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)
-    design.shared["laplacian"] = design.reduced_laplacian(dense=True).astype(np.float32)
+    design.shared["laplacian"] = design.reduced_laplacian(dense=True, dtype=np.float32)
 
     def factor_and_inverse():
         ReducedCovariance(ReducedSolver(design)).inverse()

@@ -106,40 +106,20 @@ class Design:
         return Design(np.append(self.ai, ai).astype(np.intp), np.append(self.oi, oi).astype(np.intp),
                       np.append(self.c, c), self.n_assessors, self.n_objects)
 
-    def _dense_by_read_count(self, C_o: np.ndarray) -> np.ndarray:
-        """-W accumulated object-group by object-group with bincount.
+    def reduced_laplacian(self, dense: bool, lam: float = 0.0, dtype=np.float64):
+        """M = diag(C') - W with W = Cm diag(1/(C_o + lam)) Cm^T (eq. 15; lam > 0: objects as random effects).
 
-        Objects with r reads form an (n_r x r) table; r^2 vectorised passes, no sparse product.
+        Built as a sparse product (each object adds its readers' pairs) and summed in double precision; a
+        dense M is then written once in *dtype* (single precision for a factor that will be single), so no
+        A x A double array is made when it is not needed.
         """
-        A = self.n_assessors
-        reads = np.bincount(self.oi, minlength=self.n_objects)
-        order = np.argsort(self.oi, kind="stable")
-        a_sorted, c_sorted = self.ai[order], self.c[order]
-        first = np.concatenate([[0], np.cumsum(reads)[:-1]])
-        keys, weights = [], []
-        for r in np.unique(reads):
-            objs = np.flatnonzero(reads == r)
-            idx = first[objs][:, None] + np.arange(r)[None, :]
-            a_tab, c_tab = a_sorted[idx], c_sorted[idx] / np.sqrt(C_o[objs])[:, None]
-            keys.append((a_tab[:, :, None] * A + a_tab[:, None, :]).ravel())
-            weights.append((c_tab[:, :, None] * c_tab[:, None, :]).ravel())
-        M = np.bincount(np.concatenate(keys), weights=np.concatenate(weights), minlength=A * A).reshape(A, A)
-        np.negative(M, out=M)  # in place: no second A x A array
-        return M
-
-    def reduced_laplacian(self, dense: bool, lam: float = 0.0):
-        """M = diag(C') - W with W = Cm diag(1/(C_o + lam)) Cm^T (eq. 15; lam > 0: objects as random effects)."""
         C_o = self.C_o + lam
-        if dense and np.bincount(self.oi, minlength=self.n_objects).max() <= 12:
-            M = self._dense_by_read_count(C_o)
-            M[np.diag_indices_from(M)] += self.C_a
-            return M
         W = self.Cm.multiply(1.0 / C_o[np.newaxis, :]).tocsr() @ self.Cm.T
-        if dense:
-            M = -W.toarray()
-            M[np.diag_indices_from(M)] += self.C_a
+        M = (sp.diags(self.C_a) - W).tocsr()
+        if not dense:
             return M
-        return (sp.diags(self.C_a) - W).tocsr()
+        M.sum_duplicates()
+        return sp.csr_matrix((M.data.astype(dtype, copy=False), M.indices, M.indptr), shape=M.shape).toarray()
 
 
 class ReducedSolver:
@@ -184,24 +164,23 @@ class ReducedSolver:
                 M -= self.centre
             for start in range(0, A, 512) if self.rank_one else ():  # rank-one term in row chunks: no A x A temporary
                 M[start:start + 512] += np.outer(Ca[start:start + 512] * self.rank_one, Ca)
-            if self.single:
-                M = M.astype(np.float32)
             # M is symmetric, so its transpose is the same matrix in Fortran order: LAPACK factors it in place,
             # and later solves need no C-to-Fortran copy of the A x A factor (a copy per solve otherwise).
             self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
 
     def _laplacian(self) -> np.ndarray:
-        """The dense reduced Laplacian, a fresh copy (the factorisation overwrites it).
+        """The dense reduced Laplacian in the factor's precision, a fresh copy (the factorisation overwrites it).
 
         With objects fixed (lam = 0) it is the same matrix for the fixed fit and for assessors as random
-        effects, so the design keeps one copy (in the precision the factor will have) for the next solver.
+        effects, so the design keeps one copy for the next solver.
         """
         dtype = np.float32 if self.single else np.float64
-        if self.lam == 0.0 and "laplacian" in self.design.shared:
-            return self.design.shared["laplacian"].astype(np.float64 if not self.single else dtype, copy=True)
-        M = self.design.reduced_laplacian(dense=True, lam=self.lam)
+        kept = self.design.shared.get("laplacian") if self.lam == 0.0 else None
+        if kept is not None and kept.dtype == dtype:
+            return kept.copy()
+        M = self.design.reduced_laplacian(dense=True, lam=self.lam, dtype=dtype)
         if self.lam == 0.0:
-            self.design.shared["laplacian"] = M.astype(dtype, copy=True)
+            self.design.shared["laplacian"] = M.copy()
         return M
 
     def _iterative_operators(self) -> None:
