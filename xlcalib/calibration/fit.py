@@ -99,6 +99,7 @@ def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge:
     A, O = data.n_assessors, data.n_objects
     if model.LINKS_GROUPS and not per_component:
         design = Design(data.ai, data.oi, data.confidences, A, O)
+        design.shared["components"] = (n_comp, comp_of_a, comp_of_o)  # found already: the moments need them too
         fit = model.fit_component(design, data.scores, gauge, data.face_value)
         everything = np.ones(data.n_evaluations, dtype=bool)
         return [_Part(everything, np.arange(A), np.arange(O), design, fit, connected=n_comp == 1)]

@@ -172,14 +172,15 @@ class ReducedSolver:
         """The dense reduced Laplacian in the factor's precision, a fresh copy (the factorisation overwrites it).
 
         With objects fixed (lam = 0) it is the same matrix for the fixed fit and for assessors as random
-        effects, so the design keeps one copy for the next solver.
+        effects: when a second solver is announced (``design.shared["keep_laplacian"]``, set by the default model,
+        which factors both) the first keeps one copy and the second takes it.
         """
         dtype = np.float32 if self.single else np.float64
-        kept = self.design.shared.get("laplacian") if self.lam == 0.0 else None
+        kept = self.design.shared.pop("laplacian", None) if self.lam == 0.0 else None
         if kept is not None and kept.dtype == dtype:
-            return kept.copy()
+            return kept
         M = self.design.reduced_laplacian(dense=True, lam=self.lam, dtype=dtype)
-        if self.lam == 0.0:
+        if self.lam == 0.0 and self.design.shared.pop("keep_laplacian", False):
             self.design.shared["laplacian"] = M.copy()
         return M
 

@@ -67,7 +67,8 @@ def bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float
 
 
 def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float]:
-    n, comp_a, comp_o = components(design.ai, design.oi, design.n_assessors, design.n_objects)
+    n, comp_a, comp_o = (design.shared.get("components")
+                         or components(design.ai, design.oi, design.n_assessors, design.n_objects))
     spread, trace, resid, dof = 0.0, 0.0, 0.0, 0
     for k in range(n):
         mask = comp_a[design.ai] == k

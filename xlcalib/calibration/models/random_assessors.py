@@ -219,7 +219,9 @@ def _fit_plug_in(design: Design, s: np.ndarray, face_value: bool, n_free: int):
     from ..moments import bias_moments
 
     _V, r, S0 = _pieces(design, s)
+    design.shared["keep_laplacian"] = True  # the moments' fixed fit and the ridge system share the Laplacian
     sigma2, w_moment = bias_moments(design, s, face_value)
+    design.shared.pop("keep_laplacian", None)  # unused when the moments were fitted group by group
     lam = w_moment / sigma2 if sigma2 > 0 else 1e12 * float(np.max(design.C_a))
     solver = ReducedSolver(design, ridge=lam)
     theta = solver.solve(r)
