@@ -137,8 +137,8 @@ def _pyfixest_bare_fit(n_assessors: int, n_objects: int) -> dict | None:
         return None
     code = f"""
 import json, sys, time
-sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
-from bench_calibration import panel, string_ids
+sys.path[:0] = [{str(__file__.rsplit('/', 1)[0])!r}, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r}]
+from bench_calibration import panel, string_ids  # the same panel (xlcalib from the source tree: numpy, pandas, scipy)
 import pyfixest as pf
 frame = string_ids(panel({n_assessors}, {n_objects}, seed=1)).assign(w=lambda d: 1 / d["sd"] ** 2)
 pf.feols("score ~ 1 | assessor + object", data=frame.head(20_000), weights="w")  # warm: compile, caches

@@ -137,11 +137,14 @@ def _uncertainty(parts, weights, N_of, gauge, estimated):
         fixed_solver = (fit.covariance.solver if isinstance(fit.covariance, ReducedCovariance) and fit.covariance.shift
                         else design.shared.get("fixed_solver") or (ReducedSolver(design) if design.n_assessors > 1
                                                                      and part.connected else None))
-        m = (0.0 if not part.connected else float("nan") if fixed_solver is None else mu2(fixed_solver))
-        n = N_of(part)
-        value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
         post = Posterior(design, fit.covariance, w, fit.lam, gauge)
         value_var, bias_var = post.variances()
+        # the fixed fit's SEs formed the inverse of the very system mu2 needs: Lanczos reads it instead of the factor
+        inverse = (fit.covariance.formed_inverse() if isinstance(fit.covariance, ReducedCovariance)
+                   and fit.covariance.solver is fixed_solver else None)
+        m = (0.0 if not part.connected else float("nan") if fixed_solver is None else mu2(fixed_solver, inverse))
+        n = N_of(part)
+        value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
         rms, trace_method = rms_bound(design, fixed_solver, post, factor, n, w, gauge, estimated)
         out.append(dict(posterior=post, mu2=m, value_bound=value_bound, bias_bound=bias_bound,
                         value_var=value_var, bias_var=bias_var, rms=rms, trace_method=trace_method))

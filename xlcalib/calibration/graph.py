@@ -115,11 +115,13 @@ class Design:
         """
         C_o = self.C_o + lam
         W = self.Cm.multiply(1.0 / C_o[np.newaxis, :]).tocsr() @ self.Cm.T
-        M = (sp.diags(self.C_a) - W).tocsr()
         if not dense:
-            return M
-        M.sum_duplicates()
-        return sp.csr_matrix((M.data.astype(dtype, copy=False), M.indices, M.indptr), shape=M.shape).toarray()
+            return (sp.diags(self.C_a) - W).tocsr()
+        # the diagonal C'_a - W_aa nearly cancels: form it in double precision, then round each entry once
+        diagonal = self.C_a - W.diagonal()
+        M = sp.csr_matrix((np.negative(W.data).astype(dtype, copy=False), W.indices, W.indptr), shape=W.shape).toarray()
+        M[np.diag_indices_from(M)] = diagonal
+        return M
 
 
 class ReducedSolver:
@@ -254,10 +256,12 @@ class ReducedSolver:
         return 2.0 * float(np.sum(np.log(np.diagonal(self.factor[0]))))
 
 
-def _mu2_lanczos(solver: ReducedSolver) -> float:
-    """mu2 of a large dense system: Lanczos on T^-1 with a float32 copy of the Cholesky factor.
+def _mu2_lanczos(solver: ReducedSolver, inverse: np.ndarray | None = None) -> float:
+    """mu2 of a large dense system: Lanczos on T^-1 with a float32 copy of the Cholesky factor -- or, when the
+    standard errors have already formed the inverse of the same system, with that inverse (one symmetric
+    product reads half the triangle; two triangular solves read the whole factor twice).
 
-    The solves are memory-bound, so half the bytes is half the time; one
+    The products are memory-bound, so half the bytes is half the time; one
     float64 Rayleigh quotient v'Tv/v'v then corrects the eigenvalue, whose
     error is quadratic in the eigenvector's.
     """
@@ -265,13 +269,19 @@ def _mu2_lanczos(solver: ReducedSolver) -> float:
     rng = np.random.default_rng(12345)
     s_half = np.sqrt(solver.design.C_a)
     with plain_pages():
-        factor32 = solver.factor[0].astype(np.float32, order="F", copy=False)
         s32 = s_half.astype(np.float32)
+        if inverse is not None:
+            inverse32 = inverse.astype(np.float32, copy=False)
 
-        def t_inverse32(x):
-            # two BLAS triangular solves: for one right-hand side they beat LAPACK potrs by ~2x here
-            y = sla.blas.strsv(factor32, s32 * x.ravel(), lower=1)
-            return s32 * sla.blas.strsv(factor32, y, lower=1, trans=1)
+            def t_inverse32(x):
+                return s32 * sla.blas.ssymv(1.0, inverse32, s32 * x.ravel(), lower=1)
+        else:
+            factor32 = solver.factor[0].astype(np.float32, order="F", copy=False)
+
+            def t_inverse32(x):
+                # two BLAS triangular solves: for one right-hand side they beat LAPACK potrs by ~2x here
+                y = sla.blas.strsv(factor32, s32 * x.ravel(), lower=1)
+                return s32 * sla.blas.strsv(factor32, y, lower=1, trans=1)
 
         op = spla.LinearOperator((A, A), dtype=np.float32, matvec=t_inverse32)
         _, vec = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A).astype(np.float32), tol=1e-6)
@@ -284,11 +294,12 @@ def _mu2_lanczos(solver: ReducedSolver) -> float:
     return float(x @ Mx / (v @ v))
 
 
-def mu2(solver: ReducedSolver) -> float:
+def mu2(solver: ReducedSolver, inverse: np.ndarray | None = None) -> float:
     """Second-smallest eigenvalue of I - C'^-1/2 W C'^-1/2 (the smallest of T) for a connected design.
 
     Dense eigenvalues up to :data:`DENSE_MU2_LIMIT` assessors; above, Lanczos on
-    T^-1 through the fixed-effects solver's factor (or its iterative solves).
+    T^-1 through the fixed-effects solver's factor (or its iterative solves), or through *inverse*, the
+    inverse of the same fixed-effects system when it has been formed already (lower triangle valid).
     """
     A = solver.design.n_assessors
     if A == 1:
@@ -298,7 +309,7 @@ def mu2(solver: ReducedSolver) -> float:
         T = solver.design.reduced_laplacian(dense=True) / np.outer(s, s)
         return float(np.linalg.eigvalsh(T)[1])
     if solver.dense:
-        return _mu2_lanczos(solver)
+        return _mu2_lanczos(solver, inverse)
     rng = np.random.default_rng(12345)
     op = spla.LinearOperator((A, A), matvec=solver.t_inverse, dtype=float)
     top = spla.eigsh(op, k=1, which="LA", v0=rng.standard_normal(A), tol=1e-9, return_eigenvectors=False)

@@ -89,6 +89,10 @@ class ReducedCovariance:
             self._inverse = inv
         return self._inverse
 
+    def formed_inverse(self) -> np.ndarray | None:
+        """G if the standard errors have formed it already (lower triangle valid), else None."""
+        return self._inverse
+
     def draw(self, n: int, rng) -> np.ndarray:
         """n draws of theta ~ N(0, H) as an assessors x draws array (a triangular solve with the factor)."""
         z = rng.standard_normal((self.solver.design.n_assessors, n))
