@@ -147,6 +147,21 @@ def test_single_precision_inverse_path_agrees(monkeypatch):
     assert "single-precision" in single.stats["se_method"]
 
 
+@pytest.mark.parametrize("single", [False, True])
+def test_lanczos_mu2_agrees_with_the_dense_eigenvalue(monkeypatch, single):
+    """Large panels find mu2 by Lanczos: through the inverse the fixed fit's SEs formed, or through the fixed
+    factor (the default model, whose SEs invert another system); both equal the dense eigenvalue."""
+    ev = random_panel(6, A=30, O=150, reads=(2, 4))
+    exact = calibrate_fixed(ev).stats["mu2"]
+    monkeypatch.setattr(graph, "DENSE_MU2_LIMIT", 5)
+    if single:
+        monkeypatch.setattr(graph, "DOUBLE_INVERSE_LIMIT", 5)
+    through_inverse = calibrate_fixed(ev).stats["mu2"]
+    through_factor = xlcalib.calibrate(ev).stats["mu2"]
+    assert through_inverse == pytest.approx(exact, rel=1e-9)
+    assert through_factor == pytest.approx(exact, rel=1e-9)
+
+
 def test_sparse_path_standard_errors_are_monte_carlo_estimates(monkeypatch):
     ev = random_panel(5, A=12, O=80, reads=(2, 4))
     exact = calibrate_fixed(ev)
