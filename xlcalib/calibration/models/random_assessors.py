@@ -96,6 +96,14 @@ class _Spectrum:
         fit = R if self.face_value else self.n_free * np.log(np.maximum(R, 1e-300))
         return fit + logdet
 
+    def slope(self, log_lam: float) -> float:
+        """d(-2 log restricted likelihood)/d log(lam): zero at the REML estimate (the score equation)."""
+        lam = float(np.exp(log_lam))
+        R = float(self.residual(lam)[0])
+        dR = float(np.sum(self.rt**2 / (self.mu + lam) ** 2))  # dR/dlam
+        fit = dR if self.face_value else self.n_free * dR / max(R, 1e-300)
+        return lam * (fit - float(np.sum(self.mu / (lam * (lam + self.mu)))))
+
     def noise(self, lam):
         return np.ones(np.size(lam)) if self.face_value else self.residual(lam) / self.n_free
 
@@ -141,7 +149,24 @@ def _reml_mode(spec: _Spectrum, c_typical: float) -> tuple[float, float]:
     at_zero = float(spec.minus_two_loglik(np.inf)[0]) if np.isfinite(spec.S0) else np.inf
     if at_zero <= best.fun:
         return np.inf, at_zero
-    return float(np.exp(best.x)), float(best.fun)
+    x = _polished(spec, float(best.x), lo, hi)
+    return float(np.exp(x)), float(spec.minus_two_loglik(np.exp(x))[0])
+
+
+def _polished(spec: _Spectrum, x: float, lo: float, hi: float) -> float:
+    """The minimiser to full precision: the root of the score equation next to the search's answer.
+
+    A likelihood is flat at its optimum, so a search pins the argument only to about the square root of the
+    rounding error -- enough to differ in the 8th digit between machines; the slope crosses zero steeply.
+    """
+    from scipy.optimize import brentq
+
+    for step in (1e-4, 1e-2):
+        a, b = max(x - step, lo), min(x + step, hi)
+        fa, fb = spec.slope(a), spec.slope(b)
+        if np.isfinite(fa) and np.isfinite(fb) and fa < 0.0 < fb:
+            return float(brentq(spec.slope, a, b, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+    return x
 
 
 def _boundary_test(spec: _Spectrum, best_m2l: float) -> float:
