@@ -85,3 +85,12 @@ def test_confident_reads_no_longer_look_too_precise():
         ratios.append((np.sum(err[confident] ** 2), np.sum(basis.se[confident] ** 2)))
     ratio = sum(r[0] for r in ratios) / sum(r[1] for r in ratios)
     assert 0.92 < ratio < 1.08  # about 1.15 without the rounding variance
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from xlcalib.calibration import resolution
+
+    failures, attempted = doctest.testmod(resolution)[:2]
+    assert attempted > 0 and failures == 0
