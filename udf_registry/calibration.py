@@ -336,7 +336,7 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
      core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
      formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "
-             "estimated); P(above) = share of draws with rank <= top_k, or exactly P(v_o > threshold); decision: above "
+             "estimated; default model: whole-point scores add their rounding, 1/12, to each read's variance); P(above) = share of draws with rank <= top_k, or exactly P(v_o > threshold); decision: above "
              "if P >= 1 - epsilon, below if P <= epsilon, else borderline; joint statements: the longest lists above and "
              "below the line that hold all together in 95% of the draws; final: places filled from the strongest "
              "statement down, the band at the line drawn by lottery or left to discuss")

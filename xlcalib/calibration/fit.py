@@ -36,6 +36,7 @@ from .levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
+from .resolution import effective_confidences, rounding_variance
 from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
 from .scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
@@ -231,7 +232,50 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
     return stats
 
 
-def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts):
+#: The effective confidences' fixed point (:func:`_fit_with_rounding`) stops when w moves by less than this share.
+ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
+#: ... or after this many fits.
+ROUNDING_FITS = 12
+
+
+def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float):
+    """(fit, design with the confidences it used, w, t df) of *model* with each read's variance ``w / c + rounding``
+    (the scores' grid, :mod:`.resolution`).
+
+    With declared SDs (w = 1) one fit with ``c' = 1 / (1/c + rounding)``.  With w estimated, ``c'`` depends on
+    w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``,
+    starting from *w_stated* (the values' fit, at the stated confidences: about ``w + rounding x mean c``)
+    with ``rounding x mean c`` taken off -- typically two or three fits.
+    """
+    counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
+
+    def fit_at(w: float | None):
+        used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
+                                               design.n_assessors, design.n_objects)
+        fit = model.fit_component(used, data.scores, gauge, data.face_value)
+        weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)
+        return fit, used, float(weights[0]), t_df
+
+    if rounding <= 0:
+        return fit_at(None)
+    if data.face_value:
+        return fit_at(1.0)
+    x = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
+    previous = None
+    for _ in range(ROUNDING_FITS):
+        out = fit_at(x)
+        gap = out[2] - x
+        if abs(gap) <= ROUNDING_TOLERANCE * x:
+            break
+        step = out[2]  # a plain fixed-point step, or the secant through the last two gaps when it stays positive
+        if previous is not None and gap != previous[1]:
+            secant = x - gap * (x - previous[0]) / (gap - previous[1])
+            step = secant if secant > 0 else step
+        previous, x = (x, gap), step
+    return out
+
+
+def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts, w: float):
     """A maker of the posterior decisions are drawn from, when the model names another one for them (see
     :class:`~xlcalib.calibration.result.DecisionBasis`), and that model's name; (None, None): the values' own.
 
@@ -248,9 +292,9 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
     design = parts[0].design if len(parts) == 1 else Design(data.ai, data.oi, data.confidences, A, O)
 
     def make() -> DecisionBasis:
-        fit = other.fit_component(design, data.scores, gauge, data.face_value)
-        weights, t_df = other.noise_scales([fit], 0.0, (data.n_evaluations, A, O, 1), data.face_value, data.kind)
-        post = Posterior(design, fit.covariance, weights[0], fit.lam, gauge)
+        rounding = rounding_variance(data.scores)
+        fit, used, w_fit, t_df = _fit_with_rounding(other, design, data, gauge, rounding, w)
+        post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
 
     return make, other.NAME
@@ -369,7 +413,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
-    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts)
+    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w)
     if decision_model is not None:
         stats["decision_model"] = decision_model
     result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,

@@ -333,15 +333,16 @@ def _assumed_confidence(result, post, confidence, levels, assessors) -> _Reader:
     design = post.design
     A = design.n_assessors
     table = _level_table(result, levels)
-    li = _match_levels(design.c, table) if table is not None else None
+    stated = post.stated_confidences()  # as given (levels or SDs), before any rounding variance
+    li = _match_levels(stated, table) if table is not None else None
     if li is not None:
         L = len(table[0])
         counts = np.bincount(design.ai.astype(np.intp) * L + li, minlength=A * L).reshape(A, L)
         typical_level = np.argmax(counts, axis=1)  # first of equal counts: the lower confidence
-        exact = np.array([np.median(design.c[li == j]) if np.any(li == j) else table[1][j] for j in range(L)])
+        exact = np.array([np.median(stated[li == j]) if np.any(li == j) else table[1][j] for j in range(L)])
         typical = exact[typical_level]
     else:
-        typical = _median_confidence(design)
+        typical = _median_confidence(design, stated)
     conf = per_assessor(confidence, "confidence", assessors, typical, 0, False)
     if np.any(conf <= 0):
         raise InputError("confidence must be positive for every assessor")
@@ -417,12 +418,12 @@ def _line_and_gauge(post, values: np.ndarray, top_k, threshold):
     return None, None, kvec
 
 
-def _median_confidence(design) -> np.ndarray:
-    """Each assessor's median confidence in the panel: the default confidence of their next read."""
+def _median_confidence(design, stated: np.ndarray) -> np.ndarray:
+    """Each assessor's median (stated) confidence in the panel: the default confidence of their next read."""
     A = design.n_assessors
     order_a = np.argsort(design.ai, kind="stable")
-    c_sorted, starts = design.c[order_a], np.searchsorted(design.ai[order_a], np.arange(A))
-    ends = np.append(starts[1:], design.c.size)
+    c_sorted, starts = stated[order_a], np.searchsorted(design.ai[order_a], np.arange(A))
+    ends = np.append(starts[1:], stated.size)
     return np.array([np.median(c_sorted[s:e]) for s, e in zip(starts, ends)]) if A else np.zeros(0)
 
 
@@ -479,7 +480,7 @@ def _greedy(post, k, line, X, kvec, rules, reader: _Reader, assessors, objects, 
             break
         ca = (allowed // O).astype(np.intp)
         co = (allowed % O).astype(np.intp)
-        cc = reader.conf[ca]
+        cc = start.post.effective_confidences(reader.conf[ca])  # as the posterior weighs a read (rounding added)
         var_x, own = state.pieces(ca, co)
         if line is None:
             best, gain, settles = _best_for_variance(state, ca, co, cc, var_x, own, w)
@@ -487,13 +488,14 @@ def _greedy(post, k, line, X, kvec, rules, reader: _Reader, assessors, objects, 
             best, gain, settles = _best_at_line(state, ca, co, cc, var_x, own, z, var0, expected)
         a_b, o_b, c_b = int(ca[best]), int(co[best]), float(cc[best])
         var_after = state.var[o_b] - c_b * (1.0 / state.Cd[o_b] + own[best]) ** 2 / (1.0 + c_b * var_x[best])
-        picks.append(dict(order=step + 1, a=a_b, o=o_b, confidence=c_b, gain=gain, var_after=max(var_after, 0.0),
+        picks.append(dict(order=step + 1, a=a_b, o=o_b, confidence=float(reader.conf[a_b]), gain=gain,
+                          var_after=max(var_after, 0.0),
                           settles=settles, alone=_variance_after_alone(start, a_b, o_b, settles, c_b)))
         # ---- add the read to the design (scores are not needed for covariances) and re-solve
         load[a_b] += 1
         allowed = allowed[allowed != a_b * O + o_b]
         if step + 1 < k:
-            post = post.with_reads(np.array([a_b]), np.array([o_b]), np.array([c_b]))
+            post = post.with_reads(np.array([a_b]), np.array([o_b]), np.array([reader.conf[a_b]]))
             state = _State(post, kvec)
     return _suggestions_frame(picks, line, z, var0, w, reader, start, assessors, objects, expected, note)
 

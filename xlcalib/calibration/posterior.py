@@ -33,6 +33,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .graph import Design, ReducedSolver, plain_pages
+from .resolution import effective_confidences
 
 __all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "ReducedCovariance", "MatrixCovariance",
            "quantile"]
@@ -160,9 +161,15 @@ class Posterior:
     exactly and each value is its weighted mean).
     """
 
-    def __init__(self, design: Design, cov, w: float, lam: float, gauge: str):
+    def __init__(self, design: Design, cov, w: float, lam: float, gauge: str, rounding: float = 0.0,
+                 stated: np.ndarray | None = None):
         self.design, self.cov, self.w, self.lam = design, cov, float(w), float(lam)
         self.gauge = gauge
+        #: the variance the scores' grid adds to every read (see :mod:`.resolution`); the design's confidences
+        #: are then the effective ones, c' = 1 / (1/c + rounding/w), and w / c' is a read's whole variance;
+        #: *stated* keeps the confidences as given (levels or 1/SD^2)
+        self.rounding = float(rounding)
+        self._stated = design.c if stated is None else np.asarray(stated, dtype=float)
         A = design.n_assessors
         self.k = design.C_a / design.C_a.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
         self.Cd = design.C_o + lam
@@ -183,14 +190,24 @@ class Posterior:
         return int(self.design.c.size)
 
     def with_reads(self, ai: np.ndarray, oi: np.ndarray, c: np.ndarray) -> "Posterior":
-        """The posterior after extra reads (a, o, confidence), in the weighted gauge, before their scores exist.
+        """The posterior after extra reads (a, o, confidence as stated), in the weighted gauge, before their
+        scores exist.
 
         Covariances of a Gaussian linear model do not depend on the scores, so
         the effect of planned reads is known exactly in advance.
         """
-        design = self.design.with_reads(ai, oi, c)
+        design = self.design.with_reads(ai, oi, self.effective_confidences(c))
         cov = self.cov.with_design(design) if self.cov is not None else None
-        return Posterior(design, cov, self.w, self.lam, "weighted")
+        return Posterior(design, cov, self.w, self.lam, "weighted", self.rounding, np.append(self._stated, c))
+
+    def effective_confidences(self, c: np.ndarray) -> np.ndarray:
+        """Stated confidences (levels or 1/SD^2) as this posterior weighs them: with the scores' rounding
+        variance added to each read (:func:`.resolution.effective_confidences`; unchanged without it)."""
+        return effective_confidences(c, self.w, self.rounding)
+
+    def stated_confidences(self) -> np.ndarray:
+        """The design's confidences as stated (levels or 1/SD^2), before the rounding variance was added."""
+        return self._stated
 
     # ------------------------------------------------------------------ pieces
     def apply_h(self, x: np.ndarray) -> np.ndarray:
