@@ -229,7 +229,8 @@ def test_expected_confidence_from_the_reads_of_suitable_pairs():
     always High (the most used level, as assumed before, overrated such assessors' reads)."""
     levels = default_levels().confidences()
     x, y = [f"o{o}" for o in range(8)], [f"o{o}" for o in range(8, 12)]
-    rows = [("a0", o, 3.0, level) for o, level in zip(x[:5], ["High"] * 3 + ["Medium"] * 2)] + [("a0", "o8", 2.0, "Low")]
+    rows = [("a0", o, 3.0, level) for o, level in zip(x[:5], ["High"] * 3 + ["Medium"] * 2)]
+    rows += [("a0", "o8", 2.0, "Low")]
     rows += [("a1", o, 4.0, "Medium") for o in x[3:]] + [("a1", "o9", 2.0, "Low")]
     rows += [("a2", o, 5.0, "Medium") for o in y] + [("a2", "o5", 3.0, "Low")]
     frame = pd.DataFrame(rows, columns=["assessor", "object", "score", "level"])

@@ -281,7 +281,8 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     -------
     DataFrame with columns ``order, assessor, object, confidence, level, gain, p_above, se_before,
     se_after, settles, reason``.  ``confidence`` is the confidence the read is assumed to have and
-    ``level`` the assessor's most used level, named in the sentence (blank when the panel has no levels); ``gain`` is the expected drop in
+    ``level`` the assessor's most used level, named in the sentence (blank when the panel has no
+    levels); ``gain`` is the expected drop in
     the number of objects on the wrong side (or in the borderline mass sum_o P_o(1 - P_o)) with a line, or in
     sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal P(above
     the line) now; ``se_before``/``se_after`` its standard error before any suggested read and after
