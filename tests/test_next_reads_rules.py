@@ -189,8 +189,9 @@ def test_sentence_for_a_chance_that_most_likely_falls():
         "after the read")
 
 
-def test_typical_level_named_and_assumed():
-    """Each assessor's usual level (most used; ties the lower) is the assumed confidence, named in words."""
+def test_typical_level_named_and_expected_confidence_assumed():
+    """Each assessor's usual level (most used; ties the lower) is named in words; the confidence assumed is the
+    mean of the assessor's confidences (a read's information is linear in it), not the usual level's."""
     rng = np.random.default_rng(5)
     rows = []
     for o in range(20):
@@ -205,7 +206,8 @@ def test_typical_level_named_and_assumed():
         usual = frame[frame.assessor == row.assessor].level.value_counts()
         top = usual[usual == usual.max()].index
         expected = min(top, key=lambda name: levels[name.lower()])
-        assert row.level == expected and row.confidence == pytest.approx(levels[expected.lower()])
+        mean = np.mean([levels[name.lower()] for name in frame[frame.assessor == row.assessor].level])
+        assert row.level == expected and row.confidence == pytest.approx(mean)
         assert row.reason.startswith(f"Ask {row.assessor} (usually {expected} confidence) to read {row.object}")
     overridden = result.next_reads(2, confidence={"a0": levels["low"], "a1": 2.0})
     words = dict(zip(overridden.assessor, overridden.reason))
@@ -219,6 +221,31 @@ def test_typical_level_named_and_assumed():
     result_sd = xlcalib.calibrate(frame_sd, level="level", levels=sd_levels)
     assert set(result_sd.next_reads(5, levels=sd_levels).level) <= {"Sure", "Unsure"}
     assert set(result_sd.next_reads(5).level) <= {"Sure", "Unsure"}  # read back from stats["levels"]
+
+
+def test_expected_confidence_from_the_reads_of_suitable_pairs():
+    """The next read of a suitable pair is predicted from the assessor's reads of suitable pairs: a Low read
+    outside the subjects does not lower it, and an assessor reading High 3 times in 5 is not counted as
+    always High (the most used level, as assumed before, overrated such assessors' reads)."""
+    levels = default_levels().confidences()
+    x, y = [f"o{o}" for o in range(8)], [f"o{o}" for o in range(8, 12)]
+    rows = [("a0", o, 3.0, level) for o, level in zip(x[:5], ["High"] * 3 + ["Medium"] * 2)]
+    rows += [("a0", "o8", 2.0, "Low")]
+    rows += [("a1", o, 4.0, "Medium") for o in x[3:]] + [("a1", "o9", 2.0, "Low")]
+    rows += [("a2", o, 5.0, "Medium") for o in y] + [("a2", "o5", 3.0, "Low")]
+    frame = pd.DataFrame(rows, columns=["assessor", "object", "score", "level"])
+    result = xlcalib.calibrate(frame, level="level")
+    subjects = {"a0": "x", "a1": "x", "a2": "y", **{o: "x" for o in x}, **{o: "y" for o in y}}
+    picks = result.next_reads(6, suitability=subjects)
+    assert len(picks) == 6 and set(picks.assessor) == {"a0", "a1"}
+    assumed = dict(zip(picks.assessor, picks.confidence))
+    assert assumed["a0"] == pytest.approx((3 * levels["high"] + 2 * levels["medium"]) / 5)  # was High's
+    assert assumed["a1"] == pytest.approx(levels["medium"])  # the Low read outside x does not count
+    no_rule = result.next_reads(30)
+    assumed = dict(zip(no_rule.assessor, no_rule.confidence))
+    assert assumed["a0"] == pytest.approx((3 * levels["high"] + 2 * levels["medium"] + levels["low"]) / 6)
+    assert set(no_rule.level[no_rule.assessor == "a0"]) == {"High"}
+    assert no_rule.reason[no_rule.assessor == "a0"].str.contains(r"\(usually High confidence\)").all()
 
 
 def test_levels_description_round_trip():

@@ -53,7 +53,8 @@ class ReadRules:
     ``allowed``: keys ``a * O + o`` of the allowed pairs (before loads);
     ``load``/``cap``: each assessor's reads so far (existing and pending) and
     maximum; ``lines``: one plain sentence per rule applied with the number of
-    unread pairs it excludes; ``excluded``: rule -> that number.
+    unread pairs it excludes; ``excluded``: rule -> that number; ``suitable``:
+    the A x O mask of suitable pairs (None without suitability).
     """
 
     allowed: np.ndarray
@@ -62,6 +63,7 @@ class ReadRules:
     n_objects: int
     lines: list[str] = field(default_factory=list)
     excluded: dict = field(default_factory=dict)
+    suitable: np.ndarray | None = None
 
 
 def pair_keys(pairs, name: str, a_pos: dict, o_pos: dict, n_objects: int, unknown: str = "error") -> np.ndarray:
@@ -224,7 +226,7 @@ def read_rules(design, assessors: pd.Index, objects: pd.Index, *, candidates=Non
     full = load >= cap
     if np.isfinite(cap).any():
         excluded["max load"] = int(np.count_nonzero(full[keys // O]))
-    rules = ReadRules(keys, load, cap, O, excluded=excluded)
+    rules = ReadRules(keys, load, cap, O, excluded=excluded, suitable=mask)
     rules.lines = _rule_lines(excluded, int(full.sum()), what, int(np.count_nonzero(unread)),
                               candidates is not None, int(pending_keys.size))
     rules.lines.append(f"{int(np.count_nonzero(~full[keys // O])):,} pairs remain allowed")
