@@ -56,6 +56,7 @@ import json, resource, time, sys
 sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
 from bench_calibration import panel, string_ids
 import xlcalib
+xlcalib.calibrate(string_ids(panel(200, 8000, seed=2)), model={model!r})  # warm (imports, caches), as pyfixest is
 frame = string_ids(panel(5000, 400_000, seed=1))
 if {kind!r} == "confidence":
     frame = frame.assign(confidence=1 / frame["sd"] ** 2).drop(columns="sd")
