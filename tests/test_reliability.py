@@ -213,3 +213,15 @@ def test_docstring_examples_run():
     import xlcalib.reliability
 
     assert doctest.testmod(xlcalib.reliability).failed == 0
+
+
+def test_icc1k_with_equal_item_means_is_refused_not_minus_infinity():
+    """(MSB - MSW) / MSB with MSB = 0: undefined, said in words (it used to come out as -inf)."""
+    with pytest.raises(InputError, match="means are all equal"):
+        xlcalib.icc([[1, 3], [3, 1], [2, 2]], "ICC1k")
+    assert xlcalib.icc([[1, 3], [3, 1], [2, 2]], "ICC1") < 0  # the single-rater form stays defined
+    from xlcalib.presentation.summary import reliability_of_averages
+
+    frame = pd.DataFrame({"object": ["p", "p", "q", "q"], "assessor": ["a", "b", "a", "b"], "score": [1.0, 3, 3, 1]})
+    value, how = reliability_of_averages(frame)
+    assert np.isnan(value) and "means are all equal" in how

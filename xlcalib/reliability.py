@@ -298,6 +298,9 @@ def icc(ratings, form: str = "ICC1k", **kwargs) -> float:
         if np.nanmax(x) == np.nanmin(x):
             raise InputError("all ratings are equal: the ICC is undefined (no variance between or within items)")
         msb, msw, _, _, k0, _ = _one_way_unbalanced(x)
+        if form == "ICC1k" and not msb > 0:
+            raise InputError("the items' means are all equal (no variance between items): ICC(1,k) = "
+                             "(MSB - MSW) / MSB is undefined")
         return float((msb - msw) / (msb + (k0 - 1) * msw) if form == "ICC1" else (msb - msw) / msb)
     return float(icc_table(ratings, **kwargs).loc[form, "ICC"])
 

@@ -53,7 +53,9 @@ def reliability_of_averages(evaluations: pd.DataFrame) -> tuple[float, str]:
         x = np.full((int(row.max()) + 1 if len(row) else 0, int(slot.max()) + 1 if len(slot) else 0), np.nan)
         x[row, slot] = cells["score"].to_numpy(dtype=float)
         value = rel.icc(x, "ICC1k")
-    except (InputError, ValueError, KeyError):
+    except InputError as exc:
+        return float("nan"), f"not computable: {exc}"
+    except (ValueError, KeyError):
         return float("nan"), "not computable (too few objects with two or more reads)"
     reads = float(evaluations.groupby("object").size().mean())
     return value, (f"ICC(1,k), one-way from the raw scores of {len(x)} objects with 2 or more reads, "
