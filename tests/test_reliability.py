@@ -225,3 +225,12 @@ def test_icc1k_with_equal_item_means_is_refused_not_minus_infinity():
     frame = pd.DataFrame({"object": ["p", "p", "q", "q"], "assessor": ["a", "b", "a", "b"], "score": [1.0, 3, 3, 1]})
     value, how = reliability_of_averages(frame)
     assert np.isnan(value) and "means are all equal" in how
+
+
+def test_krr_with_undefined_replicates_is_refused_in_words():
+    """A rating dwarfing the others leaves the rest at zero after exact rescaling: replicates without spread have
+    no reliability, and the result says so instead of averaging NaN (or warning) into the interval."""
+    ratings = np.array([[1.0, 2, 3], [2, 3, 4], [3, 4, 1e308], [1, 1, 2]])
+    with pytest.raises(InputError, match="undefined in [0-9]+ of 200 bootstrap replicates"):
+        xlcalib.krr_bootstrap(ratings, n_boot=200, seed=1)
+    assert np.isfinite(xlcalib.krr_bootstrap(ratings[:, :2], n_boot=200, seed=1).estimate)
