@@ -533,7 +533,11 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     model's own posterior does not): with the scores taken as continuous, the confident
     reads were overweighted, the objects they read looked too precise, and the
     statement was wrong in 6.0-6.7% of the same panels (nearly always an
-    object of the true top k near the line called jointly below).
+    object of the true top k near the line called jointly below).  Over
+    3,000 panels the first two designs give 5.1% and 5.6% (s.e. 0.4): scores
+    clipped at the ends of the scale make the estimated noise scale about 5%
+    too small (an end-of-scale score is taken as exact, not as "6 or more"),
+    so the statements hold with about 94%, not 95%, under the true posterior.
 
     Each object's decision rests on the strongest statement it meets (column
     ``basis``): jointly above, P(above) >= 1 - epsilon on its own, borderline,
