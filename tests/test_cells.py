@@ -337,3 +337,13 @@ def test_docstring_examples_run():
     import xlcalib.cells
 
     assert doctest.testmod(xlcalib.cells).failed == 0
+
+
+def test_json_depth_counts_brackets_outside_strings():
+    """Depth is checked before json.loads (which recurses once per level) on every JSON read from a file or cell."""
+    from xlcalib.cells import MAX_JSON_DEPTH, json_depth
+
+    assert json_depth('{"a": [1, [2, {"b": 3}]]}') == 4
+    assert json_depth('{"a": "[[[[[[[[ not nesting ]]]", "b": "\\"[["}') == 1  # brackets and escaped quotes in strings
+    assert json_depth("42") == 0
+    assert json_depth("[" * 100_000 + "]" * 100_000) == 100_000 > MAX_JSON_DEPTH

@@ -60,6 +60,8 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
+    "json_depth",
     "EXCEL_ERRORS",
     "EXCEL_MAX_ROWS",
     "EXCEL_MAX_COLUMNS",
@@ -674,3 +676,23 @@ def merged_range_of(cell: str, merged: Iterable[str]) -> str | None:
         if c1 <= col <= c2 and r1 <= row <= r2:
             return ref
     return None
+
+
+#: Deepest JSON nesting read from a file or a cell (xlcalib writes 3 levels; an OpenReview export about 5).
+MAX_JSON_DEPTH = 64
+
+
+def json_depth(text: str) -> int:
+    """How deep the brackets outside strings nest in *text*, found before parsing it.
+
+    Python's json parser recurses once per level: a hostile file of 100,000 brackets runs it out of stack,
+    and a finaliser that happens to run down there fails too (an "exception ignored" message out of a
+    caught error), so depth is checked first, vectorised over the brackets alone.
+    """
+    stripped = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8", "replace")
+    buf = np.frombuffer(stripped, dtype=np.uint8)
+    where = np.flatnonzero((buf == 91) | (buf == 123) | (buf == 93) | (buf == 125))
+    if not where.size:
+        return 0
+    steps = np.where((buf[where] == 91) | (buf[where] == 123), 1, -1).astype(np.intp)
+    return int(np.cumsum(steps).max())

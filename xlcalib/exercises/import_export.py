@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import is_blank
+from ..cells import MAX_JSON_DEPTH, is_blank, json_depth
 from ..errors import InputError, InputProblems
 from ..imports import (
     PRESETS,
@@ -117,9 +117,6 @@ def presets_from_rows(rows: list[list[Any]], where: str = "sheet Import") -> dic
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}, column {head}: a saved entry is not valid JSON ({exc.msg}); clear the "
                              "cell to detect it again") from None
-        except RecursionError:
-            raise InputError(f"{where}, column {head}: a saved entry nests deeper than any xlcalib writes; clear "
-                             "the cell to detect it again") from None
         except InputError as exc:
             raise InputError(f"{where}, column {head}: {exc.message}") from None
     return presets
@@ -144,10 +141,9 @@ def saved_presets(value: Any) -> dict[str, ColumnMapping]:
         except UnicodeDecodeError:
             raise InputError(f"{path.name} is not UTF-8 text: a saved mapping is the JSON file xlcalib import "
                              "writes") from None
-        try:
-            mapping = ColumnMapping.from_json(text)
-        except RecursionError:
-            raise InputError(f"{path.name} nests deeper than any saved mapping: not a mapping xlcalib wrote") from None
+        if json_depth(text) > MAX_JSON_DEPTH:  # checked before parsing: the parser recurses once per level
+            raise InputError(f"{path.name} nests deeper than any saved mapping: not a mapping xlcalib wrote")
+        mapping = ColumnMapping.from_json(text)
         return {mapping.source or "": mapping}
     if suffix in (".xlsx", ".xlsm", ".ods"):
         from ..workbook.reader import FastBook

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..cells import is_blank
+from ..cells import MAX_JSON_DEPTH, is_blank, json_depth
 from ..errors import InputError
 from .values import ConfidenceLevels, Scale, scale_argument
 
@@ -171,6 +171,8 @@ class ColumnMapping:
 
     @classmethod
     def from_json(cls, text: str) -> "ColumnMapping":
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise InputError("the saved column mapping nests deeper than any xlcalib writes: not a mapping it wrote")
         try:
             return cls.from_dict(json.loads(text))
         except json.JSONDecodeError as exc:
@@ -203,9 +205,9 @@ class ColumnMapping:
             if key == "scale":
                 continue  # the readable line; the saved form follows
             if key == "scale (saved)":
-                data["scale"] = json.loads(value) if value else None
+                data["scale"] = _saved_entry(value) if value else None
             elif key == "confidence levels":
-                data["confidence_levels"] = json.loads(value) if value else None
+                data["confidence_levels"] = _saved_entry(value) if value else None
             elif key == "complete status":
                 data["complete"] = _as_list(value)
             elif key in ROLES or key == "source":
@@ -279,3 +281,11 @@ def nearest_preset(header: Sequence[Any]) -> tuple[str, list[str], list[str]]:
         if score > best_score:
             best_score, best = score, (name, found, [s for s in preset.signature if s not in normed])
     return best
+
+
+def _saved_entry(value: Any) -> Any:
+    """One JSON cell of an Import sheet (a saved scale or level table), refused by depth before it is parsed."""
+    text = str(value)
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise InputError("a saved entry nests deeper than any xlcalib writes; clear the cell to detect it again")
+    return json.loads(text)

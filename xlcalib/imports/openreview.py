@@ -24,29 +24,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..cells import MAX_JSON_DEPTH, json_depth
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS
 from .mapping import PRESETS, ColumnMapping
 
 __all__ = ["read_openreview", "load_notes", "is_review", "short_id", "MAX_JSON_DEPTH"]
 
-#: Deepest nesting accepted in a JSON export (openreview-py notes nest 5 levels; a hostile file nests thousands).
-MAX_JSON_DEPTH = 64
 _ANONYMOUS = re.compile(r"(Reviewer_[A-Za-z0-9]+|AnonReviewer\d+)$")
 _PAPER = re.compile(r"/(?:Submission|Paper)(\d+)/")
 _EXCLUDED_VENUE = {"withdrawn_submission": "withdrawn", "desk_rejected_submission": "desk-rejected"}
-
-
-def _depth_ok(text: str) -> bool:
-    """True when brackets outside strings nest at most :data:`MAX_JSON_DEPTH` deep (json.loads would recurse
-    once per level); vectorised over the brackets alone."""
-    stripped = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8", "replace")
-    buf = np.frombuffer(stripped, dtype=np.uint8)
-    where = np.flatnonzero((buf == 91) | (buf == 123) | (buf == 93) | (buf == 125))
-    if not where.size:
-        return True
-    steps = np.where((buf[where] == 91) | (buf[where] == 123), 1, -1).astype(np.int64)
-    return int(np.cumsum(steps).max()) <= MAX_JSON_DEPTH
 
 
 def load_notes(source: Any, name: str) -> list[dict]:
@@ -56,7 +43,7 @@ def load_notes(source: Any, name: str) -> list[dict]:
             text = bytes(source).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(f"{name} is not UTF-8 JSON (byte {exc.start})") from None
-        if not _depth_ok(text):
+        if json_depth(text) > MAX_JSON_DEPTH:
             raise InputError(f"{name} nests deeper than {MAX_JSON_DEPTH} levels; an OpenReview export nests about 5")
         try:
             source = json.loads(text)
