@@ -186,9 +186,9 @@ def _plans(result, panel, k: int, subjects: bool, rng) -> dict[str, list]:
     return plans
 
 
-def simulate(panels: int = PANELS, seed: int = SEED, variants: bool = False) -> pd.DataFrame:
-    """Wrong-side counts per panel and rule (a tidy table); ``variants`` adds the rules without subjects."""
-    rows = []
+def _calibrated_panels(panels: int, seed: int):
+    """(number, panel seed, panel, evaluations, calibration or None when disconnected) for each simulated panel;
+    the same seeds for every comparison that uses it."""
     root = np.random.default_rng(seed)
     for number in range(panels):
         panel_seed = int(root.integers(2**31))
@@ -196,7 +196,16 @@ def simulate(panels: int = PANELS, seed: int = SEED, variants: bool = False) -> 
         evaluations = panel.evaluations.drop(columns="sd")
         try:
             result = xlcalib.calibrate(evaluations, level="level")
-        except InputError:  # a disconnected panel: no next reads possible
+        except InputError:
+            result = None
+        yield number, panel_seed, panel, evaluations, result
+
+
+def simulate(panels: int = PANELS, seed: int = SEED, variants: bool = False) -> pd.DataFrame:
+    """Wrong-side counts per panel and rule (a tidy table); ``variants`` adds the rules without subjects."""
+    rows = []
+    for number, panel_seed, panel, evaluations, result in _calibrated_panels(panels, seed):
+        if result is None:  # a disconnected panel: no next reads possible
             rows.append({"panel": number, "rule": "skipped (disconnected)", "wrong_side": np.nan})
             continue
         k = int(round(EXTRA * len(evaluations)))
@@ -351,14 +360,8 @@ def bound(panels: int = PANELS, seed: int = SEED, extras=(0.1, 0.2, 0.3)) -> pd.
     """Model-expected wrong sides per panel: no extra reads, random allowed, next_reads, and the exchange
     search started from next_reads' plan and from the random plan (what the best plan within the rules can do)."""
     rows = []
-    root = np.random.default_rng(seed)
-    for number in range(panels):
-        panel_seed = int(root.integers(2**31))
-        panel = simulate_panel(ASSESSORS, OBJECTS, READS, seed=panel_seed, **SIMULATION)
-        evaluations = panel.evaluations.drop(columns="sd")
-        try:
-            result = xlcalib.calibrate(evaluations, level="level")
-        except InputError:
+    for number, panel_seed, panel, evaluations, result in _calibrated_panels(panels, seed):
+        if result is None:
             continue
         tables = np.random.default_rng([panel_seed, 1])
         tables.standard_normal((ASSESSORS, OBJECTS))
