@@ -139,9 +139,12 @@ class MatrixCovariance:
 
     def draw(self, n: int, rng) -> np.ndarray:
         if self._root is None:
-            # a symmetric square root that tolerates a singular H (a bias fixed exactly by the model)
+            # the symmetric square root H^1/2 = U diag(sqrt(lambda)) U' tolerates a singular H (a bias fixed exactly
+            # by the model) and, unlike U diag(sqrt(lambda)) alone, does not depend on the signs LAPACK gives the
+            # eigenvectors: the same seed then gives the same draws wherever H agrees to rounding (CPython and
+            # Pyodide, whose LAPACK builds choose signs differently for nearly equal matrices)
             vals, vecs = np.linalg.eigh(self.H)
-            self._root = vecs * np.sqrt(np.clip(vals, 0.0, None))[None, :]
+            self._root = (vecs * np.sqrt(np.clip(vals, 0.0, None))[None, :]) @ vecs.T
         return self._root @ rng.standard_normal((self.H.shape[0], n))
 
     def trace_from_inverse(self) -> float | None:
