@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import MAX_JSON_DEPTH, is_blank, json_depth
+from ..cells import is_blank
 from ..errors import InputError, InputProblems
 from ..imports import (
     PRESETS,
@@ -141,9 +141,7 @@ def saved_presets(value: Any) -> dict[str, ColumnMapping]:
         except UnicodeDecodeError:
             raise InputError(f"{path.name} is not UTF-8 text: a saved mapping is the JSON file xlcalib import "
                              "writes") from None
-        if json_depth(text) > MAX_JSON_DEPTH:  # checked before parsing: the parser recurses once per level
-            raise InputError(f"{path.name} nests deeper than any saved mapping: not a mapping xlcalib wrote")
-        mapping = ColumnMapping.from_json(text)
+        mapping = ColumnMapping.from_json(text, path.name)
         return {mapping.source or "": mapping}
     if suffix in (".xlsx", ".xlsm", ".ods"):
         from ..workbook.reader import FastBook

@@ -170,9 +170,10 @@ class ColumnMapping:
         return out
 
     @classmethod
-    def from_json(cls, text: str) -> "ColumnMapping":
-        if json_depth(text) > MAX_JSON_DEPTH:
-            raise InputError("the saved column mapping nests deeper than any xlcalib writes: not a mapping it wrote")
+    def from_json(cls, text: str, name: str = "the saved column mapping") -> "ColumnMapping":
+        """The mapping saved as JSON text (*name*, e.g. the file's, says which in a refusal)."""
+        if json_depth(text) > MAX_JSON_DEPTH:  # checked before parsing: the parser recurses once per level
+            raise InputError(f"{name} nests deeper than any saved mapping: not a mapping xlcalib wrote")
         try:
             return cls.from_dict(json.loads(text))
         except json.JSONDecodeError as exc:
