@@ -415,36 +415,39 @@ def krippendorff_alpha(ratings, level: str = "interval") -> float:
     return float(1 - d_o / d_e)
 
 
+def _pearson_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson's r between two complete vectors, vectorised over leading axes (..., items)."""
+    a0 = a - a.mean(axis=-1, keepdims=True)
+    b0 = b - b.mean(axis=-1, keepdims=True)
+    return np.sum(a0 * b0, axis=-1) / np.sqrt(np.sum(a0**2, axis=-1) * np.sum(b0**2, axis=-1))
+
+
 def _alpha_interval_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Interval alpha between two complete rating vectors, vectorised over leading axes (..., items)."""
     n = 2 * a.shape[-1]
     d_o = np.sum((a - b) ** 2, axis=-1) * 2 / n  # sum_u 2*m*SS_u/(m-1) with m=2, SS_u=(a-b)^2/2
     both = np.concatenate([a, b], axis=-1)
     d_e = 2 * np.sum((both - both.mean(axis=-1, keepdims=True)) ** 2, axis=-1) / (n - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):  # no spread: undefined (NaN), refused by the caller
-        return 1 - d_o / d_e
-
-
-def _refuse_undefined(values: np.ndarray, what: str) -> None:
-    """Replicates whose two aggregate vectors have no spread have no reliability: say so rather than average
-    NaN into the result (it happens with very few items, or one rating far larger than all others)."""
-    bad = int(np.count_nonzero(~np.isfinite(values)))
-    if bad:
-        raise InputError(f"reliability is undefined in {bad} of {values.size} {what}: the resampled item means "
-                         "had no spread (too few items, or one rating dwarfing the others)")
+    return 1 - d_o / d_e
 
 
 _COEFFICIENTS = ("alpha_interval", "alpha_ordinal", "alpha_nominal", "alpha_ratio", "pearson")
 
 
-def _pair_reliability(a: np.ndarray, b: np.ndarray, coefficient: str) -> np.ndarray:
-    if coefficient == "alpha_interval":
-        return _alpha_interval_pairs(a, b)
-    if coefficient == "pearson":
-        a0 = a - a.mean(axis=-1, keepdims=True)
-        b0 = b - b.mean(axis=-1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):  # no spread: undefined (NaN), refused by the caller
-            return np.sum(a0 * b0, axis=-1) / np.sqrt(np.sum(a0**2, axis=-1) * np.sum(b0**2, axis=-1))
+def _pair_reliability(a: np.ndarray, b: np.ndarray, coefficient: str, what: str) -> np.ndarray:
+    """The reliability between the two aggregate vectors of every replicate (*what* names them in a refusal).
+
+    A replicate whose vectors have no spread has no reliability: it is refused in words rather than averaged
+    into the result as NaN (it happens with very few items, or one rating far larger than all others).
+    """
+    if coefficient in ("alpha_interval", "pearson"):
+        with np.errstate(invalid="ignore", divide="ignore"):  # no spread: NaN, refused below
+            out = _alpha_interval_pairs(a, b) if coefficient == "alpha_interval" else _pearson_pairs(a, b)
+        bad = int(np.count_nonzero(~np.isfinite(out)))
+        if bad:
+            raise InputError(f"reliability is undefined in {bad} of {out.size} {what}: the resampled item means "
+                             "had no spread (too few items, or one rating dwarfing the others)")
+        return out
     level = coefficient.split("_", 1)[1]
     flat_a, flat_b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
     out = np.array([krippendorff_alpha(np.column_stack([p, q]), level) for p, q in zip(flat_a, flat_b)])
@@ -531,8 +534,7 @@ def krr_bootstrap(ratings, k: int | None = None, n_boot: int = 1000, seed: int =
     else:
         used = np.arange(kmax)[None, None, None, :] < size[None, None, :, None]
         means = np.where(used, draws, 0.0).sum(axis=3) / size[None, None, :]
-    reps = _pair_reliability(means[:, 0, :], means[:, 1, :], coefficient)
-    _refuse_undefined(reps, "bootstrap replicates")
+    reps = _pair_reliability(means[:, 0, :], means[:, 1, :], coefficient, "bootstrap replicates")
     lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
     return KRRBootstrapResult(float(reps.mean()), float(lo), float(hi), reps, "each item's own" if k is None else int(k),
                               int(n_boot), coefficient, seed, 1 - alpha)
@@ -573,8 +575,7 @@ def krr_empirical(rep1, rep2, k=None, n_draws: int = 100, seed: int = 0,
         pb = np.argsort(rng.random((n_draws, b.shape[1])), axis=1)[:, :kk]
         ma = a[:, pa].mean(axis=2).T  # (draws, items)
         mb = b[:, pb].mean(axis=2).T
-        vals = _pair_reliability(ma, mb, coefficient)
-        _refuse_undefined(vals, f"draws of {kk} column(s)")
+        vals = _pair_reliability(ma, mb, coefficient, f"draws of {kk} column(s)")
         rows.append({"k": kk, "kRR": float(vals.mean()), "sd": float(vals.std(ddof=1)) if n_draws > 1 else 0.0,
                      "n_draws": n_draws})
     return pd.DataFrame(rows)
