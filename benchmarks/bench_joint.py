@@ -66,16 +66,18 @@ from xlcalib.calibration.simulate import simulate_panel
 DESIGNS = [(12, 40, 3, 5), (24, 150, 4, 20), (16, 80, 3, 10)]
 
 
-def joint_check(design, n_panels: int, seed: int = 0, draws: int = 4000) -> dict:
+def joint_check(design, n_panels: int, seed: int = 0, draws: int = 4000, declare_scale: bool = True) -> dict:
     """Over *n_panels* simulated panels of *design*: the share in which the joint statement was wrong (above
-    and below separately and together) and the mean number of objects it named on each side."""
+    and below separately and together) and the mean number of objects it named on each side.
+    *declare_scale*: tell calibrate the 1-6 scale (its end scores are then read as censored), as the
+    workbook and the CLI do when the scale is known."""
     assessors, objects, reads, top_k = design
     wrong_above = wrong_below = wrong = 0
     named_above, named_below = [], []
     for i in range(n_panels):
         panel = simulate_panel(assessors, objects, reads, seed=seed + i, n_conflicts=0)
-        ranking = xlcalib.calibrate(panel.evaluations.drop(columns="sd")).ranking(top_k=top_k, draws=draws,
-                                                                                   seed=seed + i)
+        result = xlcalib.calibrate(panel.evaluations.drop(columns="sd"), scale=panel.scale if declare_scale else None)
+        ranking = result.ranking(top_k=top_k, draws=draws, seed=seed + i)
         truly_in = set(panel.values.nlargest(top_k).index)
         above = set(ranking.index[ranking["joint"] == "above"])
         below = set(ranking.index[ranking["joint"] == "below"])

@@ -54,6 +54,9 @@ _COMMON = (
     Arg("gauge", 'Optional: "weighted" (default, sum of C\'a*ba = 0) or "simple" (sum of ba = 0)', range=False),
     Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
 )
+#: The declared score scale, for the functions whose numbers come from the decision basis (rankings, next reads)
+_SCALE = Arg("scale", "Optional two cells: the score scale's minimum and maximum (e.g. Settings!B2:B3); scores "
+                      "outside it are refused, scores at its ends are read as 'this or beyond'")
 _FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (MacKay et al. 2017, eq. 3-5)"
 _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score], Evaluations[Level]"
 
@@ -106,19 +109,21 @@ class _Solved:
         self.cells: dict[tuple[str, bool], Cells] = {}
 
 
-def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off") -> _Solved:
+def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off",
+            scale=None) -> _Solved:
     """Solve once per distinct input: a bounded LRU cache keyed by a hash of the cell values and options.
 
     The key is the SHA-1 of the serialised raw arguments (as xlwings hands
     them over), so a hit skips normalisation too; equal inputs typed
     differently (3 vs 3.0) merely miss.  Errors are never cached.
     """
+    scale = _scale_cells(scale)
     options = (kind, levels, gauge) if scale_use == "off" else (kind, levels, gauge, scale_use)
-    key = _content_key((assessors, objects, scores, uncertainty, *options))
+    key = _content_key((assessors, objects, scores, uncertainty, *options, *(() if scale is None else (scale,))))
     if key is not None and key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use))
+    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use, scale))
     if key is not None:
         _cache[key] = solved
         while len(_cache) > CACHE_SIZE:
@@ -152,7 +157,19 @@ def _spill(solved: _Solved, name: str, header, build) -> Cells:
     return solved.cells[key]
 
 
-def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off") -> xlcalib.CalibrationResult:
+def _scale_cells(scale) -> tuple[float, float] | None:
+    """The scale argument's two cells (minimum, maximum) as numbers; blank: None."""
+    if scale is None or is_blank_range(scale):
+        return None
+    values = [float(x) for x in number_vector(scale, "scale", allow_blank=True) if x == x]  # blank cells: NaN
+    if len(values) != 2:
+        raise InputError(f"the scale argument takes two cells, the scale's minimum and maximum (it has {len(values)} "
+                         "numbers)")
+    return values[0], values[1]
+
+
+def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off",
+           scale=None) -> xlcalib.CalibrationResult:
     assessors, objects, scores, uncertainty = trim_trailing_blanks(assessors, objects, scores, uncertainty)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
@@ -165,7 +182,7 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_u
     table = _levels(levels)
     try:
         return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
-                                 **{kind: u})
+                                 scale=scale, **{kind: u})
     except InputError as exc:
         ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
                   "confidence": uncertainty, "level": uncertainty}
@@ -332,7 +349,8 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
            Arg("epsilon", "Optional borderline cut-off (default 0.05): borderline when P(above) lies between it and "
                           "1 minus it", range=False),
            Arg("lottery", "Optional TRUE/FALSE (default FALSE): fill the places left after the certain ones by a "
-                          "recorded draw among the borderline band next to the line (needs top_k)", range=False)),
+                          "recorded draw among the borderline band next to the line (needs top_k)", range=False),
+           _SCALE),
      core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
      formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "
@@ -341,7 +359,7 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
              "below the line that hold all together in 95% of the draws; final: places filled from the strongest "
              "statement down, the band at the line drawn by lottery or left to discuss")
 def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
-                  seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None):
+                  seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None, scale=None):
     top_k = parse_whole(top_k, "top_k", None, low=1)
     threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
     level = None if is_blank(level) else parse_number(level, "the level argument")
@@ -349,7 +367,7 @@ def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold
     seed = parse_whole(seed, "seed", 0, low=0)
     epsilon = 0.05 if is_blank(epsilon) else parse_number(epsilon, "the epsilon argument")
     lottery = parse_flag(lottery, "lottery", False)
-    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
 
     def build(result):
         table = result.ranking(top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
@@ -380,7 +398,8 @@ _NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "ga
            Arg("loads", "Optional two-column range: assessor, max load, existing reads included (beats max_load for "
                         "the assessors listed)"),
            Arg("subjects", "Optional two-column range: name (assessor or object), subjects separated by commas; only "
-                           "pairs sharing a subject are suggested (no subjects listed: not restricted)")),
+                           "pairs sharing a subject are suggested (no subjects listed: not restricted)"),
+           _SCALE),
      core=xlcalib.calibration.CalibrationResult.next_reads, returns="table", columns=_NEXT_READS_COLUMNS,
      example=f"=CALIB_NEXT_READS({_EXAMPLE_ARGS}, 5, 10, , , , , , TRUE, Assignment!J2:K40, Assignment!A2:B30)",
      formula="greedy: the read (a, o) with the largest expected drop in the objects on the wrong side, "
@@ -388,7 +407,8 @@ _NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "ga
              "share of Var(v_o) the reads remove (Sherman-Morrison: the covariance after a read does not depend on "
              "its score); no line: the largest drop in sum_o Var(v_o); only pairs the rules allow")
 def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=None, threshold=None, max_load=None,
-                     kind=None, levels=None, gauge=None, header=True, conflicts=None, loads=None, subjects=None):
+                     kind=None, levels=None, gauge=None, header=True, conflicts=None, loads=None, subjects=None,
+                     scale=None):
     reads = parse_whole(reads, "reads", 10, low=1)
     top_k = parse_whole(top_k, "top_k", None, low=1)
     threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
@@ -398,7 +418,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
     per_assessor = {a: parse_whole(n, f"the loads range, max load of {a!r}", None, low=0)
                     for a, n in _rule_rows(loads, "loads")}
     subject_map = dict(_rule_rows(subjects, "subjects"))
-    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
+    solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
 
     def build(result):
         from xlcalib.calibration.read_rules import known_to_panel

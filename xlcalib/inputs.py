@@ -1008,7 +1008,7 @@ def read_table(backend, sheet: str) -> RawTable:
 
 
 def read_panel(backend, sheet: str = "Evaluations", *, levels: Sequence[str] | None = None,
-               uncertainty: str | None = None) -> PanelInput:
+               uncertainty: str | None = None, scale: tuple | None = None, scale_where: str = "") -> PanelInput:
     """Read and check a panel's evaluations in one pass, with the workbook's own lists and scale.
 
     *backend* is any workbook backend (:mod:`xlcalib.workbook`: openpyxl,
@@ -1017,10 +1017,12 @@ def read_panel(backend, sheet: str = "Evaluations", *, levels: Sequence[str] | N
     Assessors and Objects sheets (below their header), and *levels* (the names
     of the Levels table the run will use).  Returns a :class:`PanelInput` with
     every problem; nothing is raised for cell problems (call
-    ``raise_errors()``), only for a sheet that cannot be a table at all.
+    ``raise_errors()``), only for a sheet that cannot be a table at all.  A *scale* given (the command line's
+    ``--scale``, named by *scale_where*) beats the Settings rows.
     """
     problems: list[Problem] = []
-    scale, scale_where = _read_scale(backend, problems)
+    if scale is None:
+        scale, scale_where = _read_scale(backend, problems)
     assessors = _list_names(backend, "Assessors")
     objects = _list_names(backend, "Objects")
     table = read_table(backend, sheet)

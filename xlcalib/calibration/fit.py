@@ -36,7 +36,8 @@ from .levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .resolution import effective_confidences, rounding_variance
+from .censoring import scale_ends
+from .resolution import effective_confidences, rounding_variance, score_step
 from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
 from .scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
@@ -63,6 +64,46 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[str
     anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
     return model, anomaly_threshold, interval_level
+
+
+def _scale_argument(scale) -> tuple[float, float] | None:
+    """The declared score scale ``(low, high)``, or None."""
+    if scale is None:
+        return None
+    try:
+        if isinstance(scale, (str, bytes)):
+            raise TypeError
+        low, high = scale
+    except (TypeError, ValueError):
+        raise InputError(f"scale must be two numbers (the scale's lowest and highest score), not {scale!r}") from None
+    low, high = real_argument(low, "scale minimum"), real_argument(high, "scale maximum")
+    if not low < high:
+        raise InputError(f"the scale's minimum ({low:g}) must be below its maximum ({high:g})")
+    return low, high
+
+
+def _check_on_scale(scores: np.ndarray, scale) -> None:
+    """Scores outside the declared scale are refused (a typing slip, or the wrong scale), naming the rows."""
+    if scale is None:
+        return
+    off = np.flatnonzero((scores < scale[0]) | (scores > scale[1]))
+    if off.size:
+        shown = ", ".join(str(int(i) + 1) for i in off[:5]) + (f" and {off.size - 5} more" if off.size > 5 else "")
+        raise InputError(f"row{'s' if off.size > 1 else ''} {shown} of the evaluations: score "
+                         f"{scores[off[0]]:g}{' ...' if off.size > 1 else ''} outside the scale {scale[0]:g} to "
+                         f"{scale[1]:g}", {"row": int(off[0]), "column": "score"})
+
+
+def _scale_end_words(scores: np.ndarray, scale, model) -> str:
+    """How the decision model reads the scores at the ends of the declared scale, in words ('' without a scale)."""
+    if scale is None or not getattr(model, "CENSORED_READS", False):
+        return ""
+    low, high = int(np.count_nonzero(scores <= scale[0])), int(np.count_nonzero(scores >= scale[1]))
+    if low + high == 0:
+        return f"no score at the ends of the scale {scale[0]:g} to {scale[1]:g}"
+    return (f"{low} score(s) of {scale[0]:g} read as '{scale[0]:g} or lower' and {high} of {scale[1]:g} as "
+            f"'{scale[1]:g} or higher' (of {scores.size}): a judgement beyond the scale could not be written down, "
+            "so the spread of the reads is not understated (technical: censored reads, by EM)")
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -236,23 +277,31 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
 ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
 #: ... or after this many fits.
 ROUNDING_FITS = 12
+#: The censored fit (:func:`_fit_censored`) stops when w and every censored read's expected judgement move by
+#: less than this share of w and of a read's SD ...
+CENSORED_TOLERANCE = 2e-3
+#: ... or after this many EM steps.
+CENSORED_STEPS = 30
 
 
-def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float):
+def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, start: float,
+                       scores: np.ndarray | None = None, latent: np.ndarray | None = None):
     """(fit, design with the confidences it used, w, t df) of *model* with each read's variance ``w / c + rounding``
     (the scores' grid, :mod:`.resolution`).
 
     With declared SDs (w = 1) one fit with ``c' = 1 / (1/c + rounding)``.  With w estimated, ``c'`` depends on
-    w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``,
-    starting from *w_stated* (the values' fit, at the stated confidences: about ``w + rounding x mean c``)
-    with ``rounding x mean c`` taken off -- typically two or three fits.
+    w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``
+    from *start* -- typically two or three fits.  *scores* and *latent* (the censored fit's expected
+    judgements and kept variances) replace the panel's scores when given.
     """
     counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
+    s = data.scores if scores is None else scores
+    extra = {} if latent is None else {"latent": latent}
 
     def fit_at(w: float | None):
         used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
                                                design.n_assessors, design.n_objects)
-        fit = model.fit_component(used, data.scores, gauge, data.face_value)
+        fit = model.fit_component(used, s, gauge, data.face_value, **extra)
         weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)
         return fit, used, float(weights[0]), t_df
 
@@ -260,8 +309,7 @@ def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, round
         return fit_at(None)
     if data.face_value:
         return fit_at(1.0)
-    x = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
-    previous = None
+    x, previous = start, None
     for _ in range(ROUNDING_FITS):
         out = fit_at(x)
         gap = out[2] - x
@@ -275,7 +323,34 @@ def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, round
     return out
 
 
-def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts, w: float):
+def _fit_censored(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float, scale):
+    """:func:`_fit_with_rounding` with the scores at the ends of the declared *scale* read as censored
+    (:mod:`.censoring`), by EM: each step replaces every censored read by its expected judgement beyond the
+    cut-off under the last fit and refits with the variance the read keeps.  Without a scale, a model that
+    cannot take censored reads or a score at an end, the plain fit.
+    """
+    # the rounding fixed point starts from the values' w (at the stated confidences: about w + rounding x mean c)
+    start = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
+    ends = scale_ends(data.scores, scale, score_step(data.scores)) if getattr(model, "CENSORED_READS", False) else None
+    out = _fit_with_rounding(model, design, data, gauge, rounding, start)
+    if ends is None:
+        return out
+    which = ends.censored
+    scores, latent = data.scores.astype(float), np.zeros(data.n_evaluations)
+    for _ in range(CENSORED_STEPS):
+        fit, used, w = out[0], out[1], out[2]
+        fitted = fit.values[design.oi] + fit.biases[design.ai]
+        sd = np.sqrt(w / design.c)  # the judgement's SD, as stated; the grid's rounding is the ends' own
+        mean, var = ends.expected(fitted, sd)
+        moved = np.max(np.abs(mean - scores[which]) / sd[which])
+        scores[which], latent[which] = mean, var
+        out = _fit_with_rounding(model, design, data, gauge, rounding, w, scores, latent)
+        if abs(out[2] - w) <= CENSORED_TOLERANCE * w and moved <= CENSORED_TOLERANCE:
+            break
+    return out
+
+
+def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts, w: float, scale=None):
     """A maker of the posterior decisions are drawn from, when the model names another one for them (see
     :class:`~xlcalib.calibration.result.DecisionBasis`), and that model's name; (None, None): the values' own.
 
@@ -293,7 +368,7 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
 
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores)
-        fit, used, w_fit, t_df = _fit_with_rounding(other, design, data, gauge, rounding, w)
+        fit, used, w_fit, t_df = _fit_censored(other, design, data, gauge, rounding, w, scale)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
 
@@ -303,7 +378,8 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
               sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
               gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
-              interval_level: float = 0.95, model: str = DEFAULT_MODEL, scale_use="off") -> CalibrationResult:
+              interval_level: float = 0.95, model: str = DEFAULT_MODEL, scale_use="off",
+              scale=None) -> CalibrationResult:
     """Calibrated object values and assessor biases with standard errors and intervals.
 
     Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
@@ -375,8 +451,10 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     0.707107
     """
     model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
+    scale = _scale_argument(scale)
     data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
                       level=level, levels=levels, level_ratio=level_ratio)
+    _check_on_scale(data.scores, scale)
     # --- scale use (calibration/scale_use.py): gains first, then the model on the rescaled scores
     scale_use = scale_use_choice(scale_use)
     gains = fit_gains(data) if scale_use != "off" else None
@@ -413,9 +491,14 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
-    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w)
+    # scores put on the panel's scale by gains are no longer at the ends they were clipped at
+    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w,
+                                                 None if scaled else scale)
     if decision_model is not None:
         stats["decision_model"] = decision_model
+        words = _scale_end_words(data.scores, None if scaled else scale, MODELS[decision_model])
+        if words:
+            stats["scale_ends"] = words
     result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
                                components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases

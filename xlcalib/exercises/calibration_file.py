@@ -61,6 +61,9 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     calibrated as it comes: :func:`calibrate_export`.
     """
     path = Path(path)
+    declared = _table_scale(export, path, sheet)
+    if declared is not None:  # an evaluations table with its scale given on the command line: not an export
+        export = None
     if export is not None or is_export(path, sheet):
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
@@ -68,8 +71,8 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
                                 borderline=borderline)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
                            threshold=threshold, lottery=lottery, borderline=borderline)
-    overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column))
-                      if value is not None})
+    overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column),
+                                                    ("scale", declared)) if value is not None})
     book = _input_book(path, sheet, fast=True)
     try:
         result, frames, settings = compute_calibration(
@@ -125,6 +128,9 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
         _write_averages(run, path, out, fmt, run.line_note)
         return run, out
     book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
+    scale = imported.scale
+    if scale is not None and scale.low is not None and scale.high is not None and scale.low < scale.high:
+        overrides["scale"] = (float(scale.low), float(scale.high))  # its end scores say "this or beyond"
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
@@ -144,6 +150,23 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     frames["Import report"] = imported.report
     _write_export_results(run, frames, settings, path, out, fmt, feedback)
     return run, out
+
+
+def _table_scale(export, path: Path, sheet: str) -> tuple[float, float] | None:
+    """(min, max) when the only export option given is ``--scale`` and the file is an evaluations table: the
+    panel's scale (scores outside it are errors; scores at its ends say "this or beyond")."""
+    if export is None or export.scale is None or any(
+            getattr(export, name) is not None for name in ("source", "mapping", "round", "identity_map")):
+        return None
+    if is_export(path, sheet):
+        return None
+    from ..imports.values import scale_argument
+
+    scale = scale_argument(export.scale, "--scale")
+    if scale.symbols:
+        raise InputError(f"--scale {export.scale}: the evaluations table holds numbers, so its scale is a range "
+                         "(e.g. 1-6)")
+    return float(scale.low), float(scale.high)
 
 
 def _read_export_file(path: Path, out: Path, options, sheet: str):

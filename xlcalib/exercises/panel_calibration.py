@@ -90,6 +90,10 @@ class CalibrationSettings:
     epsilon: float = 0.05
     #: the user's own names of the assessor, object and score columns (the charts' axis titles)
     headers: dict = field(default_factory=dict)
+    #: the score scale (min, max) declared outside the workbook (--scale, a review export's scale); None: the
+    #: Settings sheet's rows "Score scale minimum/maximum" when present.  Scores outside it are errors, and the
+    #: scores at its ends are read as "this or beyond" by the fit decisions come from (calibration/censoring.py)
+    scale: tuple | None = None
 
     def describe(self) -> str:
         """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
@@ -190,7 +194,8 @@ _SETTING_ROWS = (("gauge", "gauge", "gauge"), ("anomaly", "anomaly_threshold", "
 #: The command line's option for each setting it can override (messages name the option, not the argument)
 CLI_OPTIONS = {"gauge": "--gauge", "model": "--model", "interval_level": "--interval-level", "seed": "--seed",
                "fund_top_k": "--fund", "fund_threshold": "--threshold", "lottery": "--lottery",
-               "scale_use": "--scale-use", "group_column": "--group-column", "epsilon": "--borderline"}
+               "scale_use": "--scale-use", "group_column": "--group-column", "epsilon": "--borderline",
+               "scale": "--scale"}
 
 
 def _note_origin(settings: CalibrationSettings, key: str, cell: str, value) -> None:
@@ -324,7 +329,8 @@ def run_calibration(block, settings: CalibrationSettings, panel=None):
     try:
         result = calibrate(frame, levels=settings.levels if kind == "level" else None, gauge=settings.gauge,
                            per_component=settings.per_component, anomaly_threshold=settings.anomaly_threshold,
-                           interval_level=settings.interval_level, model=settings.model, scale_use=settings.scale_use)
+                           interval_level=settings.interval_level, model=settings.model, scale_use=settings.scale_use,
+                           scale=panel.settings.get("scale"))
     except InputError as exc:
         if isinstance(exc.where.get("row"), (int, np.integer)):
             sheet_row = int(sheet_rows[exc.where["row"]])
@@ -508,7 +514,8 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
         setattr(settings, key, value)
         settings.origins[key] = (origins or {}).get(key, f"the {key} argument")
     check_settings(settings)
-    panel = read_panel(backend, settings.sheet, levels=level_names(settings))
+    panel = read_panel(backend, settings.sheet, levels=level_names(settings), scale=settings.scale,
+                       scale_where=settings.origins.get("scale", ""))
     check_line_fits(settings, int(panel.frame["object"].nunique()))
     settings.headers = user_headers(panel)
     if before_fit is not None:

@@ -234,6 +234,7 @@ PLAIN_STATS = {
     "trace_method": ("how the design summary was computed", ""),
     "decision_model": ("model the decisions are drawn from", "rankings and P(above the line) come from this model "
                                                              "(values and biases both random: no winner's curse)"),
+    "scale_ends": ("scores at the ends of the scale", "how the model the decisions are drawn from reads them"),
     "scale_use": ("scale use", "off / auto / on: whether a gain per assessor was fitted"),
     "scale_use_applied": ("scale use modelled", "yes = the values come from each assessor's scores put on the "
                                                 "panel's scale"),

@@ -54,6 +54,8 @@ NESTED_ASSESSOR_LIMIT = 250
 #: variances come from moments and are plugged in (see :mod:`..moments`).
 EIGEN_ASSESSOR_LIMIT = 800
 LINKS_GROUPS = True
+#: Its fit takes the variance censored reads keep (``latent``): scores at the scale's ends are read as censored.
+CENSORED_READS = True
 #: Grid points over the assessors' variance share in (0, 1) (midpoints).
 RHO_GRID = 48
 MIN_WEIGHT = 1e-8
@@ -117,14 +119,24 @@ class _Basis:
         return inv, self.ot * inv, (kappa / A) / one_minus
 
 
-def _basis(design: Design, s: np.ndarray, lam: float) -> _Basis:
+def _kept_variance(design: Design, lam: float, latent) -> float:
+    """What censored reads add to the residual sum of squares (their judgement's variance beyond the cut-off,
+    :mod:`..censoring`), each read's share ``c (1 - c / (C_o + lam))`` -- the part its object's mean does not
+    absorb.  0 without censored reads."""
+    if latent is None:
+        return 0.0
+    c = design.c
+    return float(np.sum(c * latent * (1.0 - c / (design.C_o + lam)[design.oi])))
+
+
+def _basis(design: Design, s: np.ndarray, lam: float, latent=None) -> _Basis:
     c = design.c
     Cd = design.C_o + lam
     V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
     B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
     r = B - design.Cm @ (V / Cd)
     m, U = np.linalg.eigh(design.reduced_laplacian(dense=True, lam=lam))
-    S0 = float(c @ s**2 - V @ (V / Cd))
+    S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
     return _Basis(lam, np.clip(m, 0.0, None), U, U.T @ r, U.T @ np.ones(design.n_assessors), max(S0, 0.0),
                   float(np.log1p(design.C_o / lam).sum()), design.n_assessors)
 
@@ -139,7 +151,7 @@ def _best_kappa(basis: _Basis, n_free, face_value, scale) -> tuple[float, float]
     return (np.inf, at_zero) if at_zero <= best.fun else (float(np.exp(best.x)), float(best.fun))
 
 
-def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool):
+def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool, latent=None):
     """(basis at the REML lam, REML kappa, its -2 l)."""
     from scipy.optimize import minimize_scalar
 
@@ -147,7 +159,7 @@ def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool):
     cache = {}
 
     def profile(log_lam):
-        basis = _basis(design, s, float(np.exp(log_lam)))
+        basis = _basis(design, s, float(np.exp(log_lam)), latent)
         kappa, value = _best_kappa(basis, n_free, face_value, scale)
         cache[log_lam] = (basis, kappa, value)
         return value
@@ -182,7 +194,8 @@ def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
     return basis.U @ mean, H, w_ref, (kappa, weight, w), L
 
 
-def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_value: bool, start: float) -> float:
+def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_value: bool, start: float,
+                latent=None) -> float:
     """REML lam at a fixed kappa by a bounded search around the moment estimate, one Cholesky factor per trial."""
     from scipy.optimize import minimize_scalar
 
@@ -195,7 +208,8 @@ def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_v
         Cd = design.C_o + lam
         r = B - design.Cm @ (V / Cd)
         solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
-        R = max(float(c @ s**2 - V @ (V / Cd)) - float(r @ solver.solve(r)), 1e-300)
+        S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
+        R = max(S0 - float(r @ solver.solve(r)), 1e-300)
         fit = R if face_value else n_free * np.log(R)
         return fit + float(np.log1p(design.C_o / lam).sum()) + solver.log_determinant()
 
@@ -215,7 +229,7 @@ def _moment_start(design: Design, s: np.ndarray, face_value: bool) -> tuple[floa
     return w / tau2, kappa, w
 
 
-def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:
     """Large panels: both variances from moments, plugged in; one factor gives values, biases and covariance."""
     N, A, O = design.c.size, design.n_assessors, design.n_objects
     lam, kappa, _w = _moment_start(design, s, face_value)
@@ -226,7 +240,8 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool) ->
     r = B - design.Cm @ (V / Cd)
     solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
     theta = solver.solve(r)
-    w = 1.0 if face_value else max(float(c @ s**2 - V @ (V / Cd)) - float(r @ theta), 1e-300) / (N - 1)
+    S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
+    w = 1.0 if face_value else max(S0 - float(r @ theta), 1e-300) / (N - 1)
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
     mu = float(kvec @ theta)
     u = (V - design.Cm.T @ theta) / Cd
@@ -236,8 +251,13 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool) ->
     return ComponentFit(mu + u, theta - mu, ReducedCovariance(solver), lam=lam, w=w, extras=extras)
 
 
-def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
-    """Posterior means of the values and biases, reported in the gauge asked for."""
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:
+    """Posterior means of the values and biases, reported in the gauge asked for.
+
+    *latent*: per read, the variance a censored read keeps beyond its cut-off (0 elsewhere; None: no censored
+    reads), added to the residual sum of squares the variances are estimated from -- the E-step of the
+    censored fit in :mod:`..censoring`, whose *s* then holds the censored reads' expected judgements.
+    """
     N, A, O = design.c.size, design.n_assessors, design.n_objects
     n_free = N - 1
     if not face_value and N - O <= 0:
@@ -245,13 +265,13 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -
                          "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
                          "units (taken at face value), or add second reads")
     if A > EIGEN_ASSESSOR_LIMIT:
-        return _fit_plug_in(design, s, gauge, face_value)
+        return _fit_plug_in(design, s, gauge, face_value, latent)
     scale = float(np.median(design.c))
     if A <= NESTED_ASSESSOR_LIMIT:
-        basis, kappa_hat, best = _reml(design, s, n_free, face_value)
+        basis, kappa_hat, best = _reml(design, s, n_free, face_value, latent)
     else:
         lam0, kappa0, _w = _moment_start(design, s, face_value)
-        basis = _basis(design, s, _lam_search(design, s, kappa0, n_free, face_value, lam0))
+        basis = _basis(design, s, _lam_search(design, s, kappa0, n_free, face_value, lam0, latent), latent)
         kappa_hat, best = _best_kappa(basis, n_free, face_value, scale)
     theta, H, w_ref, (kappa, weight, w), L = _mixture(basis, n_free, face_value, scale)
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)

@@ -1,0 +1,170 @@
+"""Scores at the ends of a declared scale read as "this or beyond" (calibration.censoring) in the decision basis."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import xlcalib
+from xlcalib.calibration.censoring import grid_tail_moments, scale_ends, truncated_moments
+from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.errors import InputError
+
+
+def test_truncated_moments_match_scipy():
+    mu = np.array([0.3, -1.0, 2.0, 5.0, 0.0])
+    sd = np.array([0.5, 1.2, 0.8, 0.4, 2.0])
+    cut = np.array([0.0, 1.0, 1.5, 4.0, -30.0])
+    upper = np.array([True, True, False, False, True])
+    mean, var = truncated_moments(mu, sd, cut, upper)
+    for i in range(mu.size):
+        a, b = ((cut[i] - mu[i]) / sd[i], np.inf) if upper[i] else (-np.inf, (cut[i] - mu[i]) / sd[i])
+        oracle = stats.truncnorm(a, b, loc=mu[i], scale=sd[i])
+        assert mean[i] == pytest.approx(oracle.mean(), rel=1e-9, abs=1e-12)
+        assert var[i] == pytest.approx(oracle.var(), rel=1e-7, abs=1e-12)
+    # a cut-off far into the tail: the limits, not NaN
+    far_mean, far_var = truncated_moments(np.array([0.0]), np.array([1.0]), np.array([40.0]), np.array([True]))
+    assert np.isfinite(far_mean).all() and far_mean[0] == pytest.approx(40.0, abs=0.05) and 0 <= far_var[0] < 1e-3
+
+
+def test_grid_tail_moments_by_direct_sums():
+    """The score beyond an end on a grid: its points' probabilities summed by hand (upper and lower ends)."""
+    from scipy.special import ndtr
+
+    mu, sd, h = 5.2, 0.9, 0.5
+    points = 6.0 + h * np.arange(200)
+    p = np.array([ndtr((x + h / 2 - mu) / sd) - ndtr((x - h / 2 - mu) / sd) for x in points])  # each point's cell
+    p = p / (1 - ndtr((6.0 - h / 2 - mu) / sd))  # given the end or beyond
+    mean, var = grid_tail_moments(np.array([mu, 2 * 1.0 - mu]), np.array([sd, sd]), np.array([6.0, 2 * 1.0 - 6.0]),
+                                  np.array([True, False]), h)
+    assert mean[0] == pytest.approx(p @ points, rel=1e-12)
+    assert var[0] == pytest.approx(p @ points**2 - (p @ points) ** 2, rel=1e-9)
+    assert mean[1] == pytest.approx(2.0 - mean[0], rel=1e-12) and var[1] == pytest.approx(var[0], rel=1e-12)
+    # a judgement far inside the scale: the score is the end itself
+    inside_mean, inside_var = grid_tail_moments(np.array([-50.0]), np.array([0.5]), np.array([6.0]),
+                                                np.array([True]), 1.0)
+    assert inside_mean[0] == 6.0 and inside_var[0] == 0.0
+
+
+def test_scale_ends():
+    assert scale_ends(np.array([2.0, 3.0]), None, 1.0) is None
+    assert scale_ends(np.array([2.0, 3.0]), (1, 6), 1.0) is None
+    ends = scale_ends(np.array([1.0, 6.0, 4.0]), (1, 6), 1.0)
+    assert ends.low.tolist() == [True, False, False] and ends.high.tolist() == [False, True, False]
+    assert ends.count == 2
+
+
+@pytest.fixture(scope="module")
+def clipped_panels():
+    """Whole-point panels clipped to 1-6: the noise scale w of the decision basis, scale declared and not."""
+    out = {"declared": [], "not": []}
+    for seed in range(12):
+        ev = simulate_panel(24, 150, 4, seed=seed, n_conflicts=0).evaluations.drop(columns="sd")
+        out["not"].append(xlcalib.calibrate(ev).decision_basis().posterior.w)
+        out["declared"].append(xlcalib.calibrate(ev, scale=(1, 6)).decision_basis().posterior.w)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def test_censored_reads_restore_the_noise_scale(clipped_panels):
+    """Clipping at the ends makes the reads scatter less than they would: w about 5% too small when the end
+    scores are taken as exact.  Read as censored, w comes back to the truth (0.7^2 = 0.49 for a Medium read):
+    the same panels, so the difference is paired."""
+    gap = clipped_panels["declared"] - clipped_panels["not"]
+    assert gap.min() > 0  # every panel: censored reads add scatter back
+    assert clipped_panels["not"].mean() < 0.47
+    assert abs(clipped_panels["declared"].mean() - 0.49) < 0.015
+
+
+def test_scale_without_end_scores_changes_nothing():
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations.drop(columns="sd")
+    low, high = ev["score"].min(), ev["score"].max()
+    plain = xlcalib.calibrate(ev).ranking(top_k=5, draws=500, seed=1)
+    wide = xlcalib.calibrate(ev, scale=(low - 1, high + 1)).ranking(top_k=5, draws=500, seed=1)
+    pd.testing.assert_frame_equal(plain, wide, rtol=0, atol=1e-12)
+
+
+def test_an_object_scored_at_the_top_by_all_ranks_at_or_above_it():
+    """Three reads of 6 say "6 or more" three times: the basis ranks the object higher than when they are taken
+    as exact 6s."""
+    ev = simulate_panel(16, 80, 3, seed=4, n_conflicts=0).evaluations.drop(columns="sd")
+    top = ["P007", "P050"]
+    ev.loc[ev["object"].isin(top), "score"] = 6.0
+    exact, censored = (xlcalib.calibrate(ev, scale=scale) for scale in (None, (1, 6)))
+    where = [exact.values.index.get_loc(o) for o in top]
+    assert (censored.decision_basis().values[where] > exact.decision_basis().values[where] + 0.05).all()
+    # the values' own fit (the Values and Ranking "value" columns) takes the scores as given
+    assert censored.values.loc[top, "value"].tolist() == exact.values.loc[top, "value"].tolist()
+
+
+def test_the_fixed_model_and_the_values_are_unchanged_by_the_scale():
+    """Only the decision basis reads ends as censored: the values' fit, and the fixed model's decisions, are the
+    scores' own fit."""
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations.drop(columns="sd")
+    for model in ("random-assessors", "fixed"):
+        a, b = xlcalib.calibrate(ev, model=model), xlcalib.calibrate(ev, model=model, scale=(1, 6))
+        pd.testing.assert_frame_equal(a.values, b.values, rtol=0, atol=0)
+    a = xlcalib.calibrate(ev, model="fixed").ranking(top_k=5, draws=500, seed=1)
+    b = xlcalib.calibrate(ev, model="fixed", scale=(1, 6)).ranking(top_k=5, draws=500, seed=1)
+    pd.testing.assert_frame_equal(a, b, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("scale, words", [((6, 1), "must be below"), ((1,), "two numbers"), ("1-6", "two numbers"),
+                                          ((1, 5), "rows .* of the evaluations: score 6")])
+def test_bad_scales_are_refused_in_words(scale, words):
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations.drop(columns="sd")
+    with pytest.raises(InputError, match=words):
+        xlcalib.calibrate(ev, scale=scale)
+
+
+def test_the_command_line_and_a_workbook_declare_the_scale(tmp_path, capsys):
+    """A CSV panel takes ``--scale``; a workbook's Settings rows "Score scale minimum/maximum" do the same; the
+    Diagnostics say how the end scores were read, and a score off the declared scale is refused at its cell."""
+    import json
+
+    import openpyxl
+
+    from xlcalib.cli import main
+
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations.drop(columns="sd")
+    src = tmp_path / "panel.csv"
+    ev.to_csv(src, index=False)
+    out = tmp_path / "r.json"
+    assert main(["calibrate", str(src), "--scale", "1-6", "--fund", "5", "--format", "json", "-o", str(out)]) == 0
+    stats = json.loads(out.read_text())["stats"]
+    n_low, n_high = int((ev["score"] == 1).sum()), int((ev["score"] == 6).sum())
+    assert stats["scale_ends"].startswith(f"{n_low} score(s) of 1 read as '1 or lower' and {n_high} of 6")
+    assert main(["calibrate", str(src), "--scale", "1-5", "-o", str(tmp_path / "x.json"), "--format", "json"]) == 2
+    assert "outside the score scale 1 to 5 (--scale)" in capsys.readouterr().err
+    assert main(["calibrate", str(src), "--format", "json", "-o", str(out)]) == 0
+    assert "scale_ends" not in json.loads(out.read_text())["stats"]  # no scale declared: nothing read as censored
+    # a workbook: the Settings sheet's scale rows
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Evaluations"
+    sheet.append(list(ev.columns))
+    for row in ev.itertuples(index=False):
+        sheet.append(list(row))
+    settings = book.create_sheet("Settings")
+    settings.append(["Setting", "Value"])
+    settings.append(["Score scale minimum", 1])
+    settings.append(["Score scale maximum", 6])
+    book.save(tmp_path / "panel.xlsx")
+    assert main(["calibrate", str(tmp_path / "panel.xlsx"), "--format", "json", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["stats"]["scale_ends"] == stats["scale_ends"]
+
+
+def test_the_ranking_function_takes_the_scale_as_two_cells():
+    import udf_registry.calibration as udf
+
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations
+    args = [ev[c].tolist() for c in ("assessor", "object", "score", "level")]
+    plain = udf.calib_ranking(*args, top_k=5, draws=500)
+    declared = udf.calib_ranking(*args, top_k=5, draws=500, scale=[[1], [6]])
+    header = declared[0]
+    assert header == plain[0] and declared != plain  # P(above) and ranks come from the censored basis
+    p = header.index("p_above")
+    assert {row[0]: row[p] for row in declared[1:]} != {row[0]: row[p] for row in plain[1:]}
+    assert udf.calib_ranking(*args, top_k=5, draws=500, scale=[[None], [None]]) == plain  # blank: no scale
+    assert str(udf.calib_ranking(*args, top_k=5, scale=[[1, 5]])).startswith("xlcalib: row")
+    assert "two cells" in str(udf.calib_ranking(*args, top_k=5, scale=[[1, 3, 6]]))
