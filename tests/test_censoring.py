@@ -138,6 +138,11 @@ def test_the_command_line_and_a_workbook_declare_the_scale(tmp_path, capsys):
     assert "outside the score scale 1 to 5 (--scale)" in capsys.readouterr().err
     assert main(["calibrate", str(src), "--format", "json", "-o", str(out)]) == 0
     assert "scale_ends" not in json.loads(out.read_text())["stats"]  # no scale declared: nothing read as censored
+    assert main(["next-reads", str(src), "--fund", "5", "--reads", "2", "--scale", "1-4",
+                 "-o", str(tmp_path / "n.xlsx")]) == 2
+    assert "outside the score scale 1 to 4 (--scale)" in capsys.readouterr().err
+    assert main(["next-reads", str(src), "--fund", "5", "--reads", "2", "--scale", "1-6",
+                 "-o", str(tmp_path / "n.xlsx")]) == 0
     # a workbook: the Settings sheet's scale rows
     book = openpyxl.Workbook()
     sheet = book.active

@@ -192,6 +192,8 @@ def _add_next_reads(sub) -> None:
     nxt.add_argument("--subjects", metavar="FILE.csv", help="subjects of assessors and objects: a CSV file with "
                      "columns Name, Subjects (comma/semicolon separated); only pairs sharing a subject are suggested "
                      "(replaces the Assignment sheet's subjects or Suitability grid)")
+    nxt.add_argument("--scale", metavar="MIN-MAX", help="the score scale, e.g. 1-6 (beats the Settings sheet's): scores "
+                     "outside it are refused, scores at its ends read as 'this or beyond'")
     nxt.add_argument("--ignore-assignment", action="store_true",
                      help="do not apply the workbook's Assignment sheet (conflicts, max loads, subjects)")
     nxt.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
@@ -308,7 +310,7 @@ def _next_reads(args) -> int:
     suggestions, out = next_reads_file(args.workbook, args.out, reads=args.reads, fund=args.fund,
                                        threshold=args.threshold, max_load=args.max_load, sheet=args.sheet,
                                        conflicts=args.conflicts, loads=args.loads, subjects=args.subjects,
-                                       ignore_assignment=args.ignore_assignment)
+                                       ignore_assignment=args.ignore_assignment, scale=args.scale)
     print(next_reads_text(suggestions))
     print(f"results written to {out}")
     return 0

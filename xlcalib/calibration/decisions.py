@@ -521,23 +521,23 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     This is the posterior counterpart of the simultaneous rank statements of
     Mogstad, Romano, Shaikh & Wilhelm (Review of Economic Studies 91:476,
     2024; online 2023), whose "tau-best" sets hold for the whole list at once.
-    In simulated panels with a known truth (``benchmarks/bench_joint.py``,
-    1,000 panels per design: whole-point scores on a 1-6 scale, High/Medium/Low
-    levels, a statement counted wrong when any object it names is on the other
-    side of the line in truth) it was wrong in 5.0% of panels of 12 x 40 x 3
-    (top 5), 5.1% of 24 x 150 x 4 (top 20) and 4.4% of 16 x 80 x 3 (top 10),
-    Monte Carlo s.e. 0.7 points, naming on average 0.2 / 1.8 / 0.5 objects
-    above and 21.7 / 84.6 / 42.9 below.  That needs the rounding of
-    whole-point scores in the posterior (Sheppard's h^2/12 added to every read,
-    :mod:`.resolution`; the default model's decision basis does so, the fixed
-    model's own posterior does not): with the scores taken as continuous, the confident
-    reads were overweighted, the objects they read looked too precise, and the
-    statement was wrong in 6.0-6.7% of the same panels (nearly always an
-    object of the true top k near the line called jointly below).  Over
-    3,000 panels the first two designs give 5.1% and 5.6% (s.e. 0.4): scores
-    clipped at the ends of the scale make the estimated noise scale about 5%
-    too small (an end-of-scale score is taken as exact, not as "6 or more"),
-    so the statements hold with about 94%, not 95%, under the true posterior.
+    In simulated panels with a known truth (``benchmarks/bench_joint.py``:
+    whole-point scores clipped to a declared 1-6 scale, High/Medium/Low
+    levels, a statement counted wrong when any object it names is on the
+    other side of the line in truth) it was wrong in 4.8% of 3,000 panels of
+    12 x 40 x 3 (top 5), 5.4% of 3,000 of 24 x 150 x 4 (top 20) and 4.8% of
+    1,000 of 16 x 80 x 3 (top 10) -- Monte Carlo s.e. 0.4, 0.4 and 0.7
+    points, 5.1% (s.e. 0.26) over all 7,000 -- naming on average 0.3 / 2.2 /
+    0.6 objects above and 21.5 / 84.3 / 42.7 below.  That needs the posterior
+    to know two things about real scores, which the default model's decision
+    basis does (the fixed model's own posterior does not): the rounding of
+    whole-point scores (Sheppard's h^2/12 added to every read,
+    :mod:`.resolution`; without it the confident reads were overweighted and
+    the statement was wrong in 6.0-6.7% of the first 1,000 panels), and the
+    ends of a declared scale (a 6 on 1-6 read as "6 or higher",
+    :mod:`.censoring`; without it clipping made the noise scale about 5% too
+    small and the statement was wrong in 5.1% and 5.6% of the first two
+    designs' 3,000 panels).
 
     Each object's decision rests on the strongest statement it meets (column
     ``basis``): jointly above, P(above) >= 1 - epsilon on its own, borderline,

@@ -277,38 +277,41 @@ def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interv
 ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
 #: ... or after this many fits.
 ROUNDING_FITS = 12
-#: The censored fit (:func:`_fit_censored`) stops when w and every censored read's expected judgement move by
-#: less than this share of w and of a read's SD ...
-CENSORED_TOLERANCE = 2e-3
-#: ... or after this many EM steps.
-CENSORED_STEPS = 30
+#: The censored fit (:func:`_fit_censored`) stops when w moves by less than :data:`ROUNDING_TOLERANCE` of itself
+#: and the censored reads' expected scores by less than this many of their SDs (root mean square) ...
+CENSORED_TOLERANCE = 1e-2
+#: ... or after this many fits (each EM step is one fit).
+CENSORED_FITS = 12
 
 
-def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, start: float,
-                       scores: np.ndarray | None = None, latent: np.ndarray | None = None):
+def _fitter(model, design: Design, data: PanelData, gauge: str, rounding: float):
+    """fit_at(w, scores, latent) -> (fit, design with the confidences it used, w, t df): *model* fitted with each
+    read's variance ``w / c + rounding`` (w ignored without rounding, and 1 with SDs at face value)."""
+    counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
+
+    def fit_at(w: float | None, scores: np.ndarray | None = None, latent: np.ndarray | None = None):
+        w = None if rounding <= 0 else 1.0 if data.face_value else w
+        used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
+                                               design.n_assessors, design.n_objects)
+        extra = {} if latent is None else {"latent": latent}
+        fit = model.fit_component(used, data.scores if scores is None else scores, gauge, data.face_value, **extra)
+        weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)
+        return fit, used, float(weights[0]), t_df
+
+    return fit_at
+
+
+def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, start: float):
     """(fit, design with the confidences it used, w, t df) of *model* with each read's variance ``w / c + rounding``
     (the scores' grid, :mod:`.resolution`).
 
     With declared SDs (w = 1) one fit with ``c' = 1 / (1/c + rounding)``.  With w estimated, ``c'`` depends on
     w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``
-    from *start* -- typically two or three fits.  *scores* and *latent* (the censored fit's expected
-    judgements and kept variances) replace the panel's scores when given.
+    from *start* -- typically two or three fits.
     """
-    counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
-    s = data.scores if scores is None else scores
-    extra = {} if latent is None else {"latent": latent}
-
-    def fit_at(w: float | None):
-        used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
-                                               design.n_assessors, design.n_objects)
-        fit = model.fit_component(used, s, gauge, data.face_value, **extra)
-        weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)
-        return fit, used, float(weights[0]), t_df
-
-    if rounding <= 0:
+    fit_at = _fitter(model, design, data, gauge, rounding)
+    if rounding <= 0 or data.face_value:
         return fit_at(None)
-    if data.face_value:
-        return fit_at(1.0)
     x, previous = start, None
     for _ in range(ROUNDING_FITS):
         out = fit_at(x)
@@ -325,28 +328,30 @@ def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, round
 
 def _fit_censored(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float, scale):
     """:func:`_fit_with_rounding` with the scores at the ends of the declared *scale* read as censored
-    (:mod:`.censoring`), by EM: each step replaces every censored read by its expected judgement beyond the
-    cut-off under the last fit and refits with the variance the read keeps.  Without a scale, a model that
-    cannot take censored reads or a score at an end, the plain fit.
+    (:mod:`.censoring`), by EM: after each fit every censored read is replaced by its expected score beyond
+    the end under that fit, with the variance it keeps, and the next fit takes them and the fit's w (the
+    rounding's fixed point and the EM run as one iteration, one fit per step).  Without a scale, a model that
+    cannot take censored reads or a score at an end: the plain fit.
     """
     # the rounding fixed point starts from the values' w (at the stated confidences: about w + rounding x mean c)
     start = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
     ends = scale_ends(data.scores, scale, score_step(data.scores)) if getattr(model, "CENSORED_READS", False) else None
-    out = _fit_with_rounding(model, design, data, gauge, rounding, start)
     if ends is None:
-        return out
+        return _fit_with_rounding(model, design, data, gauge, rounding, start)
+    fit_at = _fitter(model, design, data, gauge, rounding)
     which = ends.censored
     scores, latent = data.scores.astype(float), np.zeros(data.n_evaluations)
-    for _ in range(CENSORED_STEPS):
-        fit, used, w = out[0], out[1], out[2]
+    x, out = start, fit_at(start)
+    for _ in range(CENSORED_FITS - 1):
+        fit, w = out[0], out[2]
         fitted = fit.values[design.oi] + fit.biases[design.ai]
         sd = np.sqrt(w / design.c)  # the judgement's SD, as stated; the grid's rounding is the ends' own
         mean, var = ends.expected(fitted, sd)
-        moved = np.max(np.abs(mean - scores[which]) / sd[which])
-        scores[which], latent[which] = mean, var
-        out = _fit_with_rounding(model, design, data, gauge, rounding, w, scores, latent)
-        if abs(out[2] - w) <= CENSORED_TOLERANCE * w and moved <= CENSORED_TOLERANCE:
+        moved = float(np.sqrt(np.mean(((mean - scores[which]) / sd[which]) ** 2)))
+        if abs(w - x) <= ROUNDING_TOLERANCE * x and moved <= CENSORED_TOLERANCE:
             break
+        scores[which], latent[which] = mean, var
+        x, out = w, fit_at(w, scores, latent)
     return out
 
 
@@ -413,23 +418,36 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         biases lose; standard errors and bounds are those of the gauge chosen.
     per_component:
         Fit each connected component with its own gauge (values of different
-        components are then *not* comparable); otherwise a disconnected panel
-        is an error.
+        components are then *not* comparable).  Otherwise a disconnected panel
+        is fitted as one by the random-assessors and random-both models (each
+        group taken to be as strict as the panel on average) and refused by
+        the fixed and random-objects models.
     anomaly_threshold:
         Evaluations with ``|std_residual| > anomaly_threshold`` are flagged.
     interval_level:
         Coverage of the ``lower``/``upper`` intervals (default 0.95).
     model:
-        ``"fixed"`` (default: the fixed-effects fit) or ``"shrinkage"``
-        (objects as random effects N(mu, tau^2), tau^2 and w by REML; values
-        are posterior means with posterior SDs -- fairer to objects with few or
-        low-confidence reads, which the fixed fit pushes to the extremes).
+        ``"random-assessors"`` (default: assessors' biases random effects
+        N(0, sigma_b^2), shrunk towards 0 as far as the data leave them
+        uncertain -- safe on weakly linked and expertise-grouped panels; its
+        rankings and P(above) come from the ``"random-both"`` fit of the same
+        panel), ``"random-both"`` (objects random too), ``"fixed"`` (the
+        fixed-effects fit of MacKay et al.) or ``"random-objects"`` (objects
+        random, biases fixed; older name ``"shrinkage"``).
     scale_use:
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale
         differently) or ``"on"``: the model is then fitted to each assessor's
         scores put on the panel's scale (:mod:`xlcalib.calibration.scale_use`),
         and ``biases`` gains ``gain, gain_se, gain_lower, gain_upper``.
+    scale:
+        The score scale ``(lowest, highest)``, when known (a workbook's
+        Settings rows, ``--scale``): scores outside it are refused, and the
+        fit rankings, P(above) and next reads come from reads a score at an
+        end as censored -- a 6 on a 1-6 scale as "6 or higher"
+        (:mod:`xlcalib.calibration.censoring`): clipping otherwise makes the
+        reads look less noisy than they are.  Values, biases and the fixed
+        model are unchanged by it.
 
     Returns
     -------

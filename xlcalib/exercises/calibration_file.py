@@ -160,12 +160,16 @@ def _table_scale(export, path: Path, sheet: str) -> tuple[float, float] | None:
         return None
     if is_export(path, sheet):
         return None
+    return _range_scale(export.scale)
+
+
+def _range_scale(text) -> tuple[float, float]:
+    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max)."""
     from ..imports.values import scale_argument
 
-    scale = scale_argument(export.scale, "--scale")
-    if scale.symbols:
-        raise InputError(f"--scale {export.scale}: the evaluations table holds numbers, so its scale is a range "
-                         "(e.g. 1-6)")
+    scale = scale_argument(text, "--scale")
+    if scale is None or scale.symbols:
+        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6)")
     return float(scale.low), float(scale.high)
 
 
@@ -379,7 +383,7 @@ def behaviour_frames(result) -> dict[str, pd.DataFrame]:
 
 def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=None, max_load=None,
                     sheet: str = "Evaluations", conflicts=None, loads=None, subjects=None,
-                    ignore_assignment: bool = False):
+                    ignore_assignment: bool = False, scale=None):
     """Calibrate a workbook and suggest the next reads within the panel's rules; write the result workbook
     with a "Next reads" sheet.  Returns (suggestions frame, output path).
 
@@ -390,7 +394,8 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     suggested.  Rule files (CSV, a header row): ``conflicts`` (assessor, object) adds to the sheet's
     conflicts; ``max_load`` (one number for everyone) replaces the sheet's max loads, and ``loads``
     (assessor, max load) overrides both for the assessors it lists; ``subjects`` (name, subjects, for
-    assessors and objects) replaces the sheet's subjects or Suitability grid.
+    assessors and objects) replaces the sheet's subjects or Suitability grid.  ``scale`` (``"1-6"``, as
+    ``--scale``) beats the Settings sheet's score scale.
     """
     from ..workbook import new_result_book, open_book, save_atomically
 
@@ -402,6 +407,8 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     overrides = {}
     if fund is not None or threshold is not None:
         overrides.update(fund_top_k=fund, fund_threshold=threshold)
+    if scale is not None:
+        overrides["scale"] = _range_scale(scale)
     panels = []
     book = _input_book(path, sheet, fast=False)
     try:

@@ -70,7 +70,9 @@ def _settings_sheet(wb, scale) -> None:
     st = styles()
     settings = wb.create_sheet("Settings")
     settings.append(["Setting", "Value", "Meaning"])
-    rows = [("Score scale minimum", scale[0], "lowest allowed score"), ("Score scale maximum", scale[1], "highest allowed score"),
+    rows = [("Score scale minimum", scale[0], "lowest allowed score; the ranking reads a score here as 'this or lower'"),
+            ("Score scale maximum", scale[1], "highest allowed score; the ranking reads a score here as 'this or "
+                                              "higher'"),
             ("Anomaly threshold", 3, "flag evaluations with |standardised residual| above this"),
             ("Gauge", "weighted", "weighted: the confidence-weighted mean bias is 0 (recommended); simple: the plain "
                                   "mean bias is 0"),
