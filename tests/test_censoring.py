@@ -173,3 +173,12 @@ def test_the_ranking_function_takes_the_scale_as_two_cells():
     assert udf.calib_ranking(*args, top_k=5, draws=500, scale=[[None], [None]]) == plain  # blank: no scale
     assert str(udf.calib_ranking(*args, top_k=5, scale=[[1, 5]])).startswith("xlcalib: row")
     assert "two cells" in str(udf.calib_ranking(*args, top_k=5, scale=[[1, 3, 6]]))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from xlcalib.calibration import censoring
+
+    failures, attempted = doctest.testmod(censoring)[:2]
+    assert attempted >= 3 and failures == 0

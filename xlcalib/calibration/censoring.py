@@ -37,7 +37,52 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScaleEnds", "scale_ends", "truncated_moments"]
+from ..cells import real_argument
+from ..errors import InputError
+
+__all__ = ["ScaleEnds", "scale_argument", "check_on_scale", "scale_end_words", "scale_ends", "grid_tail_moments",
+           "truncated_moments"]
+
+
+def scale_argument(scale) -> tuple[float, float] | None:
+    """The declared score scale ``(low, high)``, or None."""
+    if scale is None:
+        return None
+    try:
+        if isinstance(scale, (str, bytes)):
+            raise TypeError
+        low, high = scale
+    except (TypeError, ValueError):
+        raise InputError(f"scale must be two numbers (the scale's lowest and highest score), not {scale!r}") from None
+    low, high = real_argument(low, "scale minimum"), real_argument(high, "scale maximum")
+    if not low < high:
+        raise InputError(f"the scale's minimum ({low:g}) must be below its maximum ({high:g})")
+    return low, high
+
+
+def check_on_scale(scores: np.ndarray, scale) -> None:
+    """Scores outside the declared scale are refused (a typing slip, or the wrong scale), naming the rows."""
+    if scale is None:
+        return
+    off = np.flatnonzero((scores < scale[0]) | (scores > scale[1]))
+    if off.size:
+        shown = ", ".join(str(int(i) + 1) for i in off[:5]) + (f" and {off.size - 5} more" if off.size > 5 else "")
+        raise InputError(f"row{'s' if off.size > 1 else ''} {shown} of the evaluations: score "
+                         f"{scores[off[0]]:g}{' ...' if off.size > 1 else ''} outside the scale {scale[0]:g} to "
+                         f"{scale[1]:g}", {"row": int(off[0]), "column": "score"})
+
+
+def scale_end_words(scores: np.ndarray, scale) -> str:
+    """How the fit decisions are drawn from reads the scores at the ends of the declared scale, in words ('' without
+    a scale)."""
+    if scale is None:
+        return ""
+    low, high = int(np.count_nonzero(scores <= scale[0])), int(np.count_nonzero(scores >= scale[1]))
+    if low + high == 0:
+        return f"no score at the ends of the scale {scale[0]:g} to {scale[1]:g}"
+    return (f"{low} score(s) of {scale[0]:g} read as '{scale[0]:g} or lower' and {high} of {scale[1]:g} as "
+            f"'{scale[1]:g} or higher' (of {scores.size}): a judgement beyond the scale could not be written down, "
+            "so the spread of the reads is not understated (technical: censored reads, by EM)")
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from .levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .censoring import scale_ends
+from .censoring import check_on_scale, scale_argument, scale_end_words, scale_ends
 from .resolution import effective_confidences, rounding_variance, score_step
 from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
@@ -64,46 +64,6 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[str
     anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
     return model, anomaly_threshold, interval_level
-
-
-def _scale_argument(scale) -> tuple[float, float] | None:
-    """The declared score scale ``(low, high)``, or None."""
-    if scale is None:
-        return None
-    try:
-        if isinstance(scale, (str, bytes)):
-            raise TypeError
-        low, high = scale
-    except (TypeError, ValueError):
-        raise InputError(f"scale must be two numbers (the scale's lowest and highest score), not {scale!r}") from None
-    low, high = real_argument(low, "scale minimum"), real_argument(high, "scale maximum")
-    if not low < high:
-        raise InputError(f"the scale's minimum ({low:g}) must be below its maximum ({high:g})")
-    return low, high
-
-
-def _check_on_scale(scores: np.ndarray, scale) -> None:
-    """Scores outside the declared scale are refused (a typing slip, or the wrong scale), naming the rows."""
-    if scale is None:
-        return
-    off = np.flatnonzero((scores < scale[0]) | (scores > scale[1]))
-    if off.size:
-        shown = ", ".join(str(int(i) + 1) for i in off[:5]) + (f" and {off.size - 5} more" if off.size > 5 else "")
-        raise InputError(f"row{'s' if off.size > 1 else ''} {shown} of the evaluations: score "
-                         f"{scores[off[0]]:g}{' ...' if off.size > 1 else ''} outside the scale {scale[0]:g} to "
-                         f"{scale[1]:g}", {"row": int(off[0]), "column": "score"})
-
-
-def _scale_end_words(scores: np.ndarray, scale, model) -> str:
-    """How the decision model reads the scores at the ends of the declared scale, in words ('' without a scale)."""
-    if scale is None or not getattr(model, "CENSORED_READS", False):
-        return ""
-    low, high = int(np.count_nonzero(scores <= scale[0])), int(np.count_nonzero(scores >= scale[1]))
-    if low + high == 0:
-        return f"no score at the ends of the scale {scale[0]:g} to {scale[1]:g}"
-    return (f"{low} score(s) of {scale[0]:g} read as '{scale[0]:g} or lower' and {high} of {scale[1]:g} as "
-            f"'{scale[1]:g} or higher' (of {scores.size}): a judgement beyond the scale could not be written down, "
-            "so the spread of the reads is not understated (technical: censored reads, by EM)")
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -443,8 +403,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     scale:
         The score scale ``(lowest, highest)``, when known (a workbook's
         Settings rows, ``--scale``): scores outside it are refused, and the
-        fit rankings, P(above) and next reads come from reads a score at an
-        end as censored -- a 6 on a 1-6 scale as "6 or higher"
+        fit that rankings, P(above) and next reads are drawn from reads a
+        score at an end as censored -- a 6 on a 1-6 scale as "6 or higher"
         (:mod:`xlcalib.calibration.censoring`): clipping otherwise makes the
         reads look less noisy than they are.  Values, biases and the fixed
         model are unchanged by it.
@@ -469,10 +429,10 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     0.707107
     """
     model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
-    scale = _scale_argument(scale)
+    scale = scale_argument(scale)
     data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
                       level=level, levels=levels, level_ratio=level_ratio)
-    _check_on_scale(data.scores, scale)
+    check_on_scale(data.scores, scale)
     # --- scale use (calibration/scale_use.py): gains first, then the model on the rescaled scores
     scale_use = scale_use_choice(scale_use)
     gains = fit_gains(data) if scale_use != "off" else None
@@ -514,7 +474,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                                                  None if scaled else scale)
     if decision_model is not None:
         stats["decision_model"] = decision_model
-        words = _scale_end_words(data.scores, None if scaled else scale, MODELS[decision_model])
+        censors = getattr(MODELS[decision_model], "CENSORED_READS", False)
+        words = scale_end_words(data.scores, None if scaled else scale) if censors else ""
         if words:
             stats["scale_ends"] = words
     result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,

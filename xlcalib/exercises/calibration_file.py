@@ -128,9 +128,12 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
         _write_averages(run, path, out, fmt, run.line_note)
         return run, out
     book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
-    scale = imported.scale
-    if scale is not None and scale.low is not None and scale.high is not None and scale.low < scale.high:
-        overrides["scale"] = (float(scale.low), float(scale.high))  # its end scores say "this or beyond"
+    scale = imported.mapping.scale
+    # a declared scale's end scores say "this or beyond"; one inferred from the scores present may be narrower
+    # than the form's, and a highest score given is then no end at all
+    if scale is not None and scale.source == "declared" and scale.low is not None and scale.high is not None \
+            and scale.low < scale.high:
+        overrides["scale"] = (float(scale.low), float(scale.high))
     try:
         result, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),

@@ -6,7 +6,9 @@ Each model module offers
 * ``fit_component(design, scores, gauge, face_value) -> ComponentFit`` for one
   connected component (or the whole panel, for a model with ``LINKS_GROUPS``),
 * ``extra_stats(fits, one) -> dict`` its own Diagnostics figures,
-* ``MAX_ASSESSORS`` (None = no limit), ``ALIASES`` (older names), and
+* ``MAX_ASSESSORS`` (None = no limit), ``ALIASES`` (older names),
+* optionally ``CENSORED_READS = True`` when ``fit_component`` takes
+  ``latent=`` (the variance censored reads keep, :mod:`..censoring`), and
 * ``noise_scales(fits, residual, (N, A, O, components), face_value, kind)
   -> (w per component, t degrees of freedom or None)``.
 
