@@ -71,6 +71,7 @@ SKIP = {
     "test_suitability_grid_sheet_wins_over_subjects": _FILES + " (a Suitability sheet of a workbook file)",
     "test_bad_assignment_sheet_says_how_to_run_without_it": _FILES + " (the Assignment sheet of a workbook file)",
     "test_cli_rule_files_for_a_csv_panel": _FILES + " (the command line with rule files)",
+    "test_next_reads_and_a_workbook_declare_the_scale": _FILES + " (next reads' result workbook, a Settings sheet)",
 }
 
 

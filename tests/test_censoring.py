@@ -117,12 +117,10 @@ def test_bad_scales_are_refused_in_words(scale, words):
         xlcalib.calibrate(ev, scale=scale)
 
 
-def test_the_command_line_and_a_workbook_declare_the_scale(tmp_path, capsys):
-    """A CSV panel takes ``--scale``; a workbook's Settings rows "Score scale minimum/maximum" do the same; the
-    Diagnostics say how the end scores were read, and a score off the declared scale is refused at its cell."""
+def test_the_command_line_declares_the_scale(tmp_path, capsys):
+    """A CSV panel takes ``--scale``: the Diagnostics say how the end scores were read, and a score off the
+    declared scale is refused at its cell."""
     import json
-
-    import openpyxl
 
     from xlcalib.cli import main
 
@@ -138,12 +136,28 @@ def test_the_command_line_and_a_workbook_declare_the_scale(tmp_path, capsys):
     assert "outside the score scale 1 to 5 (--scale)" in capsys.readouterr().err
     assert main(["calibrate", str(src), "--format", "json", "-o", str(out)]) == 0
     assert "scale_ends" not in json.loads(out.read_text())["stats"]  # no scale declared: nothing read as censored
+
+
+def test_next_reads_and_a_workbook_declare_the_scale(tmp_path, capsys):
+    """next-reads takes ``--scale`` for a CSV panel; a workbook's Settings rows "Score scale minimum/maximum"
+    declare it for calibrate (both write workbook files)."""
+    import json
+
+    import openpyxl
+
+    from xlcalib.cli import main
+
+    ev = simulate_panel(12, 40, 3, seed=2, n_conflicts=0).evaluations.drop(columns="sd")
+    src = tmp_path / "panel.csv"
+    ev.to_csv(src, index=False)
     assert main(["next-reads", str(src), "--fund", "5", "--reads", "2", "--scale", "1-4",
                  "-o", str(tmp_path / "n.xlsx")]) == 2
     assert "outside the score scale 1 to 4 (--scale)" in capsys.readouterr().err
     assert main(["next-reads", str(src), "--fund", "5", "--reads", "2", "--scale", "1-6",
                  "-o", str(tmp_path / "n.xlsx")]) == 0
-    # a workbook: the Settings sheet's scale rows
+    out = tmp_path / "r.json"
+    assert main(["calibrate", str(src), "--scale", "1-6", "--format", "json", "-o", str(out)]) == 0
+    stats = json.loads(out.read_text())["stats"]
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "Evaluations"

@@ -164,7 +164,7 @@ def _scale_cells(scale) -> tuple[float, float] | None:
     values = [float(x) for x in number_vector(scale, "scale", allow_blank=True) if x == x]  # blank cells: NaN
     if len(values) != 2:
         raise InputError(f"the scale argument takes two cells, the scale's minimum and maximum (it has {len(values)} "
-                         "numbers)")
+                         f"number{'' if len(values) == 1 else 's'})")
     return values[0], values[1]
 
 
