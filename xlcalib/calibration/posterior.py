@@ -239,13 +239,14 @@ class Posterior:
         a_sorted = d.ai[order].astype(np.intp, copy=False)
         w_sorted = d.c[order] / self.Cd[d.oi[order]]
         first = np.concatenate([[0], np.cumsum(reads)[:-1]]).astype(np.intp)
+        diagonal = np.diagonal(G)  # a gather from A numbers, not from the A x A matrix
         for r in np.unique(reads):
             objs = np.flatnonzero(reads == r)
             idx = first[objs][:, None] + np.arange(r, dtype=np.intp)[None, :]
             a_tab, w_tab = a_sorted[idx], w_sorted[idx]
             # G is symmetric: the diagonal once and each pair of readers once, doubled -- r (r + 1) / 2 vectorised
             # gathers over all objects with r reads (a gather from a large G is a cache miss per object)
-            total = np.einsum("ij,ij->i", w_tab * w_tab, G[a_tab, a_tab].astype(float, copy=False))
+            total = np.einsum("ij,ij->i", w_tab * w_tab, diagonal[a_tab].astype(float, copy=False))
             for i in range(r - 1):
                 hi = np.maximum(a_tab[:, i:i + 1], a_tab[:, i + 1:])
                 lo = np.minimum(a_tab[:, i:i + 1], a_tab[:, i + 1:])
