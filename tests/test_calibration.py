@@ -458,3 +458,23 @@ def test_keyword_series_take_the_same_path_as_a_table():
     by_series = calibrate_fixed(assessors=frame["assessor"], objects=frame["object"], scores=frame["score"],
                                 sd=frame["sd"])
     pd.testing.assert_frame_equal(by_table.values, by_series.values)
+
+
+def test_blank_ids_are_found_as_a_name_by_name_check_finds_them():
+    """The fast search for blank ids (joined by NUL, one regular expression) agrees with str.strip() name by
+    name, whatever white space (ASCII or not) the names hold."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from xlcalib.calibration.data import _blank_text
+
+    alphabet = st.sampled_from(["a", "B", "7", " ", "\t", "\n", "\u00a0", "\u3000", "é", "\x1f"])
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(st.text(alphabet, max_size=4), min_size=1, max_size=12, unique=True))
+    def check(names):
+        got = _blank_text(np.array(names, dtype=object))
+        expected = np.array([not n.strip() for n in names])
+        assert (got is None and not expected.any()) or (got is not None and got.tolist() == expected.tolist())
+
+    check()

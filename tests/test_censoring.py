@@ -196,3 +196,4 @@ def test_docstring_examples_run():
 
     failures, attempted = doctest.testmod(censoring)[:2]
     assert attempted >= 3 and failures == 0
+
