@@ -40,12 +40,12 @@ import numpy as np
 from ..cells import real_argument
 from ..errors import InputError
 
-__all__ = ["ScaleEnds", "scale_argument", "check_on_scale", "scale_end_words", "scale_ends", "grid_tail_moments",
+__all__ = ["ScaleEnds", "declared_scale", "check_on_scale", "scale_end_words", "scale_ends", "grid_tail_moments",
            "truncated_moments"]
 
 
-def scale_argument(scale) -> tuple[float, float] | None:
-    """The declared score scale ``(low, high)``, or None."""
+def declared_scale(scale) -> tuple[float, float] | None:
+    """The declared score scale ``(low, high)`` checked, or None."""
     if scale is None:
         return None
     try:
@@ -77,9 +77,10 @@ def scale_end_words(scores: np.ndarray, scale) -> str:
     a scale)."""
     if scale is None:
         return ""
-    low, high = int(np.count_nonzero(scores <= scale[0])), int(np.count_nonzero(scores >= scale[1]))
-    if low + high == 0:
+    ends = scale_ends(scores, scale, None)
+    if ends is None:
         return f"no score at the ends of the scale {scale[0]:g} to {scale[1]:g}"
+    low, high = int(np.count_nonzero(ends.low)), int(np.count_nonzero(ends.high))
     return (f"{low} score(s) of {scale[0]:g} read as '{scale[0]:g} or lower' and {high} of {scale[1]:g} as "
             f"'{scale[1]:g} or higher' (of {scores.size}): a judgement beyond the scale could not be written down, "
             "so the spread of the reads is not understated (technical: censored reads, by EM)")
@@ -98,10 +99,6 @@ class ScaleEnds:
     @property
     def censored(self) -> np.ndarray:
         return self.low | self.high
-
-    @property
-    def count(self) -> int:
-        return int(np.count_nonzero(self.censored))
 
     def expected(self, fitted: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(mean, variance) of each censored read's score had the scale no end, in the order of the censored

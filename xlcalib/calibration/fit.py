@@ -30,13 +30,13 @@ import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
+from .censoring import check_on_scale, declared_scale, scale_end_words, scale_ends
 from .data import PanelData, panel_data
 from .graph import Design, ReducedSolver, components, mu2
 from .levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
 from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .censoring import check_on_scale, scale_argument, scale_end_words, scale_ends
 from .resolution import effective_confidences, rounding_variance, score_step
 from .result import CalibrationResult, DecisionBasis
 from .robustness import BOUND_MEANING, bounds, rms_bound
@@ -295,7 +295,8 @@ def _fit_censored(model, design: Design, data: PanelData, gauge: str, rounding: 
     """
     # the rounding fixed point starts from the values' w (at the stated confidences: about w + rounding x mean c)
     start = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
-    ends = scale_ends(data.scores, scale, score_step(data.scores)) if getattr(model, "CENSORED_READS", False) else None
+    censors = scale is not None and getattr(model, "CENSORED_READS", False)
+    ends = scale_ends(data.scores, scale, score_step(data.scores)) if censors else None
     if ends is None:
         return _fit_with_rounding(model, design, data, gauge, rounding, start)
     fit_at = _fitter(model, design, data, gauge, rounding)
@@ -429,7 +430,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     0.707107
     """
     model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
-    scale = scale_argument(scale)
+    scale = declared_scale(scale)
     data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
                       level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(data.scores, scale)
@@ -469,15 +470,12 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                    interval_level=interval_level, anomaly_threshold=anomaly_threshold)
     posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
                        for part, p in zip(parts, pieces))
-    # scores put on the panel's scale by gains are no longer at the ends they were clipped at
-    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w,
-                                                 None if scaled else scale)
+    decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
+    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w, decision_scale)
     if decision_model is not None:
         stats["decision_model"] = decision_model
-        censors = getattr(MODELS[decision_model], "CENSORED_READS", False)
-        words = scale_end_words(data.scores, None if scaled else scale) if censors else ""
-        if words:
-            stats["scale_ends"] = words
+        if decision_scale is not None and getattr(MODELS[decision_model], "CENSORED_READS", False):
+            stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
     result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
                                components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases

@@ -61,10 +61,10 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
     calibrated as it comes: :func:`calibrate_export`.
     """
     path = Path(path)
-    declared = _table_scale(export, path, sheet)
-    if declared is not None:  # an evaluations table with its scale given on the command line: not an export
-        export = None
-    if export is not None or is_export(path, sheet):
+    declared = None
+    if _only_a_scale(export) and not is_export(path, sheet):  # an evaluations table with --scale: not an export
+        declared, export = _range_scale(export.scale), None
+    if export is not None or (declared is None and is_export(path, sheet)):
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
                                 interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use,
@@ -155,15 +155,11 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     return run, out
 
 
-def _table_scale(export, path: Path, sheet: str) -> tuple[float, float] | None:
-    """(min, max) when the only export option given is ``--scale`` and the file is an evaluations table: the
-    panel's scale (scores outside it are errors; scores at its ends say "this or beyond")."""
-    if export is None or export.scale is None or any(
-            getattr(export, name) is not None for name in ("source", "mapping", "round", "identity_map")):
-        return None
-    if is_export(path, sheet):
-        return None
-    return _range_scale(export.scale)
+def _only_a_scale(export) -> bool:
+    """Whether the only export option given is ``--scale``: on an evaluations table it is the panel's scale
+    (scores outside it are errors; scores at its ends say "this or beyond")."""
+    return export is not None and export.scale is not None and all(
+        getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map"))
 
 
 def _range_scale(text) -> tuple[float, float]:
