@@ -280,6 +280,21 @@ def test_too_few_possible_reads_noted():
     assert len(picks) == 4 and "only 4 of the 10" in picks.attrs["note"]
 
 
+def test_many_reads_come_with_the_advice_to_ask_in_rounds():
+    """Reads chosen together cannot use each other's scores: from 12 reads with a line the suggestions say to
+    ask in rounds of about a sixth, in the attrs, the printed text and the sheet; fewer reads or no line: not."""
+    from xlcalib.cli import next_reads_text
+    from xlcalib.presentation.panel import next_reads_sheet
+
+    result = calibrate_fixed(_panel(13, A=10, O=40), sd="sd")
+    many = result.next_reads(12, top_k=8)
+    assert "ask for about 2 at a time" in many.attrs["advice"]
+    assert many.attrs["advice"] in next_reads_text(many)
+    assert [f"{many.attrs['advice']}."] in next_reads_sheet(many, []).footer
+    assert result.next_reads(11, top_k=8).attrs["advice"] == ""
+    assert result.next_reads(12).attrs["advice"] == ""  # no line: the reads do not depend on the scores at all
+
+
 @pytest.mark.parametrize("kwargs, words", [
     ({"k": 0}, "k (number of reads)"),
     ({"k": "many"}, "k (number of reads)"),

@@ -326,6 +326,8 @@ def next_reads_text(suggestions) -> str:
         lines.append(f"  {row.order}. {row.reason}")
     if attrs.get("note"):
         lines.append(f"  Note: {attrs['note']}.")
+    if attrs.get("advice"):
+        lines.append(f"  {attrs['advice']}.")
     if len(suggestions) == 0 and not attrs.get("note"):
         lines.append("  none")
     return "\n".join(lines)

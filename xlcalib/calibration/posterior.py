@@ -90,6 +90,17 @@ class ReducedCovariance:
             self._inverse = inv
         return self._inverse
 
+    def apply_formed(self, x: np.ndarray) -> np.ndarray:
+        """H x from the inverse the standard errors form (one symmetric product, the inverse's own precision).
+
+        The standard errors read their other terms from the same matrix, so this term carries the same
+        digits; a refined solve would add a sparse product of the whole design per refinement round.
+        """
+        G = self.inverse()
+        symv = sla.blas.ssymv if G.dtype == np.float32 else sla.blas.dsymv
+        y = symv(1.0, G, x.astype(G.dtype), lower=1).astype(float, copy=False)
+        return y - x.sum() * self.shift if self.shift else y
+
     def formed_inverse(self) -> np.ndarray | None:
         """G if the standard errors have formed it already (lower triangle valid), else None."""
         return self._inverse
@@ -136,6 +147,9 @@ class MatrixCovariance:
 
     def inverse(self) -> np.ndarray:
         return self.H
+
+    def apply_formed(self, x: np.ndarray) -> np.ndarray:
+        return self.H @ x
 
     def draw(self, n: int, rng) -> np.ndarray:
         if self._root is None:
@@ -288,7 +302,7 @@ class Posterior:
             return (self.w * (1.0 / self.Cd + np.mean(vals**2, axis=1)), self.w * np.mean(bias**2, axis=1))
         G = self.cov.inverse()
         self.method = self.cov.method
-        h = self.apply_h(self.k)
+        h = self.cov.apply_formed(self.k)
         kappa = float(self.k @ h)
         shift = self.cov.shift
         var_b = np.diagonal(G).astype(float) - shift - 2.0 * h + kappa

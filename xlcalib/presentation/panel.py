@@ -409,5 +409,6 @@ def next_reads_sheet(suggestions: pd.DataFrame, preamble) -> SheetSpec:
     goal = (f"Goal: fewer objects on the wrong side of the funding line {attrs['line']} (the reads expected to settle "
             "the most decisions; each within the panel's rules)." if attrs.get("line") else
             "Goal: no funding line is set, so these are the reads that most reduce the values' uncertainty.")
-    spec.footer = [[goal]] + ([[f"Note: {attrs['note']}."]] if attrs.get("note") else [])
+    spec.footer = ([[goal]] + ([[f"Note: {attrs['note']}."]] if attrs.get("note") else [])
+                   + ([[f"{attrs['advice']}."]] if attrs.get("advice") else []))
     return spec
