@@ -468,3 +468,20 @@ def test_the_default_model_plans_with_the_ranking_s_chances():
     ranking = result.ranking(threshold=X, draws=500)
     for row in picks.itertuples():
         assert row.p_above == pytest.approx(ranking.at[row.object, "p_above"], abs=1e-9)
+
+
+def test_pending_reads_are_taken_as_reads_that_will_come():
+    """Asking in rounds while the first round is still pending: the second call, told the first round's reads
+    are pending, continues the greedy choice exactly as one call for both rounds would (a covariance needs no
+    score) -- it does not pile reads onto the objects the pending ones already settle."""
+    both = RESULT.next_reads(8, top_k=6)
+    first = RESULT.next_reads(4, top_k=6)
+    second = RESULT.next_reads(4, top_k=6, pending=list(zip(first.assessor, first.object)))
+    assert list(zip(first.assessor, first.object)) == list(zip(both.assessor, both.object))[:4]
+    assert list(zip(second.assessor, second.object)) == list(zip(both.assessor, both.object))[4:]
+    np.testing.assert_allclose(second.se_after, both.se_after[4:], rtol=1e-9)
+    # without them taken in, the second call would start from the panel as it is and repeat the first round
+    read = set(zip(PANEL.evaluations.assessor, PANEL.evaluations.object)) | set(zip(first.assessor, first.object))
+    others = [(a, o) for a in RESULT.biases.index for o in RESULT.values.index if (a, o) not in read]
+    blind = RESULT.next_reads(4, top_k=6, candidates=others)
+    assert list(zip(blind.assessor, blind.object)) != list(zip(second.assessor, second.object))

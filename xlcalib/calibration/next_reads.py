@@ -6,7 +6,9 @@ on the score the read will get, so the effect of every possible read can be
 computed before anyone scores it.  Only the reads the panel's rules allow are
 considered -- conflicts, maximum loads, pending reads and subjects are hard
 constraints (:mod:`xlcalib.calibration.read_rules`) -- and each suggestion
-says in one sentence what it is expected to change.
+says in one sentence what it is expected to change.  For the same reason
+pending reads (allocated, not scored yet) are taken in as reads that will
+come: the suggestions complement them.
 
 The model (see :class:`xlcalib.calibration.posterior.Posterior`), in units of the
 noise scale ``w``: ``v_o = V_o/Cd_o + (k - d_o)' theta`` with ``Cov(theta) =
@@ -270,8 +272,11 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         A pair is suitable when its suitability is at least this; default: any positive suitability
         (one shared subject).
     pending:
-        (assessor, object) pairs allocated but not scored yet: never suggested, counted in the loads
-        (pairs naming someone outside the scored panel are skipped).
+        (assessor, object) pairs allocated but not scored yet: never suggested, counted in the loads,
+        and taken as reads that will come (each at its assessor's assumed confidence: a covariance needs
+        no score), so the suggestions complement them -- asking for reads in rounds while some are
+        still pending does not pile more reads onto the objects they already settle (pairs naming
+        someone outside the scored panel are skipped).
     levels:
         The level table the panel was scored with (a :class:`~xlcalib.calibration.Levels`, a mapping
         name -> SD, or a two-column table), used to name each read's assumed confidence; default the
@@ -286,7 +291,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     the number of objects on the wrong side (or in the borderline mass sum_o P_o(1 - P_o)) with a line, or in
     sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal P(above
     the line) now; ``se_before``/``se_after`` its standard error before any suggested read and after
-    this and the earlier ones (for a ``top_k`` line measured relative to the line's assessors, so a
+    this and the earlier ones, pending reads included (for a ``top_k`` line measured relative to the line's assessors, so a
     little below the Values table's SE, which includes the common gauge uncertainty); ``settles`` the
     object whose decision gains most; ``reason`` one plain sentence: whom to ask for what, and what
     it is expected to change.  ``attrs`` records the objective, the line, the rules applied
@@ -539,6 +544,10 @@ def _greedy(post, k, line, X, kvec, rules, reader: _Reader, assessors, objects, 
     var0 = state.var.copy()
     sd0 = np.sqrt(np.maximum(var0, 1e-300))
     z = (values - X) / (sd0 * math.sqrt(w)) if line is not None else None
+    if rules.pending.size:  # reads allocated but not scored will come: choose what complements them
+        pa = (rules.pending // O).astype(np.intp)
+        post = post.with_reads(pa, (rules.pending % O).astype(np.intp), reader.conf[pa])
+        state = _State(post, kvec)
     allowed, load = rules.allowed, rules.load.copy()
     picks, note = [], ""
     for step in range(k):

@@ -54,7 +54,8 @@ class ReadRules:
     ``load``/``cap``: each assessor's reads so far (existing and pending) and
     maximum; ``lines``: one plain sentence per rule applied with the number of
     unread pairs it excludes; ``excluded``: rule -> that number; ``suitable``:
-    the A x O mask of suitable pairs (None without suitability).
+    the A x O mask of suitable pairs (None without suitability); ``pending``:
+    keys of the pending pairs within the panel (their reads will come).
     """
 
     allowed: np.ndarray
@@ -64,6 +65,7 @@ class ReadRules:
     lines: list[str] = field(default_factory=list)
     excluded: dict = field(default_factory=dict)
     suitable: np.ndarray | None = None
+    pending: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def pair_keys(pairs, name: str, a_pos: dict, o_pos: dict, n_objects: int, unknown: str = "error") -> np.ndarray:
@@ -226,7 +228,7 @@ def read_rules(design, assessors: pd.Index, objects: pd.Index, *, candidates=Non
     full = load >= cap
     if np.isfinite(cap).any():
         excluded["max load"] = int(np.count_nonzero(full[keys // O]))
-    rules = ReadRules(keys, load, cap, O, excluded=excluded, suitable=mask)
+    rules = ReadRules(keys, load, cap, O, excluded=excluded, suitable=mask, pending=pending_keys[unread[pending_keys]].astype(np.int64))
     rules.lines = _rule_lines(excluded, int(full.sum()), what, int(np.count_nonzero(unread)),
                               candidates is not None, int(pending_keys.size))
     rules.lines.append(f"{int(np.count_nonzero(~full[keys // O])):,} pairs remain allowed")

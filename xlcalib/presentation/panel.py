@@ -402,7 +402,7 @@ def next_reads_sheet(suggestions: pd.DataFrame, preamble) -> SheetSpec:
     out["after the read"] = s["se_after"].to_numpy()
     cols["standard error now"] = Column("standard error now", SCORE, "the object's standard error before the read")
     cols["after the read"] = Column("after the read", SCORE, "its standard error after the read (with the reads "
-                                                             "suggested before it)")
+                                                             "suggested before it and those pending)")
     if not len(out):
         out = pd.DataFrame({"order": [None], "in plain words": [attrs.get("note") or "no read can be suggested"]})
     spec = SheetSpec("Next reads", out, preamble, cols, freeze_columns=1)
