@@ -242,8 +242,8 @@ def _rule_lines(excluded: dict, n_full: int, what: str, n_unread: int, has_candi
     if has_candidates:
         lines.append("only the candidate pairs given are considered")
     if "pending" in excluded:
-        lines.append(f"pending reads (allocated, no score yet): {n_pending:,}, counted in the loads and never "
-                     f"suggested again ({excluded['pending']:,} pairs excluded)")
+        lines.append(f"pending reads (allocated, no score yet): {n_pending:,}, counted in the loads, taken as reads "
+                     f"that will come, and never suggested again ({excluded['pending']:,} pairs excluded)")
     if "conflicts" in excluded:
         lines.append(f"conflicts of interest: {excluded['conflicts']:,} pairs excluded")
     if "subjects" in excluded:
