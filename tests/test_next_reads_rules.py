@@ -485,3 +485,32 @@ def test_pending_reads_are_taken_as_reads_that_will_come():
     others = [(a, o) for a in RESULT.biases.index for o in RESULT.values.index if (a, o) not in read]
     blind = RESULT.next_reads(4, top_k=6, candidates=others)
     assert list(zip(blind.assessor, blind.object)) != list(zip(second.assessor, second.object))
+
+
+def test_udf_reads_blank_scores_as_pending_reads():
+    """In a spreadsheet the Evaluations table fills in during the panel: rows whose score (and level) is still
+    blank are pending reads -- left out of the fit, counted in the loads, never suggested, taken as reads that
+    will come -- as on the workbook path; a blank level beside a score is still an error naming its cell, and
+    an error found after pending rows names the rows of the ranges the user selected."""
+    from udf_registry.calibration import calib_next_reads, calib_values
+
+    ev = PANEL.evaluations.reset_index(drop=True)
+    read = set(zip(ev.assessor, ev.object))
+    extra = [(a, o) for a in RESULT.biases.index for o in RESULT.values.index if (a, o) not in read][:3]
+    col = lambda values: [[v] for v in values]  # noqa: E731
+    cells = [col(list(ev.assessor) + [a for a, _ in extra]), col(list(ev.object) + [o for _, o in extra]),
+             col([float(x) for x in ev.score] + [None] * 3), col(list(ev.level) + [None, "", "High"])]
+    values = calib_values(*cells)
+    assert values == calib_values(col(ev.assessor), col(ev.object), col([float(x) for x in ev.score]), col(ev.level))
+    cap = int(ev.assessor.value_counts().max()) + 1
+    rows = calib_next_reads(*cells, 6, 8, None, cap)
+    core = RESULT.next_reads(6, top_k=8, max_load=cap, pending=extra)
+    assert [r[1:3] for r in rows[1:]] == [list(p) for p in zip(core.assessor, core.object)]
+    assert not set(map(tuple, (r[1:3] for r in rows[1:]))) & set(extra)
+    assert core.attrs["rules"][1].startswith("pending reads (allocated, no score yet): 3")
+
+    blank_level = [c if i != 3 else c[:5] + [[None]] + c[6:] for i, c in enumerate(cells)]
+    assert calib_values(*blank_level) == "xlcalib: row 6 of the uncertainty range is blank; a name or id is required"
+    repeated = [c + [c[4]] for c in cells]  # row 5 entered again, below the pending rows
+    message = calib_values(*repeated)
+    assert message.startswith("xlcalib: assessor") and f"(rows 5, {len(ev) + 4} of the ranges)" in message

@@ -34,7 +34,7 @@ def _text(got):
 
 
 @pytest.mark.parametrize("which, i, bad, expected", [
-    ("scores", 6, None, "row 7 of the score range is blank"),
+    ("uncertainty", 6, None, "row 7 of the uncertainty range is blank"),  # beside a score; a blank score is pending
     ("scores", 6, "3,5", "row 7 of the score range is the text '3,5' with a decimal comma"),
     ("scores", 3, -2146826246, "row 4 of the score range holds the Excel error #N/A"),
     ("uncertainty", 2, -1.0, "row 3 of the uncertainty range (assessor C, object y): sd must be positive"),
@@ -220,9 +220,13 @@ def test_whole_column_selection_with_blank_rows_below_the_data():
     pad = [None] * 50
     got = harness.call("CALIB_VALUES", COL(A + pad), COL(O + pad), COL(S + pad), COL(U + pad))
     assert got == harness.call("CALIB_VALUES", COL(A), COL(O), COL(S), COL(U))
-    # but a blank score next to a named assessor is still an error, by position
-    text = _text(harness.call("CALIB_VALUES", COL(A + ["C"] + pad), COL(O + ["x"] + pad), COL(S + [None] + pad), COL(U + [1.0] + pad)))
-    assert "row 9 of the score range is blank" in text
+    # a blank score next to a named assessor and object is a pending read: left out, and CALIB_STATS says where
+    pending = (COL(A + ["C"] + pad), COL(O + ["w"] + pad), COL(S + [None] + pad), COL(U + [1.0] + pad))
+    assert harness.call("CALIB_VALUES", *pending) == got
+    stats = dict(map(tuple, harness.call("CALIB_STATS", *pending)[1:]))
+    assert stats["input checks"] == ("1 pending evaluation(s) (blank score: allocated, not scored yet) left out, the "
+                                     "first in row 9 of the score range")
+    assert "input checks" not in dict(map(tuple, harness.call("CALIB_STATS", COL(A), COL(O), COL(S), COL(U))[1:]))
     got = harness.call("CALIB_DESIGN", COL(A + pad), COL(O + pad))
     assert got == harness.call("CALIB_DESIGN", COL(A), COL(O))
 

@@ -10,6 +10,7 @@ import pickle
 import re
 from collections import OrderedDict
 
+import numpy as np
 import pandas as pd
 
 import xlcalib
@@ -17,6 +18,7 @@ import xlcalib.imports
 from xlcalib.cells import (
     as_rows,
     as_vector,
+    entry_position,
     excel_error_code,
     is_blank,
     is_blank_range,
@@ -46,7 +48,8 @@ _cache: "OrderedDict[str, _Solved]" = OrderedDict()
 _COMMON = (
     Arg("assessors", "Range of assessor names, one per evaluation"),
     Arg("objects", "Range of object names (proposals, scripts ...), one per evaluation"),
-    Arg("scores", "Range of scores, one per evaluation"),
+    Arg("scores", "Range of scores, one per evaluation; a blank score beside an assessor and an object is a pending "
+                  "read (allocated, not scored yet): left out of the fit"),
     Arg("uncertainty", "Range of SDs (numbers), confidences, or levels such as High/Medium/Low"),
     Arg("kind", 'Optional: "sd" (default for numbers), "confidence" (relative weights) or "level" (default for text)', range=False),
     Arg("levels", "Optional two-column range: level name and SD (score units), or with a header row Level | "
@@ -173,21 +176,69 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_u
     assessors, objects, scores, uncertainty = trim_trailing_blanks(assessors, objects, scores, uncertainty)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
-    s = number_vector(scores, "score")
+    s = number_vector(scores, "score", allow_blank=True)
+    pending = np.isnan(s)  # a blank score beside an assessor and an object: allocated, not scored yet
     kind = parse_choice(kind, "kind", ("sd", "confidence", "level"), "") or _uncertainty_kind(uncertainty)
+    if pending.any():  # a pending read's confidence may be blank too (it is not used)
+        uncertainty = _pending_filled(uncertainty, pending, "pending" if kind == "level" else 1.0)
     # both parsers name blank cells and Excel error values by their position
     u = label_vector(uncertainty, "uncertainty") if kind == "level" else number_vector(uncertainty, "uncertainty")
     same_length(assessors=a, objects=o, scores=s, uncertainty=u)
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
     table = _levels(levels)
+    scored = np.flatnonzero(~pending)
+    if pending.any():
+        a, o, s = [a[i] for i in scored], [o[i] for i in scored], s[scored]
+        u = [u[i] for i in scored] if kind == "level" else u[scored]
     try:
-        return xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
-                                 scale=scale, **{kind: u})
+        result = xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
+                                   scale=scale, **{kind: u})
+        if pending.any():  # said on CALIB_STATS, so a forgotten score does not go unseen
+            result.input_checks = (f"{int(pending.sum())} pending evaluation(s) (blank score: allocated, not scored "
+                                   f"yet) left out, the first in {entry_position(scores, 'score', int(pending.argmax()))}")
+        return result
     except InputError as exc:
         ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
                   "confidence": uncertainty, "level": uncertainty}
         names = {"sd": "uncertainty", "confidence": "uncertainty", "level": "uncertainty"}
-        raise _in_ranges(exc, ranges, names) from None
+        raise _in_ranges(_renumbered(exc, scored) if pending.any() else exc, ranges, names) from None
+
+
+def pending_pairs(assessors, objects, scores) -> list[tuple[str, str]]:
+    """The (assessor, object) pairs whose score is still blank: reads allocated but not scored yet.
+
+    The calibration leaves them out (as the workbook path does); next reads count them in the loads, never
+    suggest them again and take them as reads that will come.
+    """
+    assessors, objects, scores = trim_trailing_blanks(assessors, objects, scores)
+    a, o = label_vector(assessors, "assessor"), label_vector(objects, "object")
+    s = number_vector(scores, "score", allow_blank=True)
+    same_length(assessors=a, objects=o, scores=s)
+    return [(a[i], o[i]) for i in np.flatnonzero(np.isnan(s))]
+
+
+def _pending_filled(value, pending: np.ndarray, filler):
+    """The uncertainty range with blank cells of pending rows filled (the rows are dropped before the fit), in
+    the range's own orientation so every other cell keeps its position in messages."""
+    cells, orientation = as_vector(value, "uncertainty")
+    if len(cells) != pending.size:
+        return value  # same_length reports the mismatch
+    cells = [filler if wait and is_blank(cell) else cell for cell, wait in zip(cells, pending)]
+    return [[cell] for cell in cells] if orientation == "row" else [cells]
+
+
+def _renumbered(exc: InputError, scored: np.ndarray) -> InputError:
+    """A core error about the scored rows restated with the rows' positions in the ranges (pending rows were
+    left out before the fit, so the core's row i is the range's row scored[i])."""
+    def original(match) -> str:
+        numbers = ", ".join(str(int(scored[int(n) - 1]) + 1) for n in match.group(2).split(", "))
+        return f"{match.group(1)} {numbers} of the evaluations"
+
+    message = re.sub(r"\b(rows?) (\d+(?:, \d+)*) of the evaluations", original, exc.message)
+    where = dict(exc.where) if isinstance(exc.where, dict) else exc.where
+    if isinstance(where, dict) and isinstance(where.get("row"), int):
+        where["row"] = int(scored[where["row"]])
+    return InputError(message, where)
 
 
 def _in_ranges(exc: InputError, ranges: dict, names: dict | None = None) -> InputError:
@@ -279,12 +330,19 @@ def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None
     return _spill(solved, "biases", header, lambda r: _frame(r.biases, "assessor", ["bias", "se", "lower", "upper", "n"]))
 
 
-@udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...).",
+@udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...; pending reads left out).",
      args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('statistic', 'value'),
      example=f"=CALIB_STATS({_EXAMPLE_ARGS})", formula=_FORMULA + "; w = R/(N-A-O+components) for confidences")
 def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _spill(solved, "stats", header, lambda r: r.diagnostics()[["statistic", "value"]])
+    def build(result):
+        table = result.diagnostics()[["statistic", "value"]]
+        if result.input_checks:
+            table = pd.concat([table, pd.DataFrame({"statistic": ["input checks"], "value": [result.input_checks]})],
+                              ignore_index=True)
+        return table
+
+    return _spill(solved, "stats", header, build)
 
 
 @udf("CALIB_RESIDUALS", category=CATEGORY, help="Per evaluation: fitted score, residual, standardised residual, anomaly flag.",
@@ -386,12 +444,14 @@ _NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "ga
 
 @udf("CALIB_NEXT_READS", category=CATEGORY,
      help="The extra (assessor, object) reads that settle the funding decision best, each with one plain sentence; "
-          "never a conflicted pair, a load above the maximum or a pair outside the subjects (spills).",
+          "never a conflicted pair, a load above the maximum or a pair outside the subjects; blank scores are pending "
+          "reads (spills).",
      args=(*_COMMON[:4],
            Arg("reads", "Number of extra reads to suggest (default 10)", range=False),
            Arg("top_k", "Optional funding line: number of places", range=False),
            Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
-           Arg("max_load", "Optional: at most this many reads per assessor, existing reads included", range=False),
+           Arg("max_load", "Optional: at most this many reads per assessor, existing and pending reads included",
+               range=False),
            *_COMMON[4:],
            Arg("conflicts", "Optional two-column range: assessor, object pairs never to suggest (rows naming someone "
                             "with no scored read are left out)"),
@@ -419,6 +479,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
                     for a, n in _rule_rows(loads, "loads")}
     subject_map = dict(_rule_rows(subjects, "subjects"))
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
+    pending = pending_pairs(assessors, objects, scores)
 
     def build(result):
         from xlcalib.calibration.read_rules import known_to_panel
@@ -428,7 +489,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
         rules = known_to_panel(result.biases.index, result.values.index, conflicts=pairs or None, max_load=cap,
                                suitability=subject_map or None)
         table = result.next_reads(reads, top_k=top_k, threshold=threshold, max_load=rules[1], conflicts=rules[0],
-                                  suitability=rules[2])
+                                  suitability=rules[2], pending=pending or None)
         return {name: table[name] for name in _NEXT_READS_COLUMNS}
 
     rules_key = _content_key((conflicts, loads, subjects))

@@ -73,6 +73,7 @@ __all__ = [
     "excel_error_code",
     "as_rows",
     "as_vector",
+    "entry_position",
     "parse_number",
     "parse_label",
     "number_vector",
@@ -165,6 +166,11 @@ def excel_error_code(value: Any) -> str | None:
 
 def _position(name: str, index: int, orientation: str = "row") -> str:
     return f"{orientation} {index + 1} of the {name} range"
+
+
+def entry_position(value: Any, name: str, index: int) -> str:
+    """How messages name entry *index* of a one-row or one-column range: "row 7 of the score range"."""
+    return _position(name, index, as_vector(value, name)[1])
 
 
 def as_rows(value: Any) -> list[list[Any]]:
