@@ -103,12 +103,14 @@ def _is_levels_header(row) -> bool:
 
 
 class _Solved:
-    """One cached solve: the core's result and the cell tables already spilled from it."""
+    """One cached solve: the core's result, the pending reads it left out (assessor, object: rows whose score
+    is still blank) and the cell tables already spilled from it."""
 
-    __slots__ = ("result", "cells")
+    __slots__ = ("result", "pending", "cells")
 
-    def __init__(self, result: xlcalib.CalibrationResult):
+    def __init__(self, result: xlcalib.CalibrationResult, pending: list[tuple[str, str]]):
         self.result = result
+        self.pending = pending
         self.cells: dict[tuple[str, bool], Cells] = {}
 
 
@@ -126,7 +128,7 @@ def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_
     if key is not None and key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    solved = _Solved(_solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use, scale))
+    solved = _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use, scale)
     if key is not None:
         _cache[key] = solved
         while len(_cache) > CACHE_SIZE:
@@ -172,7 +174,10 @@ def _scale_cells(scale) -> tuple[float, float] | None:
 
 
 def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off",
-           scale=None) -> xlcalib.CalibrationResult:
+           scale=None) -> _Solved:
+    """The ranges parsed and fitted.  A blank score beside an assessor and an object is a pending read (as on
+    the workbook path): left out of the fit, said on CALIB_STATS, and kept for next reads, which count it in
+    the loads, never suggest it again and take it as a read that will come."""
     assessors, objects, scores, uncertainty = trim_trailing_blanks(assessors, objects, scores, uncertainty)
     a = label_vector(assessors, "assessor")
     o = label_vector(objects, "object")
@@ -187,6 +192,7 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_u
     gauge = parse_choice(gauge, "gauge", ("weighted", "simple"), "weighted")
     table = _levels(levels)
     scored = np.flatnonzero(~pending)
+    waiting = [(a[i], o[i]) for i in np.flatnonzero(pending)]
     if pending.any():
         a, o, s = [a[i] for i in scored], [o[i] for i in scored], s[scored]
         u = [u[i] for i in scored] if kind == "level" else u[scored]
@@ -194,27 +200,15 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_u
         result = xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
                                    scale=scale, **{kind: u})
         if pending.any():  # said on CALIB_STATS, so a forgotten score does not go unseen
-            result.input_checks = (f"{int(pending.sum())} pending evaluation(s) (blank score: allocated, not scored "
-                                   f"yet) left out, the first in {entry_position(scores, 'score', int(pending.argmax()))}")
-        return result
+            first = entry_position(scores, "score", int(pending.argmax()))
+            result.input_checks = (f"{len(waiting)} pending evaluation(s) (blank score: allocated, not scored yet) "
+                                   f"left out, the first in {first}")
+        return _Solved(result, waiting)
     except InputError as exc:
         ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
                   "confidence": uncertainty, "level": uncertainty}
         names = {"sd": "uncertainty", "confidence": "uncertainty", "level": "uncertainty"}
         raise _in_ranges(_renumbered(exc, scored) if pending.any() else exc, ranges, names) from None
-
-
-def pending_pairs(assessors, objects, scores) -> list[tuple[str, str]]:
-    """The (assessor, object) pairs whose score is still blank: reads allocated but not scored yet.
-
-    The calibration leaves them out (as the workbook path does); next reads count them in the loads, never
-    suggest them again and take them as reads that will come.
-    """
-    assessors, objects, scores = trim_trailing_blanks(assessors, objects, scores)
-    a, o = label_vector(assessors, "assessor"), label_vector(objects, "object")
-    s = number_vector(scores, "score", allow_blank=True)
-    same_length(assessors=a, objects=o, scores=s)
-    return [(a[i], o[i]) for i in np.flatnonzero(np.isnan(s))]
 
 
 def _pending_filled(value, pending: np.ndarray, filler):
@@ -479,7 +473,6 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
                     for a, n in _rule_rows(loads, "loads")}
     subject_map = dict(_rule_rows(subjects, "subjects"))
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
-    pending = pending_pairs(assessors, objects, scores)
 
     def build(result):
         from xlcalib.calibration.read_rules import known_to_panel
@@ -489,7 +482,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
         rules = known_to_panel(result.biases.index, result.values.index, conflicts=pairs or None, max_load=cap,
                                suitability=subject_map or None)
         table = result.next_reads(reads, top_k=top_k, threshold=threshold, max_load=rules[1], conflicts=rules[0],
-                                  suitability=rules[2], pending=pending or None)
+                                  suitability=rules[2], pending=solved.pending or None)
         return {name: table[name] for name in _NEXT_READS_COLUMNS}
 
     rules_key = _content_key((conflicts, loads, subjects))

@@ -291,8 +291,8 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     the number of objects on the wrong side (or in the borderline mass sum_o P_o(1 - P_o)) with a line, or in
     sum_o Var(v_o) (score units squared) without; ``p_above`` is the read object's normal P(above
     the line) now; ``se_before``/``se_after`` its standard error before any suggested read and after
-    this and the earlier ones, pending reads included (for a ``top_k`` line measured relative to the line's assessors, so a
-    little below the Values table's SE, which includes the common gauge uncertainty); ``settles`` the
+    this and the earlier ones, pending reads included (for a ``top_k`` line measured relative to the line's
+    assessors, so a little below the Values table's SE, which includes the common gauge uncertainty); ``settles`` the
     object whose decision gains most; ``reason`` one plain sentence: whom to ask for what, and what
     it is expected to change.  ``attrs`` records the objective, the line, the rules applied
     (``rules``: one sentence per rule with the pairs it excluded), a note when fewer than k reads

@@ -148,8 +148,8 @@ class MatrixCovariance:
     def inverse(self) -> np.ndarray:
         return self.H
 
-    def apply_formed(self, x: np.ndarray) -> np.ndarray:
-        return self.H @ x
+    #: H is the formed matrix itself
+    apply_formed = apply
 
     def draw(self, n: int, rng) -> np.ndarray:
         if self._root is None:

@@ -228,7 +228,8 @@ def read_rules(design, assessors: pd.Index, objects: pd.Index, *, candidates=Non
     full = load >= cap
     if np.isfinite(cap).any():
         excluded["max load"] = int(np.count_nonzero(full[keys // O]))
-    rules = ReadRules(keys, load, cap, O, excluded=excluded, suitable=mask, pending=pending_keys[unread[pending_keys]].astype(np.int64))
+    # a pending pair already read is no second read to come (an allocation repeated by mistake)
+    rules = ReadRules(keys, load, cap, O, excluded=excluded, suitable=mask, pending=pending_keys[unread[pending_keys]])
     rules.lines = _rule_lines(excluded, int(full.sum()), what, int(np.count_nonzero(unread)),
                               candidates is not None, int(pending_keys.size))
     rules.lines.append(f"{int(np.count_nonzero(~full[keys // O])):,} pairs remain allowed")

@@ -119,14 +119,14 @@ class _Basis:
         return inv, self.ot * inv, (kappa / A) / one_minus
 
 
-def _kept_variance(design: Design, lam: float, latent) -> float:
-    """What censored reads add to the residual sum of squares (their judgement's variance beyond the cut-off,
-    :mod:`..censoring`), each read's share ``c (1 - c / (C_o + lam))`` -- the part its object's mean does not
-    absorb.  0 without censored reads."""
-    if latent is None:
-        return 0.0
+def _within_sum(design: Design, s: np.ndarray, V: np.ndarray, Cd: np.ndarray, latent) -> float:
+    """S0 = sum c s^2 - sum_o V_o^2 / (C_o + lam): the weighted sum of squares the objects' means leave, from
+    which R(kappa) subtracts the assessors' share.  Censored reads add the variance their judgement keeps beyond
+    the cut-off (*latent*, :mod:`..censoring`), each read's share ``c (1 - c / (C_o + lam))`` -- the part its
+    object's mean does not absorb."""
     c = design.c
-    return float(np.sum(c * latent * (1.0 - c / (design.C_o + lam)[design.oi])))
+    S0 = float(c @ s**2 - V @ (V / Cd))
+    return S0 if latent is None else S0 + float(np.sum(c * latent * (1.0 - c / Cd[design.oi])))
 
 
 def _basis(design: Design, s: np.ndarray, lam: float, latent=None) -> _Basis:
@@ -136,7 +136,7 @@ def _basis(design: Design, s: np.ndarray, lam: float, latent=None) -> _Basis:
     B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
     r = B - design.Cm @ (V / Cd)
     m, U = np.linalg.eigh(design.reduced_laplacian(dense=True, lam=lam))
-    S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
+    S0 = _within_sum(design, s, V, Cd, latent)
     return _Basis(lam, np.clip(m, 0.0, None), U, U.T @ r, U.T @ np.ones(design.n_assessors), max(S0, 0.0),
                   float(np.log1p(design.C_o / lam).sum()), design.n_assessors)
 
@@ -208,8 +208,7 @@ def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_v
         Cd = design.C_o + lam
         r = B - design.Cm @ (V / Cd)
         solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
-        S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
-        R = max(S0 - float(r @ solver.solve(r)), 1e-300)
+        R = max(_within_sum(design, s, V, Cd, latent) - float(r @ solver.solve(r)), 1e-300)
         fit = R if face_value else n_free * np.log(R)
         return fit + float(np.log1p(design.C_o / lam).sum()) + solver.log_determinant()
 
@@ -240,8 +239,7 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool, la
     r = B - design.Cm @ (V / Cd)
     solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
     theta = solver.solve(r)
-    S0 = float(c @ s**2 - V @ (V / Cd)) + _kept_variance(design, lam, latent)
-    w = 1.0 if face_value else max(S0 - float(r @ theta), 1e-300) / (N - 1)
+    w = 1.0 if face_value else max(_within_sum(design, s, V, Cd, latent) - float(r @ theta), 1e-300) / (N - 1)
     kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
     mu = float(kvec @ theta)
     u = (V - design.Cm.T @ theta) / Cd
