@@ -1,6 +1,6 @@
 """Assessor behaviour: the scale-use fit's speed and worth, and the cost of the fit statistics.
 
-Part 1 -- time.  The scale-use fit (:func:`xlcalib.calibration.scale_use.fit_gains`: alternating exact shift
+Part 1 -- time.  The scale-use fit (:func:`xlcalib.calibration.models.scale_use.fit_gains`: alternating exact shift
 solves and per-assessor regressions, the gains' standard errors from the joint information matrix, Mandel's
 test) on 10^5 evaluations (200 assessors x 25,000 objects x 4 reads, 20 subjects, gains N(1, 0.2^2)); goal
 <= 2 s.  Peer: what a panel secretary does instead, z-scoring each assessor's scores (pandas groupby).  The fit
@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 import xlcalib
-from xlcalib.calibration.data import panel_data
-from xlcalib.calibration.scale_use import fit_gains
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.data import panel_data
+from xlcalib.calibration.models.scale_use import fit_gains
+from xlcalib.calibration.panel.simulate import simulate_panel
 
 PANELS = 20
 SEED = 20261125

@@ -85,7 +85,7 @@ def keyword_form_cost(frame: pd.DataFrame, repeats: int = 3) -> dict:
     whole fit is timed in turn for both forms (so both see the same machine load), and the input stage alone
     (``panel_data``), whose difference is the whole difference, with less noise.
     """
-    from xlcalib.calibration.data import panel_data
+    from xlcalib.calibration.panel.data import panel_data
 
     columns = {"assessors": frame["assessor"], "objects": frame["object"], "scores": frame["score"],
                "sd": frame["sd"]}
@@ -102,9 +102,9 @@ def dense_floor(frame: pd.DataFrame, repeats: int = 3) -> dict:
     graph.DOUBLE_INVERSE_LIMIT assessors).  A random design's reduced system is dense (every assessor shares
     objects with hundreds of others), so a sparse factorisation would fill in; this is the floor under the
     fit's time on this panel, whatever else is made faster."""
-    from xlcalib.calibration.data import panel_data
-    from xlcalib.calibration.graph import Design, ReducedSolver
-    from xlcalib.calibration.posterior import ReducedCovariance
+    from xlcalib.calibration.panel.data import panel_data
+    from xlcalib.calibration.system.graph import Design, ReducedSolver
+    from xlcalib.calibration.system.posterior import ReducedCovariance
 
     data = panel_data(frame)
     design = Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)

@@ -1,6 +1,6 @@
 """Assignment before scoring: does spending a little suitability on links make calibration better?
 
-1. *Funder's panel trade-off* — :func:`xlcalib.calibration.simulate.simulate_panel`
+1. *Funder's panel trade-off* — :func:`xlcalib.calibration.panel.simulate.simulate_panel`
    (24 assessors, 150 proposals, 4 reads, 6 subjects, 1-2 per assessor, 12
    conflicts), suitability = shared subject; ``assign`` with the trade-off at
    shares 1.0, 0.95, 0.9, 0.85, 0.8: suitability kept and mu2 (with its
@@ -102,8 +102,8 @@ def compare(n_assessors=30, n_objects=150, reads=3, seeds=range(10), share=0.95,
 
 def funder_tradeoff(seeds=range(5)) -> pd.DataFrame:
     """Suitability kept and mu2 against the share on simulate_panel's funder panels (one row per panel x share)."""
-    from xlcalib.calibration.assignment import TRADEOFF_SHARES
-    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.calibration.design.assignment import TRADEOFF_SHARES
+    from xlcalib.calibration.panel.simulate import simulate_panel
 
     rows = []
     for seed in seeds:
@@ -136,7 +136,7 @@ def _tradeoff_rows(table: pd.DataFrame, label: str) -> list[dict]:
 
 
 def medium_tradeoff(n_assessors=100, n_objects=1000, reads=3, areas=5) -> pd.DataFrame:
-    from xlcalib.calibration.assignment import TRADEOFF_SHARES
+    from xlcalib.calibration.design.assignment import TRADEOFF_SHARES
 
     a, o, S = clustered_panel(n_assessors, n_objects, areas=areas, seed=1)
     load = reads * n_objects // n_assessors

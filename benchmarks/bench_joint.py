@@ -1,11 +1,11 @@
 """Are the joint statements right as often as they say?  Simulated panels with a known truth.
 
-The Ranking's joint statement (:func:`xlcalib.calibration.decisions.rank_objects`, column ``joint``) names
+The Ranking's joint statement (:func:`xlcalib.calibration.decide.ranking.rank_objects`, column ``joint``) names
 the objects that are above a top-k funding line *all together* with 95% probability, and those all below
 it, from the posterior draws (the posterior counterpart of the simultaneous rank statements of Mogstad,
 Romano, Shaikh & Wilhelm, Review of Economic Studies 91:476, 2024).  A statement about a whole list is
 wrong when any one object in it is on the other side of the line in truth, so the check is per panel:
-simulate a panel (:func:`xlcalib.calibration.simulate.simulate_panel`: subjects, whole-point scores
+simulate a panel (:func:`xlcalib.calibration.panel.simulate.simulate_panel`: subjects, whole-point scores
 clipped to 1-6, High/Medium/Low levels, assessor biases), calibrate it with the default model, and count
 the panels in which some object called jointly above is not in the true top k, or some object called
 jointly below is in it.  Goal: wrong in at most 5% of panels (the statement's 95%), with the lists not
@@ -18,10 +18,10 @@ Measured (``OMP_NUM_THREADS=1 XLCALIB_BENCH_PANELS=1000 python benchmarks/bench_
 4,000 draws; seeds 1,000-2,999 by ``joint_check(design, 2000, seed=1000)``; Monte Carlo s.e. of a share near
 5%: 0.7 points over 1,000 panels, 0.4 over 3,000).  "Continuous": the whole-point scores taken as exact
 and continuous (each read's variance w / c); "rounded": the rounding variance of the grid, 1/12 for whole
-points, added to every read (:mod:`xlcalib.calibration.resolution`, Sheppard's correction); "rounded and
+points, added to every read (:mod:`xlcalib.calibration.panel.resolution`, Sheppard's correction); "rounded and
 censored": in addition the 1-6 scale declared (``calibrate(..., scale=(1, 6))``, as the workbook's Settings
 rows and ``--scale`` do), its end scores read as "6 or higher" / "1 or lower"
-(:mod:`xlcalib.calibration.censoring`) -- what the default model does:
+(:mod:`xlcalib.calibration.panel.censoring`) -- what the default model does:
 
 ====================  ==============  ==============  =========================  ==========================
 design, line          continuous      rounded         rounded and censored       named (above / below),
@@ -61,7 +61,7 @@ import time
 import numpy as np
 
 import xlcalib
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.simulate import simulate_panel
 
 #: (assessors, objects, reads per object, places above the line)
 DESIGNS = [(12, 40, 3, 5), (24, 150, 4, 20), (16, 80, 3, 10)]

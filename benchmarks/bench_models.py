@@ -1,6 +1,6 @@
 """Does calibration beat what the secretary would otherwise do?  Models against plain averages, known truth.
 
-Simulated panels as they are really run (:func:`xlcalib.calibration.simulate.simulate_panel`):
+Simulated panels as they are really run (:func:`xlcalib.calibration.panel.simulate.simulate_panel`):
 subjects, each assessor expert in one or two, each object in one, reads drawn among the experts with a
 few cross-subject reads (5%) or none (the groups then share no object), whole-point scores clipped to
 1-6, High/Medium/Low levels, 12 conflicts.  Assessor bias SD 0, 0.3, 0.5, 0.7; panels of 16 x 80 x 3,
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 import xlcalib
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.errors import InputError
 
 DESIGNS = [(16, 80, 3), (24, 150, 4), (40, 300, 5)]

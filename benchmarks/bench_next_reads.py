@@ -1,6 +1,6 @@
 """Next reads within the panel's rules: do the suggested reads decide the funding line better than random ones?
 
-Panels as they are run (:func:`xlcalib.calibration.simulate.simulate_panel`):
+Panels as they are run (:func:`xlcalib.calibration.panel.simulate.simulate_panel`):
 ``ASSESSORS`` assessors grouped by expertise in 6 subjects, ``OBJECTS``
 objects, ``READS`` reads per object so far, whole-point scores on 1..6,
 levels High/Medium/Low, declared conflicts of interest.  The rules a
@@ -57,7 +57,7 @@ experts per subject) and missed where the rules leave two or three (16-24 assess
 made).  Rounds helped on four shapes of five (3.4% fewer wrong sides than one batch over all five).
 
 Re-run on 2026-11-26 after the decision basis took the rounding of whole-point scores in (Sheppard's 1/12,
-:mod:`xlcalib.calibration.resolution`), 20% row only, same command: next_reads 10.02 ± 0.29, 10.7% ± 1.9%;
+:mod:`xlcalib.calibration.panel.resolution`), 20% row only, same command: next_reads 10.02 ± 0.29, 10.7% ± 1.9%;
 ``objective="borderline"`` 10.18 ± 0.28, 9.3% ± 2.2%; random allowed 11.22 ± 0.31 (the same within the
 Monte Carlo error; simulation 97 s).
 
@@ -119,7 +119,7 @@ import pandas as pd
 import xlcalib
 from scipy.special import owens_t
 
-from xlcalib.calibration.simulate import LEVEL_SD, simulate_panel
+from xlcalib.calibration.panel.simulate import LEVEL_SD, simulate_panel
 from xlcalib.errors import InputError
 
 ASSESSORS = 24

@@ -15,13 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlcalib
-from xlcalib.calibration import fitstats, group_bias, scale_use, separation
-from xlcalib.calibration.data import panel_data
-from xlcalib.calibration.fitstats import mean_squares, read_geometry
-from xlcalib.calibration.group_bias import holm
-from xlcalib.calibration.scale_use import fit_gains
-from xlcalib.calibration.separation import separation_index
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.behaviour import fitstats, group_bias, separation
+from xlcalib.calibration.models import scale_use
+from xlcalib.calibration.panel.data import panel_data
+from xlcalib.calibration.behaviour.fitstats import mean_squares, read_geometry
+from xlcalib.calibration.behaviour.group_bias import holm
+from xlcalib.calibration.models.scale_use import fit_gains
+from xlcalib.calibration.behaviour.separation import separation_index
+from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.errors import InputError
 
 CONTINUOUS = dict(whole_points=False, scale=(-99.0, 99.0))

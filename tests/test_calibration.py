@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlcalib
-from xlcalib.calibration import graph
+from xlcalib.calibration.system import graph
 from xlcalib.errors import InputError
 
 #: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;
@@ -432,7 +432,7 @@ def test_sparse_iterative_path_equals_dense(monkeypatch):
                           st.booleans(), st.text(max_size=4)), min_size=2, max_size=12))
 def test_vectorised_number_check_names_the_same_cell_as_the_cell_by_cell_rule(cells):
     """The C-level coercion accepts exactly what the per-cell rule accepts and names the same first bad cell."""
-    from xlcalib.calibration.data import numeric_column
+    from xlcalib.calibration.panel.data import numeric_column
 
     def per_cell(values):  # the rule's order: a cell that is no number, else a non-finite one, else one out of range
         for test in (lambda x: x is None or isinstance(x, (bool, str)), lambda x: not np.isfinite(float(x)),
@@ -466,7 +466,7 @@ def test_blank_ids_are_found_as_a_name_by_name_check_finds_them():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from xlcalib.calibration.data import _blank_text
+    from xlcalib.calibration.panel.data import _blank_text
 
     alphabet = st.sampled_from(["a", "B", "7", " ", "\t", "\n", "\u00a0", "\u3000", "é", "\x1f"])
 

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import xlcalib
-from xlcalib.calibration.censoring import grid_tail_moments, scale_ends, truncated_moments
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.censoring import grid_tail_moments, scale_ends, truncated_moments
+from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.errors import InputError
 
 
@@ -192,7 +192,7 @@ def test_the_ranking_function_takes_the_scale_as_two_cells():
 def test_docstring_examples_run():
     import doctest
 
-    from xlcalib.calibration import censoring
+    from xlcalib.calibration.panel import censoring
 
     failures, attempted = doctest.testmod(censoring)[:2]
     assert attempted >= 3 and failures == 0

@@ -309,7 +309,7 @@ def test_lottery_without_places_is_refused(tmp_path, capsys):
 
 
 def _behaviour_rows(seed=7):
-    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.calibration.panel.simulate import simulate_panel
 
     p = simulate_panel(12, 60, 4, n_subjects=2, two_subjects=0.9, gain_sd=0.4, group_bias={(1, 0): -1.5}, seed=seed)
     ev = p.evaluations

@@ -1,4 +1,4 @@
-"""Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.calibration.decisions)."""
+"""Ranking, the funding line, P(above the line), decisions and the lottery (xlcalib.calibration.decide.ranking)."""
 from __future__ import annotations
 
 import functools
@@ -9,7 +9,9 @@ import pytest
 from scipy.stats import norm, t
 
 import xlcalib
-from xlcalib.calibration import decisions, graph
+from xlcalib.calibration.decide import draws as drawing
+from xlcalib.calibration.decide import ranking as decisions
+from xlcalib.calibration.system import graph
 from xlcalib.errors import InputError
 
 from .test_uncertainty import random_panel
@@ -82,14 +84,14 @@ def test_bad_arguments_are_named(result):
 
 
 def test_draw_count_is_bounded_with_a_note(result, monkeypatch):
-    monkeypatch.setattr(decisions, "MAX_DRAW_CELLS", 40 * 500)
+    monkeypatch.setattr(drawing, "MAX_DRAW_CELLS", 40 * 500)
     table = result.ranking(top_k=5, draws=5000)
     assert table.attrs["draws"] == 500 and "reduced" in table.attrs["note"]
 
 
 def test_rank_intervals_use_a_bounded_store(result, monkeypatch):
-    monkeypatch.setattr(decisions, "STORED_RANK_BYTES", 4 * 40 * 300)
-    monkeypatch.setattr(decisions, "CHUNK_BYTES", 12 * 40 * 128)  # several chunks
+    monkeypatch.setattr(drawing, "STORED_RANK_BYTES", 4 * 40 * 300)
+    monkeypatch.setattr(drawing, "CHUNK_BYTES", 12 * 40 * 128)  # several chunks
     table = result.ranking(top_k=5, draws=1000)
     assert table.attrs["rank_interval_draws"] == 300
     full = result.ranking(top_k=5, draws=1000)
@@ -168,13 +170,13 @@ def test_packed_sort_orders_like_a_stable_descending_argsort(values):
     """The uint32 keys fall as the floats rise (signs, zeros, infinities), ties go to the lower index."""
     values = values + np.float32(0.0)  # -0.0 -> +0.0: the keys tell the two zeros apart, numbers do not
     expected = np.argsort(-values, axis=1, kind="stable")
-    np.testing.assert_array_equal(decisions._best_first(values), expected)
+    np.testing.assert_array_equal(drawing.best_first(values), expected)
 
 
 def test_descending_keys_on_the_edges_of_float32():
     edges = np.array([np.inf, np.finfo(np.float32).max, 1.0, np.finfo(np.float32).tiny, 1e-45, 0.0,
                       -1e-45, -np.finfo(np.float32).tiny, -1.0, -np.finfo(np.float32).max, -np.inf], np.float32)
-    keys = decisions._descending_keys(edges.copy())
+    keys = drawing.descending_keys(edges.copy())
     assert (np.diff(keys.astype(np.int64)) > 0).all()
 
 
@@ -185,7 +187,7 @@ def test_order_statistics_match_numpy_quantile(stored, alpha):
     index = np.arange(stored.shape[0])
     lo = int(np.quantile(index, alpha, method="lower"))
     hi = int(np.quantile(index, 1 - alpha, method="higher"))
-    got = decisions._order_statistics(stored, [lo, hi], block_bytes=4 * stored.shape[0] * 7)  # several blocks
+    got = drawing.order_statistics(stored, [lo, hi], block_bytes=4 * stored.shape[0] * 7)  # several blocks
     np.testing.assert_array_equal(got[0], np.quantile(stored, alpha, axis=0, method="lower"))
     np.testing.assert_array_equal(got[1], np.quantile(stored, 1 - alpha, axis=0, method="higher"))
 
@@ -194,15 +196,15 @@ def test_numbers_do_not_depend_on_threads_or_chunking(result, monkeypatch):
     """Each chunk has its own random stream: one thread or two, the table is the same bit for bit."""
     import sys
 
-    monkeypatch.setattr(decisions, "CHUNK_BYTES", 28 * 40 * 37)  # 37 draws per chunk: many chunks
-    monkeypatch.setattr(decisions, "MAX_WORKERS", 1)
+    monkeypatch.setattr(drawing, "CHUNK_BYTES", 28 * 40 * 37)  # 37 draws per chunk: many chunks
+    monkeypatch.setattr(drawing, "MAX_WORKERS", 1)
     one = result.ranking(top_k=8, draws=1000, seed=3)
     if sys.platform == "emscripten":  # Pyodide has no threads: the one-thread path is what runs there
-        monkeypatch.setattr(decisions, "MAX_WORKERS", 2)
-        assert decisions._worker_count() == 1
+        monkeypatch.setattr(drawing, "MAX_WORKERS", 2)
+        assert drawing.worker_count() == 1
         return
-    monkeypatch.setattr(decisions, "MAX_WORKERS", 2)
-    monkeypatch.setattr(decisions, "_worker_count", lambda: 2)  # two threads even on a one-core runner
+    monkeypatch.setattr(drawing, "MAX_WORKERS", 2)
+    monkeypatch.setattr(drawing, "worker_count", lambda: 2)  # two threads even on a one-core runner
     two = result.ranking(top_k=8, draws=1000, seed=3)
     pd.testing.assert_frame_equal(one, two)
 
@@ -232,7 +234,7 @@ def test_iterative_path_bounds_draws_by_evaluations(monkeypatch):
     ev = random_panel(4, A=12, O=60, reads=(2, 4))
     monkeypatch.setattr(graph, "DENSE_ASSESSOR_LIMIT", 5)
     sparse = calibrate_fixed(ev)
-    monkeypatch.setattr(decisions, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
+    monkeypatch.setattr(drawing, "MAX_SPARSE_DRAW_WORK", 150 * len(ev))
     table = sparse.ranking(top_k=10, draws=2000)
     assert table.attrs["draws"] == 150 and "iterative solve" in table.attrs["note"]
     exact_p = calibrate_fixed(ev).ranking(top_k=10, draws=2000)["p_above"]
@@ -314,7 +316,7 @@ def test_joint_statement_is_wrong_in_at_most_5_percent_of_simulated_panels():
     top 20, or any it calls jointly below is.  Measured here: wrong in 1 of the 40 panels (2.5%), 88 objects named.
     benchmarks/bench_joint.py runs 300 panels per design: 4.0% with unrounded scores, 6-8% with whole-point scores
     (the model treats them as continuous), so this test holds the statement to its 95% only loosely."""
-    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.calibration.panel.simulate import simulate_panel
 
     wrong, named = 0, 0
     for i in range(40):

@@ -113,7 +113,7 @@ def test_min_loads_that_conflicts_make_impossible():
 
 def test_column_generation_reaches_the_full_lp_optimum(monkeypatch):
     """Large panels start the LP from each object's best few assessors; the duals must bring in the rest."""
-    import xlcalib.calibration.assignment as design
+    import xlcalib.calibration.design.assignment as design
 
     a, o, S = clustered(A=40, O=120, areas=5, seed=4)
     conflicts = [(a[i], o[j]) for i in range(0, 40, 3) for j in range(0, 120, 7)]
@@ -254,7 +254,7 @@ def test_suitability_forms_agree():
 # ----------------------------------------------------------------------------
 def _funder_panel(seed):
     """A funder's panel as in the docs: 24 assessors, 150 proposals, 4 reads each, suitability = shared subject."""
-    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.calibration.panel.simulate import simulate_panel
 
     p = simulate_panel(24, 150, 4, seed=seed)
     a, o = sorted(p.expertise), list(p.subjects.index)
@@ -264,7 +264,7 @@ def _funder_panel(seed):
 
 def test_funder_panel_links_to_a_good_overlap_and_the_share_matters():
     from xlcalib.calibration import overlap_verdict
-    from xlcalib.calibration.assignment import TRADEOFF_SHARES
+    from xlcalib.calibration.design.assignment import TRADEOFF_SHARES
 
     a, o, S, conflicts = _funder_panel(seed=0)
     r = assign(a, o, 4, 26, conflicts=conflicts, suitability=S, min_suitability_share=0.9,
@@ -334,7 +334,7 @@ def larger_instances(draw):
 @given(larger_instances())
 def test_hard_constraints_hold_in_blocks_and_candidate_lists(case):
     """The large-panel paths (LP blocks of a few objects, candidate lists per object) keep every constraint."""
-    import xlcalib.calibration.assignment as module
+    import xlcalib.calibration.design.assignment as module
 
     A, O, reads, max_load, min_load, conflict_mask, S, share, fixed = case
     a_names, o_names = _names("A", A), _names("O", O)

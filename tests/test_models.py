@@ -12,10 +12,10 @@ from scipy.optimize import minimize
 
 import xlcalib
 from xlcalib.calibration import MODEL_WORDS, MODELS, model_name
-from xlcalib.calibration.graph import Design
+from xlcalib.calibration.system.graph import Design
 from xlcalib.calibration.models import fixed as fixed_model
 from xlcalib.calibration.models import random_assessors
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.errors import InputError
 
 
@@ -177,7 +177,7 @@ def test_rankings_are_drawn_with_the_objects_spread():
 
 def test_probe_trace_of_the_centred_biases_agrees_with_the_exact_one(monkeypatch):
     """Large panels estimate tr(P H P) by probes; on a panel small enough for both, they agree to a few per cent."""
-    from xlcalib.calibration import moments
+    from xlcalib.calibration.models import moments
 
     p = simulate_panel(60, 400, 3, n_subjects=4, cross_reads=0.2, seed=3)
     ev = p.evaluations.drop(columns="level")
@@ -193,7 +193,7 @@ def test_probe_trace_of_the_centred_biases_agrees_with_the_exact_one(monkeypatch
 
 def test_iterative_path_of_the_default_model_agrees_with_the_dense_one(monkeypatch):
     """Above the dense limit the default model solves iteratively; values agree, SEs within Monte Carlo error."""
-    from xlcalib.calibration import graph
+    from xlcalib.calibration.system import graph
     from xlcalib.calibration.models import random_assessors as ra
 
     p = simulate_panel(30, 200, 3, n_subjects=3, cross_reads=0.1, seed=8)
@@ -212,7 +212,7 @@ def test_iterative_path_of_the_default_model_agrees_with_the_dense_one(monkeypat
 def test_reml_estimate_is_the_root_of_the_score_equation():
     """A search pins a flat optimum only to ~1e-8 (machines then differ in the 8th digit of sigma_b); the REML
     estimate is polished to the root of d(-2 l)/d log(lam), whose slope also matches the likelihood's."""
-    from xlcalib.calibration.graph import Design
+    from xlcalib.calibration.system.graph import Design
     from xlcalib.calibration.models import random_assessors as ra
 
     ev, *_ = _panel(11, A=9, O=40, reads=3, bias_sd=0.6, noise=0.5)

@@ -13,7 +13,7 @@ from scipy.special import ndtr, owens_t
 from scipy.stats import multivariate_normal
 
 import xlcalib
-from xlcalib.calibration.next_reads import _expected_errors, _expected_mass, _State
+from xlcalib.calibration.decide.next_reads import _expected_errors, _expected_mass, _State
 from xlcalib.errors import InputError
 
 #: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;

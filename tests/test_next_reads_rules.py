@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from scipy.special import ndtr
 
 import xlcalib
-from xlcalib.calibration.levels import Levels, default_levels
-from xlcalib.calibration.next_reads import likely_range
-from xlcalib.calibration.read_rules import known_to_panel, subject_sets
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.levels import Levels, default_levels
+from xlcalib.calibration.decide.next_reads import likely_range
+from xlcalib.calibration.decide.read_rules import known_to_panel, subject_sets
+from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.cli import main
 from xlcalib.errors import InputError
 
@@ -178,7 +178,7 @@ def test_likely_range_is_the_tertiles_of_the_updated_chance(z, rho):
 
 
 def test_sentence_for_a_chance_that_most_likely_falls():
-    from xlcalib.calibration.next_reads import _movement
+    from xlcalib.calibration.decide.next_reads import _movement
 
     assert _movement("P1's chance", -1.5, 0.7, "after the read") == (
         "P1's chance of being above the line is 7% now and would most likely fall below 2% after the read")
@@ -453,7 +453,7 @@ def test_udf_applies_conflicts_loads_and_subjects():
 def test_module_examples_run():
     import doctest
 
-    from xlcalib.calibration import next_reads
+    from xlcalib.calibration.decide import next_reads
 
     failures, attempted = doctest.testmod(next_reads)[:2]
     assert attempted >= 3 and failures == 0

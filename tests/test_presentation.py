@@ -352,7 +352,7 @@ def test_summary_reports_the_lottery(tmp_path):
     assert drawn and funded.sum() == 20  # exactly as many funded as places
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
     assert f"The lottery drew {len(drawn)} of the " in summary["Decision"]
-    from xlcalib.calibration.decisions import decision_summary
+    from xlcalib.calibration.decide.ranking import decision_summary
 
     assert summary["Decision"] == decision_summary(result.decisions)  # the command line prints these same words
     count = next(r[0] for r in rows[header + 1:] if r[0] and str(r[0]).startswith("Count: "))
@@ -430,7 +430,7 @@ def test_a_short_table_prints_on_one_page_with_its_footer_a_long_one_page_after_
 
 
 def test_a_large_panels_biases_chart_shows_the_harshest_and_most_lenient_not_a_comb():
-    from xlcalib.calibration.simulate import simulate_panel
+    from xlcalib.calibration.panel.simulate import simulate_panel
     from xlcalib.presentation import assessors_sheet, biases_chart
     from xlcalib.presentation.panel import CHART_ASSESSORS
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import xlcalib
-from xlcalib.calibration.data import panel_data
-from xlcalib.calibration.graph import Design
+from xlcalib.calibration.panel.data import panel_data
+from xlcalib.calibration.system.graph import Design
 from xlcalib.calibration.models import MODELS
-from xlcalib.calibration.resolution import effective_confidences, rounding_variance, score_step
-from xlcalib.calibration.simulate import simulate_panel
+from xlcalib.calibration.panel.resolution import effective_confidences, rounding_variance, score_step
+from xlcalib.calibration.panel.simulate import simulate_panel
 
 
 def test_grid_steps_by_hand():
@@ -90,7 +90,7 @@ def test_confident_reads_no_longer_look_too_precise():
 def test_docstring_examples_run():
     import doctest
 
-    from xlcalib.calibration import resolution
+    from xlcalib.calibration.panel import resolution
 
     failures, attempted = doctest.testmod(resolution)[:2]
     assert attempted > 0 and failures == 0

@@ -176,7 +176,7 @@ CASES = {
         ["group", "objects", "raw_mean", "value_mean", "se", "difference", "difference_se", "p", "moved", "test_p"]], 2),
     "CALIB_GAINS": (CALIB_ARGS, SCALED.biases.reset_index()[
         ["assessor", "gain", "gain_se", "gain_lower", "gain_upper", "bias", "se"]].assign(
-        in_words=[xlcalib.calibration.scale_use.gain_sentence(g, s) for g, s in
+        in_words=[xlcalib.calibration.models.scale_use.gain_sentence(g, s) for g, s in
                   zip(SCALED.biases["gain"], SCALED.biases["gain_se"])],
         test_p=SCALED.stats["scale_use_p"]), 2),
 }

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import xlcalib
-from xlcalib.calibration import graph
+from xlcalib.calibration.system import graph
 from xlcalib.errors import InputError
 
 #: These tests check the fixed-effects fit (MacKay et al. 2017) and what is drawn from it against their oracles;

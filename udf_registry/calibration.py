@@ -475,7 +475,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
 
     def build(result):
-        from xlcalib.calibration.read_rules import known_to_panel
+        from xlcalib.calibration.decide.read_rules import known_to_panel
 
         cap = max_load if not per_assessor else {
             **({} if max_load is None else {a: max_load for a in result.biases.index}), **per_assessor}
@@ -723,7 +723,7 @@ def calib_gains(assessors, objects, scores, uncertainty, kind=None, levels=None,
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use="on")
 
     def build(result):
-        from xlcalib.calibration.scale_use import gain_sentence
+        from xlcalib.calibration.models.scale_use import gain_sentence
 
         b = result.biases
         words = [gain_sentence(g, s) for g, s in zip(b["gain"], b["gain_se"])]

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .calibration import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS
-from .calibration.scale_use import SCALE_USE_CHOICES
+from .calibration.models.scale_use import SCALE_USE_CHOICES
 from .cells import EXCEL_MAX_COLUMNS
 from .errors import InputError, InputProblems, os_error_message
 from .exercises import (

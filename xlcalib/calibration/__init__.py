@@ -2,35 +2,35 @@
 
 Layers inside the package, from the ground:
 
-* :mod:`.levels`, :mod:`.data` -- confidence levels; the panel as index arrays, checked;
-* :mod:`.graph` -- the assessor-object graph and its reduced system (one mu2, one components routine);
-* :mod:`.posterior` -- the joint Gaussian every model's uncertainty takes;
-* :mod:`.models` -- one module per model family; :mod:`.robustness` -- the worst-case design bounds;
+* :mod:`.panel.levels`, :mod:`.panel.data` -- confidence levels; the panel as index arrays, checked;
+* :mod:`.system.graph` -- the assessor-object graph and its reduced system (one mu2, one components routine);
+* :mod:`.system.posterior` -- the joint Gaussian every model's uncertainty takes;
+* :mod:`.models` -- one module per model family; :mod:`.system.robustness` -- the worst-case design bounds;
 * :mod:`.fit` -- :func:`calibrate`; :mod:`.result` -- :class:`CalibrationResult`;
-* :mod:`.decisions` (ranking, P(above the line), lottery), :mod:`.next_reads` -- from the result's posterior,
-  within the panel's rules (:mod:`.read_rules`: conflicts, loads, pending reads, subjects);
-* :mod:`.design` (design check and report), :mod:`.assignment` (who reads what) -- before any score.
+* :mod:`.decide.ranking` (ranking, P(above the line), lottery), :mod:`.decide.next_reads` -- from the result's posterior,
+  within the panel's rules (:mod:`.decide.read_rules`: conflicts, loads, pending reads, subjects);
+* :mod:`.design.report` (design check and report), :mod:`.design.assignment` (who reads what) -- before any score.
 """
 from __future__ import annotations
 
-from .assignment import Assignment, assign
-from .data import grid_to_long
-from .decisions import decision_summary, rank_objects
-from .design import DesignCheck, DesignReport, design_check, design_report
+from .design.assignment import Assignment, assign
+from .panel.data import grid_to_long
+from .decide.ranking import decision_summary, rank_objects
+from .design.report import DesignCheck, DesignReport, design_check, design_report
 from .fit import calibrate
-from .graph import overlap_verdict
-from .levels import (
-                     DEFAULT_LEVEL_RATIO,
-                     DEFAULT_LEVELS,
-                     LEVEL_RELATIVE_HEADERS,
-                     LEVEL_SD_HEADERS,
-                     Levels,
-                     check_level_value,
-                     default_levels,
-                     levels_table,
+from .system.graph import overlap_verdict
+from .panel.levels import (
+    DEFAULT_LEVEL_RATIO,
+    DEFAULT_LEVELS,
+    LEVEL_RELATIVE_HEADERS,
+    LEVEL_SD_HEADERS,
+    Levels,
+    check_level_value,
+    default_levels,
+    levels_table,
 )
 from .models import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS, MODELS, model_name
-from .next_reads import NEXT_READS_COLUMNS, suggest_next_reads
+from .decide.next_reads import NEXT_READS_COLUMNS, suggest_next_reads
 from .result import CalibrationResult, Difference
 
 __all__ = [

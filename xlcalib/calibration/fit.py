@@ -1,14 +1,14 @@
 """Calibration with confidence: s_ao = v_o + b_a + sigma_ao * eta_ao (MacKay et al. 2017).
 
-:func:`calibrate` reads as its steps: check the panel (:mod:`.data`), find its
-connected components (:mod:`.graph`), fit each with the chosen model
+:func:`calibrate` reads as its steps: check the panel (:mod:`.panel.data`), find its
+connected components (:mod:`.system.graph`), fit each with the chosen model
 (:mod:`.models`), take the uncertainty from the model's posterior
-(:mod:`.posterior`) and the design diagnostics from the graph's spectrum
-(:mod:`.robustness`), and assemble the :class:`~.result.CalibrationResult`.
+(:mod:`.system.posterior`) and the design diagnostics from the graph's spectrum
+(:mod:`.system.robustness`), and assemble the :class:`~.result.CalibrationResult`.
 
 Uncertainty (what the user-facing +- is): the sampling covariance of the
 weighted least-squares fit, ``w L^+`` restricted to the gauge, computed
-from the reduced system (:mod:`xlcalib.calibration.posterior` derives it):
+from the reduced system (:mod:`xlcalib.calibration.system.posterior` derives it):
 ``Var(v_o) = w/C_o + u_o' Cov(b) u_o`` with ``u_o = c_.o/C_o`` and
 ``Cov(b) = w (M_reg^-1 - 1 1'/C)`` in the weighted gauge.  Intervals at
 ``interval_level`` are normal when SDs are taken at face value (w = 1) and
@@ -30,17 +30,17 @@ import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
-from .censoring import check_on_scale, declared_scale, scale_end_words, scale_ends
-from .data import PanelData, panel_data
-from .graph import Design, ReducedSolver, components, mu2
-from .levels import DEFAULT_LEVEL_RATIO
+from .panel.censoring import check_on_scale, declared_scale, scale_end_words, scale_ends
+from .panel.data import PanelData, panel_data
+from .system.graph import Design, ReducedSolver, components, mu2
+from .panel.levels import DEFAULT_LEVEL_RATIO
 from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
 from .models.fixed import noise_check
-from .posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .resolution import effective_confidences, rounding_variance, score_step
+from .system.posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
+from .panel.resolution import effective_confidences, rounding_variance, score_step
 from .result import CalibrationResult, DecisionBasis
-from .robustness import BOUND_MEANING, bounds, rms_bound
-from .scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
+from .system.robustness import BOUND_MEANING, bounds, rms_bound
+from .models.scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
 
 __all__ = ["calibrate"]
 
@@ -263,7 +263,7 @@ def _fitter(model, design: Design, data: PanelData, gauge: str, rounding: float)
 
 def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, start: float):
     """(fit, design with the confidences it used, w, t df) of *model* with each read's variance ``w / c + rounding``
-    (the scores' grid, :mod:`.resolution`).
+    (the scores' grid, :mod:`.panel.resolution`).
 
     With declared SDs (w = 1) one fit with ``c' = 1 / (1/c + rounding)``.  With w estimated, ``c'`` depends on
     w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``
@@ -288,7 +288,7 @@ def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, round
 
 def _fit_censored(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float, scale):
     """:func:`_fit_with_rounding` with the scores at the ends of the declared *scale* read as censored
-    (:mod:`.censoring`), by EM: after each fit every censored read is replaced by its expected score beyond
+    (:mod:`.panel.censoring`), by EM: after each fit every censored read is replaced by its expected score beyond
     the end under that fit, with the variance it keeps, and the next fit takes them and the fit's w (the
     rounding's fixed point and the EM run as one iteration, one fit per step).  Without a scale, a model that
     cannot take censored reads or a score at an end: the plain fit.
@@ -399,14 +399,14 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale
         differently) or ``"on"``: the model is then fitted to each assessor's
-        scores put on the panel's scale (:mod:`xlcalib.calibration.scale_use`),
+        scores put on the panel's scale (:mod:`xlcalib.calibration.models.scale_use`),
         and ``biases`` gains ``gain, gain_se, gain_lower, gain_upper``.
     scale:
         The score scale ``(lowest, highest)``, when known (a workbook's
         Settings rows, ``--scale``): scores outside it are refused, and the
         fit that rankings, P(above) and next reads are drawn from reads a
         score at an end as censored -- a 6 on a 1-6 scale as "6 or higher"
-        (:mod:`xlcalib.calibration.censoring`): clipping otherwise makes the
+        (:mod:`xlcalib.calibration.panel.censoring`): clipping otherwise makes the
         reads look less noisy than they are.  Values, biases and the fixed
         model are unchanged by it.
 

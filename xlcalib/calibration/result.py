@@ -19,14 +19,14 @@ import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
-from .decisions import rank_objects
-from .fitstats import fit_statistics, read_geometry, unexpected_reads
-from .group_bias import group_audit, group_bias
+from .decide.ranking import rank_objects
+from .behaviour.fitstats import fit_statistics, read_geometry, unexpected_reads
+from .behaviour.group_bias import group_audit, group_bias
 from .models import MODEL_WORDS
-from .next_reads import suggest_next_reads
-from .posterior import ComponentPosterior, Posterior, quantile
-from .separation import agreement, separation_table
-from .verdict import trust_sentences
+from .decide.next_reads import suggest_next_reads
+from .system.posterior import ComponentPosterior, Posterior, quantile
+from .behaviour.separation import agreement, separation_table
+from .behaviour.verdict import trust_sentences
 
 __all__ = ["CalibrationResult", "DecisionBasis", "Difference", "STAT_MEANINGS"]
 
@@ -259,7 +259,7 @@ class CalibrationResult:
                 epsilon: float = 0.05, lottery: bool = False, lottery_seed=None) -> pd.DataFrame:
         """Ranks, rank intervals and, with a funding line, P(above the line) and decisions.
 
-        See :func:`xlcalib.calibration.decisions.rank_objects` for the columns and the method.
+        See :func:`xlcalib.calibration.decide.ranking.rank_objects` for the columns and the method.
         """
         return rank_objects(self, top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
                             epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
@@ -270,7 +270,7 @@ class CalibrationResult:
         """The k extra (assessor, object) reads that settle the funding decision best, within the panel's rules.
 
         Conflicts, maximum loads, pending reads and suitability (subjects) are hard constraints.
-        See :func:`xlcalib.calibration.next_reads.suggest_next_reads`.
+        See :func:`xlcalib.calibration.decide.next_reads.suggest_next_reads`.
         """
         return suggest_next_reads(self, k, top_k=top_k, threshold=threshold, candidates=candidates,
                                   max_load=max_load, conflicts=conflicts, confidence=confidence, objective=objective,
@@ -282,27 +282,27 @@ class CalibrationResult:
     def fit_statistics(self, by: str = "assessor") -> pd.DataFrame:
         """Infit and outfit mean-squares per assessor (or ``by="object"``), their ZSTD and a reading.
 
-        See :func:`xlcalib.calibration.fitstats.fit_statistics`.
+        See :func:`xlcalib.calibration.behaviour.fitstats.fit_statistics`.
         """
         return fit_statistics(self, by)
 
     def unexpected_reads(self, top: int | None = None) -> pd.DataFrame:
         """The flagged reads (or the ``top`` most unexpected), most unexpected first, each explained.
 
-        See :func:`xlcalib.calibration.fitstats.unexpected_reads`.
+        See :func:`xlcalib.calibration.behaviour.fitstats.unexpected_reads`.
         """
         return unexpected_reads(self, top)
 
     def separation(self) -> pd.DataFrame:
         """Separation, strata and reliability of the objects and of the assessors.
 
-        See :func:`xlcalib.calibration.separation.separation_table`.
+        See :func:`xlcalib.calibration.behaviour.separation.separation_table`.
         """
         return separation_table(self)
 
     def agreement(self) -> pd.DataFrame:
         """Exact agreement between reads of the same object per assessor (observed and expected shares); the
-        panel's figures in ``attrs``.  See :func:`xlcalib.calibration.separation.agreement`."""
+        panel's figures in ``attrs``.  See :func:`xlcalib.calibration.behaviour.separation.agreement`."""
         panel, per = agreement(self, read_geometry(self))
         per.attrs.update(panel)
         return per
@@ -310,7 +310,7 @@ class CalibrationResult:
     def group_bias(self, groups=None, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
         """Each assessor's bias on each group of objects (``groups``: object -> group), Holm-flagged.
 
-        See :func:`xlcalib.calibration.group_bias.group_bias`.
+        See :func:`xlcalib.calibration.behaviour.group_bias.group_bias`.
         """
         alpha = real_argument(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
         return group_bias(self, self._groups(groups), alpha=alpha, min_reads=min_reads)
@@ -318,7 +318,7 @@ class CalibrationResult:
     def group_audit(self, groups=None) -> pd.DataFrame:
         """Group means of the calibrated values and the test that they are equal.
 
-        See :func:`xlcalib.calibration.group_bias.group_audit`.
+        See :func:`xlcalib.calibration.behaviour.group_bias.group_audit`.
         """
         return group_audit(self, self._groups(groups))
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..calibration.assignment import MAX_SUITABILITY
-from ..calibration.design import MAX_COUNT, count_text
+from ..calibration.design.assignment import MAX_SUITABILITY
+from ..calibration.panel.arguments import MAX_COUNT, count_text
 from ..cells import column_letter, is_blank, parse_label, parse_number
 from ..errors import InputError
 from .common import check_output_differs
@@ -299,7 +299,7 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     """Allocate the pending reads of a panel workbook; write ``<stem>_assigned.xlsx``. Returns (Assignment, path).
 
     Besides the allocation at ``share`` it computes the trade-off table (suitability kept and assessor
-    overlap at the shares of :data:`xlcalib.calibration.assignment.TRADEOFF_SHARES`) for the Design sheet:
+    overlap at the shares of :data:`xlcalib.calibration.design.assignment.TRADEOFF_SHARES`) for the Design sheet:
     one continuation, so the table costs about what the smallest share alone costs (5-15 s for 24 assessors x
     150 objects; one to two minutes per share for 100 x 1,000).  ``time_limit`` bounds the whole run: a
     larger panel's shares then stop early, and the Design sheet says which.
@@ -308,7 +308,7 @@ def assign_file(path, out=None, *, share: float = 0.95, seed: int = 0, sheet: st
     is rewritten or cleared, so no earlier pair, SD or level survives (:func:`_write_allocation`).
     """
     from ..calibration import assign
-    from ..calibration.assignment import TRADEOFF_SHARES
+    from ..calibration.design.assignment import TRADEOFF_SHARES
     from ..workbook import OpenpyxlBook, open_workbook, save_atomically
 
     path = Path(path)

@@ -29,9 +29,9 @@ from ..calibration import (
     levels_table,
     model_name,
 )
-from ..calibration.read_rules import known_to_panel
-from ..calibration.verdict import linkage_sentence
-from ..calibration.scale_use import SCALE_USE_CHOICES
+from ..calibration.decide.read_rules import known_to_panel
+from ..calibration.behaviour.verdict import linkage_sentence
+from ..calibration.models.scale_use import SCALE_USE_CHOICES
 from ..cells import (
     MAX_ABS_SCORE,
     MAX_SEED,
@@ -79,7 +79,7 @@ class CalibrationSettings:
     lottery: bool = False
     draws: int = 10_000
     seed: int = 0
-    #: off / auto / on: a gain per assessor (see xlcalib.calibration.scale_use)
+    #: off / auto / on: a gain per assessor (see xlcalib.calibration.models.scale_use)
     scale_use: str = "off"
     #: the column naming each object's group; None = "Group" when the sheet has one
     group_column: str | None = None

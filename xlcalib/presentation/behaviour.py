@@ -260,7 +260,7 @@ def _letter_lines(result, behaviour: "BehaviourTables", name) -> list[tuple[str,
     sentence = assessor_sentence(b["bias"], pm, int(b["n"]))
     lines = [("Your stringency", sentence[0].upper() + sentence[1:] + " (the panel's typical assessor is 0).")]
     if "gain" in result.biases:
-        from ..calibration.scale_use import gain_sentence
+        from ..calibration.models.scale_use import gain_sentence
 
         gain_pm = (b["gain_upper"] - b["gain_lower"]) / 2 if "gain_upper" in b.index else np.nan
         lines.append(("Your use of the scale", "You " + gain_sentence(float(b["gain"]), float(gain_pm), q=1.0,

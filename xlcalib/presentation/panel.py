@@ -39,7 +39,7 @@ def assessor_sentence(bias: float, pm: str, n: int) -> str:
 
 def bias_sentences(b: pd.DataFrame) -> list[str]:
     """Each assessor's bias (and use of the scale, when modelled) as one sentence with the same ± as the sheet."""
-    from ..calibration.scale_use import gain_sentence
+    from ..calibration.models.scale_use import gain_sentence
 
     pm = half_width(b) if {"lower", "upper"} <= set(b.columns) else np.full(len(b), np.nan)
     out = []

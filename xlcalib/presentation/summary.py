@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from ..calibration import MODEL_WORDS
-from ..calibration.decisions import decision_summary
-from ..calibration.verdict import assessors_differ, trust_sentences
+from ..calibration.decide.ranking import decision_summary
+from ..calibration.behaviour.verdict import assessors_differ, trust_sentences
 from ..workbook.base import Column, SheetSpec
 from .behaviour import (
     BehaviourTables,
@@ -219,7 +219,7 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     level = result.stats.get("interval_level", 0.95)
     values_spec, values_chart = values_sheet(values, preamble, (nice_floor(lo - pad), nice_ceil(hi + pad)), level,
                                              settings)
-    from ..calibration.posterior import quantile
+    from ..calibration.system.posterior import quantile
 
     q = quantile(0.5 + level / 2, result.t_df)
     sheets = [ranking, ranking_chart(ranking, ranking_table(result, settings), settings, preamble), summary,

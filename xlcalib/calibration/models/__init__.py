@@ -8,12 +8,12 @@ Each model module offers
 * ``extra_stats(fits, one) -> dict`` its own Diagnostics figures,
 * ``MAX_ASSESSORS`` (None = no limit), ``ALIASES`` (older names),
 * optionally ``CENSORED_READS = True`` when ``fit_component`` takes
-  ``latent=`` (the variance censored reads keep, :mod:`..censoring`), and
+  ``latent=`` (the variance censored reads keep, :mod:`..panel.censoring`), and
 * ``noise_scales(fits, residual, (N, A, O, components), face_value, kind)
   -> (w per component, t degrees of freedom or None)``.
 
 The fit (:mod:`xlcalib.calibration.fit`) runs whichever model is asked for and
-builds the same :class:`~xlcalib.calibration.posterior.Posterior` from it, so
+builds the same :class:`~xlcalib.calibration.system.posterior.Posterior` from it, so
 standard errors, rankings and next reads follow the model without knowing it.
 """
 from __future__ import annotations

@@ -15,7 +15,7 @@ class ComponentFit:
     """Values and biases of one component, and the pieces its posterior is built from.
 
     ``covariance`` gives the posterior's ``H`` (a
-    :class:`~xlcalib.calibration.posterior.ReducedCovariance` of the model's
+    :class:`~xlcalib.calibration.system.posterior.ReducedCovariance` of the model's
     reduced system, or a dense matrix; ``None`` with a single assessor);
     ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed objects); ``w`` the model's own noise scale for this component when it
     estimates one per component (REML), else ``None`` (pooled over the panel);

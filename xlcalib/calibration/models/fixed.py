@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError
-from ..graph import Design, ReducedSolver
-from ..posterior import ReducedCovariance
+from ..system.graph import Design, ReducedSolver
+from ..system.posterior import ReducedCovariance
 from .base import ComponentFit
 
 NAME = "fixed"

@@ -49,9 +49,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..graph import Design, ReducedSolver
-from ..posterior import MatrixCovariance, ReducedCovariance
+from ..system.graph import Design, ReducedSolver
+from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
+from .moments import bias_moments
 
 NAME = "random-assessors"
 ALIASES = ()
@@ -236,13 +237,11 @@ def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
 
 
 def _fit_plug_in(design: Design, s: np.ndarray, face_value: bool, n_free: int):
-    """Large panels: sigma_b^2 and w from moments of the fixed fit (see :mod:`..moments`), plugged in.
+    """Large panels: sigma_b^2 and w from moments of the fixed fit (see :mod:`.moments`), plugged in.
 
     With thousands of assessors the variances are well determined and a likelihood search would cost many
     factorisations; one factor of ``M + lam I`` then gives the values, biases and their covariance.
     """
-    from ..moments import bias_moments
-
     _V, r, S0 = _pieces(design, s)
     design.shared["keep_laplacian"] = True  # the moments' fixed fit and the ridge system share the Laplacian
     sigma2, w_moment = bias_moments(design, s, face_value)

@@ -36,10 +36,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..graph import DENSE_ASSESSOR_LIMIT, Design
-from ..graph import ReducedSolver
-from ..posterior import MatrixCovariance, ReducedCovariance
+from ..system.graph import DENSE_ASSESSOR_LIMIT, Design
+from ..system.graph import ReducedSolver
+from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit
+from .moments import bias_moments, object_variance
 
 NAME = "random-both"
 ALIASES = ()
@@ -51,7 +52,7 @@ MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
 #: Up to this many assessors both variances are found jointly by REML (an eigendecomposition per trial lam).
 NESTED_ASSESSOR_LIMIT = 250
 #: Up to this many assessors sigma_b is integrated over its posterior (one eigendecomposition); above it the
-#: variances come from moments and are plugged in (see :mod:`..moments`).
+#: variances come from moments and are plugged in (see :mod:`.moments`).
 EIGEN_ASSESSOR_LIMIT = 800
 LINKS_GROUPS = True
 #: Its fit takes the variance censored reads keep (``latent``): scores at the scale's ends are read as censored.
@@ -122,7 +123,7 @@ class _Basis:
 def _within_sum(design: Design, s: np.ndarray, V: np.ndarray, Cd: np.ndarray, latent) -> float:
     """S0 = sum c s^2 - sum_o V_o^2 / (C_o + lam): the weighted sum of squares the objects' means leave, from
     which R(kappa) subtracts the assessors' share.  Censored reads add the variance their judgement keeps beyond
-    the cut-off (*latent*, :mod:`..censoring`), each read's share ``c (1 - c / (C_o + lam))`` -- the part its
+    the cut-off (*latent*, :mod:`..panel.censoring`), each read's share ``c (1 - c / (C_o + lam))`` -- the part its
     object's mean does not absorb."""
     c = design.c
     S0 = float(c @ s**2 - V @ (V / Cd))
@@ -219,8 +220,6 @@ def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_v
 
 def _moment_start(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float, float]:
     """(lam, kappa, w) from moments: the starting point, and the answer on large panels."""
-    from ..moments import bias_moments, object_variance
-
     sigma2, w = bias_moments(design, s, face_value)
     tau2 = object_variance(design, s, sigma2, w)
     scale = float(np.median(design.c))
@@ -254,7 +253,7 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
 
     *latent*: per read, the variance a censored read keeps beyond its cut-off (0 elsewhere; None: no censored
     reads), added to the residual sum of squares the variances are estimated from -- the E-step of the
-    censored fit in :mod:`..censoring`, whose *s* then holds the censored reads' expected judgements.
+    censored fit in :mod:`..panel.censoring`, whose *s* then holds the censored reads' expected judgements.
     """
     N, A, O = design.c.size, design.n_assessors, design.n_objects
     n_free = N - 1

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError
-from ..graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
-from ..posterior import ReducedCovariance
+from ..system.graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
+from ..system.posterior import ReducedCovariance
 from .base import ComponentFit
 
 NAME = "random-objects"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import overlap_verdict
-from .scale_use import scale_use_sentence
+from ..system.graph import overlap_verdict
+from ..models.scale_use import scale_use_sentence
 
 __all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "trust_sentences"]
 

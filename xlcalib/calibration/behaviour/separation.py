@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["separation_index", "separation_table", "agreement", "GRID_STEPS", "MAX_CATEGORIES"]
 
@@ -146,7 +146,7 @@ def _category_probabilities(mean: np.ndarray, sd: np.ndarray, step: float, low: 
 def agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     """Exact agreement between reads of the same object: observed and expected, for the panel and per assessor.
 
-    ``geometry``: the result's :func:`~xlcalib.calibration.fitstats.read_geometry`.  Returns (panel figures,
+    ``geometry``: the result's :func:`~xlcalib.calibration.behaviour.fitstats.read_geometry`.  Returns (panel figures,
     per-assessor table with opportunities, observed %, expected %).  Scores not on a grid: NaNs and a note.
     """
     res = result.residuals

@@ -37,8 +37,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..cells import probability_argument, whole_argument
-from ..errors import InputError
+from ...cells import probability_argument, whole_argument
+from ...errors import InputError
+from ..system.posterior import quantile
 from .fitstats import read_geometry
 
 __all__ = ["object_groups", "holm", "group_bias", "group_audit", "FLAG_ALPHA", "MIN_CELL_READS",
@@ -169,14 +170,12 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
     Examples
     --------
     >>> import xlcalib
-    >>> from xlcalib.calibration.simulate import simulate_panel
+    >>> from xlcalib.calibration.panel.simulate import simulate_panel
     >>> p = simulate_panel(10, 120, 4, n_subjects=2, two_subjects=0.9, group_bias={(0, 1): -1.5}, seed=5)
     >>> table = xlcalib.calibrate(p.evaluations.drop(columns="sd")).group_bias(p.subjects)
     >>> table.loc[table["flagged"], ["assessor", "group"]].values.tolist()  # with two groups: one contrast, both sides
     [['A01', '0'], ['A01', '1']]
     """
-    from .posterior import quantile
-
     alpha = probability_argument(alpha, "alpha")
     min_reads = whole_argument(min_reads, "min_reads", low=1)
     codes, names = object_groups(result, groups)
@@ -274,8 +273,6 @@ def group_audit(result, groups) -> pd.DataFrame:
         out.attrs.update(statistic=F, df=(G - 1, t_df), p=float(fdtrc(G - 1, t_df, F)), test="F")
     else:
         out.attrs.update(statistic=stat, df=(G - 1,), p=float(chdtrc(G - 1, stat)), test="chi-square")
-    from .posterior import quantile
-
     level = result.stats.get("interval_level", 0.95)
     out.attrs["in_words"] = _audit_sentence(out, quantile(0.5 + level / 2, t_df), level)
     return out

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cells import real_argument
-from ..errors import InputError
+from ...cells import real_argument
+from ...errors import InputError
 
 __all__ = ["ScaleEnds", "declared_scale", "check_on_scale", "scale_end_words", "scale_ends", "grid_tail_moments",
            "truncated_moments"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..cells import probability_argument, real_argument, seed_argument, whole_argument
+from ...cells import probability_argument, real_argument, seed_argument, whole_argument
 
 __all__ = ["SimulatedPanel", "simulate_panel", "LEVEL_SD"]
 
@@ -115,7 +115,7 @@ def simulate_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, 
 
     Examples
     --------
-    >>> from xlcalib.calibration.simulate import simulate_panel
+    >>> from xlcalib.calibration.panel.simulate import simulate_panel
     >>> panel = simulate_panel(16, 80, 3, seed=1)
     >>> len(panel.evaluations), sorted(panel.evaluations["level"].unique())
     (240, ['High', 'Low', 'Medium'])

@@ -33,7 +33,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .graph import Design, ReducedSolver, plain_pages
-from .resolution import effective_confidences
+from ..panel.resolution import effective_confidences
 
 __all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "ReducedCovariance", "MatrixCovariance",
            "quantile"]
@@ -182,7 +182,7 @@ class Posterior:
                  stated: np.ndarray | None = None):
         self.design, self.cov, self.w, self.lam = design, cov, float(w), float(lam)
         self.gauge = gauge
-        #: the variance the scores' grid adds to every read (see :mod:`.resolution`); the design's confidences
+        #: the variance the scores' grid adds to every read (see :mod:`..panel.resolution`); the design's confidences
         #: are then the effective ones, c' = 1 / (1/c + rounding/w), and w / c' is a read's whole variance;
         #: *stated* keeps the confidences as given (levels or 1/SD^2)
         self.rounding = float(rounding)
@@ -219,7 +219,7 @@ class Posterior:
 
     def effective_confidences(self, c: np.ndarray) -> np.ndarray:
         """Stated confidences (levels or 1/SD^2) as this posterior weighs them: with the scores' rounding
-        variance added to each read (:func:`.resolution.effective_confidences`; unchanged without it)."""
+        variance added to each read (:func:`..panel.resolution.effective_confidences`; unchanged without it)."""
         return effective_confidences(c, self.w, self.rounding)
 
     def stated_confidences(self) -> np.ndarray:

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..cells import whole_argument
-from ..errors import InputError
+from ...cells import whole_argument
+from ...errors import InputError
 
 __all__ = ["ERRATIC", "PREDICTABLE", "SIGNIFICANT_ZSTD", "ReadGeometry", "read_geometry", "mean_squares",
            "fit_statistics", "unexpected_reads", "fit_reading"]
@@ -209,7 +209,7 @@ def fit_statistics(result, by: str = "assessor") -> pd.DataFrame:
     Examples
     --------
     >>> import xlcalib
-    >>> from xlcalib.calibration.simulate import simulate_panel
+    >>> from xlcalib.calibration.panel.simulate import simulate_panel
     >>> p = simulate_panel(12, 60, 4, n_subjects=2, erratic={0: 3.0}, seed=2)
     >>> fit = xlcalib.calibrate(p.evaluations.drop(columns="sd")).fit_statistics()
     >>> fit.loc["A01", "reading"].split(":")[0], bool(fit["outfit"].drop("A01").median() < 1.3)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Design, components
-from .models.fixed import fit_component as fixed_fit
-from .posterior import Posterior
+from ..system.graph import Design, components
+from .fixed import fit_component as fixed_fit
+from ..system.posterior import Posterior
 
 __all__ = ["bias_moments", "object_variance"]
 

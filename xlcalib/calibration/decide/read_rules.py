@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..cells import real_argument
-from ..errors import InputError
-from .design import pair_grid
+from ...cells import real_argument
+from ...errors import InputError
+from ..panel.arguments import pair_grid
 
 __all__ = ["ReadRules", "read_rules", "pair_keys", "per_assessor", "suitable_pairs", "subject_sets"]
 

@@ -7,7 +7,7 @@ draws from the exact joint Gaussian distribution of the fit -- biases from the
 reduced system's Cholesky factor, then each value given the biases, t-scaled
 when the noise scale w was estimated; with the default model's decision
 basis and whole-point scores each read's variance includes the scale's
-rounding, h^2/12 (:mod:`.resolution`) -- and reports per object
+rounding, h^2/12 (:mod:`..panel.resolution`) -- and reports per object
 
 * ``rank`` (by calibrated value, 1 = best), ``raw_rank`` (by plain average),
   ``expected_rank`` and a rank interval;
@@ -26,12 +26,12 @@ calibration (P(accept) from posterior samples, a grey area), the SNSF's
 ERforResearch (expected rank, intervals, funding line, lottery among the
 undecidable), FACETS (fair averages with standard errors).
 
-Draws are streamed in chunks (never draws x objects at once): the memory is
-bounded by :data:`CHUNK_BYTES` for the draws and :data:`STORED_RANK_BYTES` for
+Draws (:mod:`.draws`) are streamed in chunks (never draws x objects at once): the memory is
+bounded by :data:`.draws.CHUNK_BYTES` for the draws and :data:`.draws.STORED_RANK_BYTES` for
 the ranks kept to form rank intervals and the joint statements of a line by
 places (from the first draws when the panel is large; a note says how many);
 the number of draws is capped at
-:data:`MAX_DRAW_CELLS` / objects (a note says so).  The same seed gives the
+:data:`.draws.MAX_DRAW_CELLS` / objects (a note says so).  The same seed gives the
 same numbers bit for bit.
 """
 from __future__ import annotations
@@ -42,123 +42,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
-from ..errors import InputError
-from .verdict import assessors_differ
+from ...cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
+from ...errors import InputError
+from ..behaviour.verdict import assessors_differ
+from .draws import MAX_DRAWS, Draws, capped_draws, joint_counts, simulate_ranks, top_k_edges
 
-__all__ = ["rank_objects", "decision_summary", "FINAL_WORDS", "TIERS", "CHUNK_BYTES", "STORED_RANK_BYTES",
-           "MAX_DRAW_CELLS", "MAX_DRAWS", "MAX_SPARSE_DRAW_WORK"]
-
-#: Memory of one chunk of draws (values and their ranks).
-CHUNK_BYTES = 64 * 2**20
-#: Memory for the ranks kept to form rank intervals (the first K draws, K = this / (4 * objects)).
-STORED_RANK_BYTES = 256 * 2**20
-#: Upper bound on draws x objects (about 2-3 s on a 2-core machine); more draws are reduced, with a note.
-#: It keeps the main job of a panel of 300,000+ objects within seconds (150+ draws: P(above) to +-0.04,
-#: rank intervals from 150 order statistics); smaller panels keep the 10,000 draws asked for.
-MAX_DRAW_CELLS = 50_000_000
-#: Upper bound on draws x evaluations when the fit runs on its iterative (sparse) path (more than
-#: graph.DENSE_ASSESSOR_LIMIT assessors): there each draw is one conjugate-gradient solve
-#: (about 10-20 s at the bound on a 2-core machine).
-MAX_SPARSE_DRAW_WORK = 200_000_000
-#: Upper bound on the draws argument itself.
-MAX_DRAWS = 1_000_000
-#: Threads running Monte Carlo chunks at once (each holds one chunk of CHUNK_BYTES).
-MAX_WORKERS = 2
-
-
-def _descending_keys(values: np.ndarray) -> np.ndarray:
-    """uint32 keys whose ascending order is the descending order of the float32 *values*.
-
-    IEEE-754 bit patterns of non-negative floats order like the numbers, and
-    of negative floats in reverse; so XOR-ing 0x7FFFFFFF into the positives
-    (and nothing into the negatives) gives keys that fall as the values rise.
-    Four in-place integer passes; no comparison of floats needed.
-    """
-    bits = values.view(np.int32)
-    keys = bits >> 31  # 0 for positives, -1 (all ones) for negatives
-    np.invert(keys, out=keys)
-    keys &= 0x7FFFFFFF
-    keys ^= bits
-    return keys.view(np.uint32)
-
-
-def _best_first(values: np.ndarray) -> np.ndarray:
-    """Object indices of each row of a draws x objects float32 array, largest value first (as intp).
-
-    One packed sort instead of an argsort: the 32-bit order key goes in the
-    high half of a uint64 and the object index in the low half, so a plain
-    (SIMD) sort of the packed words -- about three times faster than argsort
-    here -- orders the objects, and exact ties fall back to the object index.
-    """
-    n, O = values.shape
-    packed = _descending_keys(values).astype(np.uint64)
-    packed <<= np.uint64(32)
-    packed |= np.arange(O, dtype=np.uint64)[None, :]
-    packed.sort(axis=1)
-    packed &= np.uint64(0xFFFFFFFF)
-    if np.dtype(np.intp).itemsize == packed.itemsize:  # 64-bit numpy: reinterpret, no copy
-        return packed.view(np.intp)
-    return packed.astype(np.intp)  # 32-bit numpy (Pyodide): index arrays must be int32
-
-
-def _worker_count() -> int:
-    """Threads for the Monte Carlo chunks: two where the machine has them, one in Pyodide (no threads).
-
-    The heavy steps (normal draws, the packed sort, the scatter, BLAS) release
-    the GIL, so two chunks in flight use two cores; memory is then two chunks.
-    """
-    import os
-    import sys
-
-    if sys.platform == "emscripten":
-        return 1
-    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
-
-
-def _map_chunks(work, n_chunks: int, prepare=None):
-    """Results of ``work(j, *prepare(j))`` (``work(j)`` without *prepare*) for j = 0..n_chunks-1, in order.
-
-    ``prepare`` runs in the calling thread (it may use BLAS, which has threads
-    of its own); ``work`` runs on :func:`_worker_count` threads, a wave of
-    chunks at a time, so at most that many chunks are in memory at once.
-    """
-    prepare = prepare or (lambda j: ())
-    workers = min(_worker_count(), n_chunks)
-    if workers <= 1:
-        for j in range(n_chunks):
-            yield work(j, *prepare(j))
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xlcalib-ranking") as pool:
-        for first in range(0, n_chunks, workers):
-            wave = range(first, min(first + workers, n_chunks))
-            prepared = [prepare(j) for j in wave]
-            yield from pool.map(lambda j, args: work(j, *args), wave, prepared)
-
-
-def _order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 * 2**20) -> np.ndarray:
-    """Rows kth[0], kth[1], ... of *stored* (draws x objects) sorted down each column, by column blocks.
-
-    np.partition on contiguous column blocks: linear time per column, and the
-    transposed block stays small instead of a second copy of all stored ranks.
-    """
-    K, O = stored.shape
-    out = np.empty((len(kth), O), dtype=stored.dtype)
-    step = max(1, block_bytes // max(1, K * stored.itemsize))
-    starts = list(range(0, O, step))
-
-    def block(j: int) -> None:  # disjoint columns of `out`: safe from two threads
-        start = starts[j]
-        part = np.ascontiguousarray(stored[:, start:start + step].T)
-        part.partition(kth, axis=1)
-        out[:, start:start + step] = part[:, kth].T
-
-    for _ in _map_chunks(block, len(starts)):
-        pass
-    return out
-
+__all__ = ["rank_objects", "decision_summary", "FINAL_WORDS", "TIERS"]
 
 @dataclass(frozen=True)
 class _Line:
@@ -184,160 +73,6 @@ def _line_argument(top_k, threshold, n_objects: int, lottery: bool) -> _Line:
     if lottery and top_k is None:
         raise InputError("a lottery fills places: give top_k (the number of places) with lottery=True")
     return _Line(top_k, threshold)
-
-
-def _capped_draws(draws: int, n_objects: int, post) -> tuple[int, str]:
-    """Draws within the time and memory bounds, and the note that says when they were reduced."""
-    note = ""
-    cap = max(100, MAX_DRAW_CELLS // n_objects)
-    if draws > cap:
-        note = (f"draws reduced from {draws:,} to {cap:,} so that draws x objects stays within "
-                f"{MAX_DRAW_CELLS:,} (time and memory bound)")
-        draws = cap
-    if post.iterative:  # each draw of the iterative path is one solve over all evaluations
-        evaluations = post.n_evaluations
-        sparse_cap = max(100, MAX_SPARSE_DRAW_WORK // evaluations)
-        if draws > sparse_cap:
-            note = (f"draws reduced from {draws:,} to {sparse_cap:,}: with this many assessors each draw is an "
-                    f"iterative solve over all {evaluations:,} evaluations, and draws x evaluations is kept within "
-                    f"{MAX_SPARSE_DRAW_WORK:,} (time bound)")
-            draws = sparse_cap
-    return draws, note
-
-
-@dataclass
-class _Draws:
-    """What the Monte Carlo draws leave: rank sums, counts above a top_k line, the rank intervals, the first
-    ``keep`` draws' ranks (one draw per row) and, for a score line, each draw's joint-statement edges."""
-
-    rank_sum: np.ndarray
-    above_count: np.ndarray | None
-    rank_lower: np.ndarray
-    rank_upper: np.ndarray
-    keep: int
-    stored: np.ndarray
-    edges: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def _edges(inside: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per draw (row of *inside*, draws x objects, True = the object is above the line in that draw): how many of
-    the objects in decision order (``position[o]`` = 0 for the likeliest above) are above the line from the top
-    without a gap, and how many are below it from the bottom without a gap.
-
-    A joint statement "the first a objects are all above and the last b all below" holds in a draw exactly
-    when a <= the first count and b <= the second (:func:`_joint_counts`).
-    """
-    O = position.size
-    first_below = np.where(inside, np.int32(O), position[None, :]).min(axis=1)
-    last_above = np.where(inside, position[None, :], np.int32(-1)).max(axis=1)
-    return first_below.astype(np.intp), (O - 1 - last_above).astype(np.intp)
-
-
-def _simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level: float,
-                    score_line: tuple[float, np.ndarray] | None = None) -> _Draws:
-    """Monte Carlo ranks: rank sums, counts above a top_k line, rank intervals, the kept draws' ranks and, with
-    *score_line* = (threshold, decision-order positions), each draw's joint-statement edges (:func:`_edges`).
-
-    Chunks of draws are streamed (never draws x objects at once), one random
-    stream per chunk so the numbers do not depend on how many threads ran them.
-    """
-    O = v_hat.size
-    # per draw and object: float32 draw, uint64 packed key, intp order, int32 rank (+ slack)
-    chunk = int(max(1, min(draws, CHUNK_BYTES // (28 * O))))
-    keep = int(max(1, min(draws, STORED_RANK_BYTES // (4 * O))))
-    stored = np.empty((keep, O), dtype=np.int32)  # the first `keep` draws' ranks, one draw per row
-    starts = list(range(0, draws, chunk))
-    streams = np.random.SeedSequence(seed).spawn(len(starts))
-    positions = np.arange(1, O + 1, dtype=np.int32)
-    v32 = v_hat.astype(np.float32)
-    scatter = o_idx.size != O or not np.array_equal(o_idx, np.arange(O))
-
-    def prepare_chunk(j: int):
-        """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
-        rng = np.random.default_rng(streams[j])
-        return rng, post.draw_theta(min(chunk, draws - starts[j]), rng)
-
-    def run_chunk(j: int, rng, xi):
-        start = starts[j]
-        n = min(chunk, draws - start)
-        dev = post.draw_deviations(n, rng, xi)  # draws x objects, float32 (halves the sort's memory traffic)
-        if scatter:
-            full = np.empty((n, O), dtype=np.float32)
-            full[:, o_idx] = dev
-            dev = full
-        if t_df:
-            dev *= np.sqrt(t_df / rng.chisquare(t_df, n)).astype(np.float32)[:, None]
-        dev += v32[None, :]
-        edges = _edges(dev >= np.float32(score_line[0]), score_line[1]) if score_line is not None else None
-        order = _best_first(dev)
-        del dev
-        ranks = np.empty((n, O), dtype=np.int32)
-        flat = order + (np.arange(n, dtype=np.intp) * O)[:, None]  # one flat scatter: ranks[i, order[i]] = 1..O
-        ranks.ravel()[flat.ravel()] = np.tile(positions, n)
-        del flat
-        above = np.bincount(order[:, :top_k].ravel(), minlength=O) if top_k is not None else None
-        del order
-        if start < keep:  # rows of `stored` are disjoint between chunks: safe from two threads
-            take = min(n, keep - start)
-            stored[start:start + take] = ranks[:take]
-        return ranks.sum(axis=0, dtype=np.int64), above, edges
-
-    rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
-    above_count = np.zeros(O, dtype=np.int64)
-    first, last = [], []
-    for chunk_sum, chunk_above, chunk_edges in _map_chunks(run_chunk, len(starts), prepare_chunk):
-        rank_sum += chunk_sum
-        if chunk_above is not None:
-            above_count += chunk_above
-        if chunk_edges is not None:
-            first.append(chunk_edges[0])
-            last.append(chunk_edges[1])
-    alpha = (1.0 - level) / 2.0
-    # the positions np.quantile's "lower"/"higher" methods pick, applied by partition (linear, not a sort)
-    index = np.arange(keep)
-    lo = int(np.quantile(index, alpha, method="lower"))
-    hi = int(np.quantile(index, 1.0 - alpha, method="higher"))
-    rank_lower, rank_upper = _order_statistics(stored, [lo, hi])
-    edges = (np.concatenate(first), np.concatenate(last)) if first else None
-    return _Draws(rank_sum, above_count if top_k is not None else None, rank_lower, rank_upper, keep, stored, edges)
-
-
-def _top_k_edges(stored: np.ndarray, top_k: int, position: np.ndarray, block_bytes: int = 32 * 2**20):
-    """:func:`_edges` of the kept draws for a line of *top_k* places (above = rank <= top_k), by blocks of draws."""
-    step = max(1, block_bytes // max(1, 5 * stored.shape[1]))
-    parts = [_edges(stored[i:i + step] <= top_k, position) for i in range(0, stored.shape[0], step)]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def _joint_counts(first: np.ndarray, last: np.ndarray, level: float) -> tuple[int, int, float]:
-    """The joint statement with the most objects: (a, b, probability) such that in at least *level* of the draws
-    the first a objects in decision order are all above the line *and* the last b all below it.
-
-    *first*/*last* are each draw's edges (:func:`_edges`): the statement (a, b) holds in a draw when
-    a <= first and b <= last, so for each a (only the distinct values of *first* matter) the largest b is the
-    ceil(level x draws)-th largest *last* among the draws with first >= a.  This is the posterior version of
-    the simultaneous statements of Mogstad, Romano, Shaikh & Wilhelm (2023/2024, "Inference for ranks with
-    applications to mobility across neighbourhoods and academic achievement across countries", Review of
-    Economic Studies 91:476, the "tau-best" confidence sets): the whole list of objects called certain is
-    right at once with the stated probability, not each object on its own.  That probability is a
-    posterior one: against a known truth it holds as far as the posterior's tails are right (measured in
-    ``benchmarks/bench_joint.py``; see :func:`rank_objects`).
-    """
-    n = first.size
-    need = max(1, int(np.ceil(level * n - 1e-9)))
-    by_first = np.argsort(-first, kind="stable")
-    f_sorted, l_sorted = first[by_first], last[by_first]
-    best = (0, 0)
-    for a in np.union1d(first, [0])[::-1]:
-        m = int(np.searchsorted(-f_sorted, -a, side="right"))  # draws with first >= a
-        if m < need:
-            continue
-        b = int(np.partition(l_sorted[:m], m - need)[m - need])
-        if a + b > sum(best) or (a + b == sum(best) and a > best[0]):
-            best = (int(a), b)
-    a, b = best
-    holds = float(np.mean((first >= a) & (last >= b))) if n else 0.0
-    return a, b, holds
 
 
 def _threshold_p(v_hat: np.ndarray, se: np.ndarray, threshold: float, t_df) -> np.ndarray:
@@ -439,7 +174,7 @@ def _decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
     return position
 
 
-def _ranking_frame(values: pd.DataFrame, drawn: "_Draws", draws: int) -> pd.DataFrame:
+def _ranking_frame(values: pd.DataFrame, drawn: Draws, draws: int) -> pd.DataFrame:
     """The ranking table's columns without a line: ranks, values, intervals, expected rank and rank interval."""
     return pd.DataFrame({
         "rank": values["value"].rank(ascending=False, method="min").astype(int),
@@ -453,7 +188,7 @@ def _ranking_frame(values: pd.DataFrame, drawn: "_Draws", draws: int) -> pd.Data
     }, index=values.index)
 
 
-def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: "_Draws", draws: int, basis, estimates, score_line,
+def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, draws: int, basis, estimates, score_line,
                     rules):
     """Add the line's columns to *frame* (P(above) and its MC error, decision, raw decision, changed, joint, final,
     basis, lottery) and return (how the places were filled, the joint statement).  *estimates* = (values, SEs)
@@ -467,8 +202,8 @@ def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: "_Draws", draws: in
     frame["raw_decision"] = np.where(raw_above, "above", "below")
     frame["changed"] = calibrated_above != raw_above
     position = score_line[1] if score_line is not None else _decision_order(p, v_hat)
-    first, last = drawn.edges if score_line is not None else _top_k_edges(drawn.stored, line.top_k, position)
-    n_in, n_out, holds = _joint_counts(first, last, level)
+    first, last = drawn.edges if score_line is not None else top_k_edges(drawn.stored, line.top_k, position)
+    n_in, n_out, holds = joint_counts(first, last, level)
     tier = _tiers(p, position, n_in, n_out, epsilon)
     frame["joint"] = np.where(tier == 0, "above", np.where(tier == 4, "below", ""))
     frame["final"], record = _final_decisions(frame.index, tier, position, line.top_k, lottery, lot_seed)
@@ -532,10 +267,10 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     to know two things about real scores, which the default model's decision
     basis does (the fixed model's own posterior does not): the rounding of
     whole-point scores (Sheppard's h^2/12 added to every read,
-    :mod:`.resolution`; without it the confident reads were overweighted and
+    :mod:`..panel.resolution`; without it the confident reads were overweighted and
     the statement was wrong in 6.0-6.7% of the first 1,000 panels), and the
     ends of a declared scale (a 6 on 1-6 read as "6 or higher",
-    :mod:`.censoring`; without it clipping made the noise scale about 5% too
+    :mod:`..panel.censoring`; without it clipping made the noise scale about 5% too
     small and the statement was wrong in 5.1% and 5.6% of the first two
     designs' 3,000 panels).
 
@@ -580,7 +315,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     seed = seed_argument(seed)
     epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
     lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
-    draws, note = _capped_draws(draws, O, post)
+    draws, note = capped_draws(draws, O, post)
 
     # draws, ranks and P(above) from the decision basis (see CalibrationResult.decision_basis), in table order
     v_hat, se_hat = np.empty(O), np.full(O, np.nan)
@@ -590,7 +325,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         se_hat[o_idx] = basis.se    # the decision order is known before the draws that make the joint statements
         p_exact = _threshold_p(v_hat, se_hat, line.threshold, basis.t_df)
         score_line = (line.threshold, _decision_order(p_exact, v_hat))
-    drawn = _simulate_ranks(post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level, score_line)
+    drawn = simulate_ranks(post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level, score_line)
     frame = _ranking_frame(values, drawn, draws)
     record: dict[str, Any] = {}
     joint: dict[str, Any] = {}

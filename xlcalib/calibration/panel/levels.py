@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..cells import real_argument
-from ..errors import InputError
+from ...cells import real_argument
+from ...errors import InputError
 
 __all__ = ["DEFAULT_LEVEL_RATIO", "DEFAULT_LEVELS", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "Levels",
            "default_levels", "levels_table", "check_level_value", "SD_RANGE", "CONFIDENCE_RANGE"]

@@ -6,7 +6,7 @@ cannot repair afterwards.  :func:`assign` keeps a share of the suitability of
 the expertise-driven optimum chosen by the user and spends the rest on reads
 that link the clusters, and reports the trade-off (suitability kept and
 ``mu2`` with its overlap verdict at several shares) so the share can be
-chosen with numbers.  Notation as in :mod:`xlcalib.calibration.design`.
+chosen with numbers.  Notation as in :mod:`xlcalib.calibration.design.report`.
 
 Method
 ------
@@ -85,17 +85,11 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from ..cells import real_argument, seed_argument, whole_argument
-from ..errors import InputError
-from .design import (
-    DesignReport,
-    allocation_report,
-    name_index,
-    pair_grid,
-    pair_indices,
-    per_item_counts,
-)
-from .graph import low_spectrum, overlap_verdict
+from ...cells import real_argument, seed_argument, whole_argument
+from ...errors import InputError
+from .report import DesignReport, allocation_report
+from ..panel.arguments import name_index, pair_grid, pair_indices, per_item_counts
+from ..system.graph import low_spectrum, overlap_verdict
 
 __all__ = ["Assignment", "assign"]
 

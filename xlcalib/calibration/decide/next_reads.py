@@ -5,12 +5,12 @@ posterior covariance of the calibrated values after a read does *not* depend
 on the score the read will get, so the effect of every possible read can be
 computed before anyone scores it.  Only the reads the panel's rules allow are
 considered -- conflicts, maximum loads, pending reads and subjects are hard
-constraints (:mod:`xlcalib.calibration.read_rules`) -- and each suggestion
+constraints (:mod:`xlcalib.calibration.decide.read_rules`) -- and each suggestion
 says in one sentence what it is expected to change.  For the same reason
 pending reads (allocated, not scored yet) are taken in as reads that will
 come: the suggestions complement them.
 
-The model (see :class:`xlcalib.calibration.posterior.Posterior`), in units of the
+The model (see :class:`xlcalib.calibration.system.posterior.Posterior`), in units of the
 noise scale ``w``: ``v_o = V_o/Cd_o + (k - d_o)' theta`` with ``Cov(theta) =
 w H``, ``d_o = c_.o / Cd_o`` and object noise ``w / Cd_o``.  A read of object
 ``o*`` by assessor ``a*`` with confidence ``c`` observes ``x = v_o* + b_a*``
@@ -103,7 +103,7 @@ design, e.g. Krause & Guestrin (2005).
 Example
 -------
 >>> import xlcalib
->>> from xlcalib.calibration.simulate import simulate_panel
+>>> from xlcalib.calibration.panel.simulate import simulate_panel
 >>> panel = simulate_panel(12, 40, 3, seed=2)
 >>> result = xlcalib.calibrate(panel.evaluations.drop(columns="sd"), level="level")
 >>> subjects = {**{a: s for a, s in panel.expertise.items()}, **panel.subjects.map(lambda s: [s]).to_dict()}
@@ -121,9 +121,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri, owens_t
 
-from ..cells import whole_argument
-from ..errors import InputError
-from .levels import Levels, levels_table
+from ...cells import whole_argument
+from ...errors import InputError
+from ..panel.levels import Levels, levels_table
 from .read_rules import per_assessor, read_rules
 
 __all__ = ["suggest_next_reads", "likely_range", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS",
@@ -267,7 +267,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         objects as columns), a long ``assessor, object, suitability`` table (missing pairs 0), or a
         subjects mapping name -> subjects for assessors and objects alike (text split at commas or
         semicolons, or a list; suitability = number of shared subjects; a name without subjects is
-        not restricted).  See :mod:`xlcalib.calibration.read_rules` for why it is a constraint.
+        not restricted).  See :mod:`xlcalib.calibration.decide.read_rules` for why it is a constraint.
     min_suitability:
         A pair is suitable when its suitability is at least this; default: any positive suitability
         (one shared subject).

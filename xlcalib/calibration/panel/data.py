@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..cells import MAX_ABS_SCORE
-from ..errors import InputError
+from ...cells import MAX_ABS_SCORE
+from ...errors import InputError
 from .levels import CONFIDENCE_RANGE, DEFAULT_LEVEL_RATIO, SD_RANGE, Levels, levels_table
 
 __all__ = ["MAX_ABS_SCORE", "SD_RANGE", "CONFIDENCE_RANGE", "MAX_CONFIDENCE_RATIO", "UNCERTAINTY_KINDS", "PanelData",

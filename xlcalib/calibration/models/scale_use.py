@@ -58,9 +58,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InputError
-from .data import PanelData
-from .graph import Design, ReducedSolver, components
+from ...errors import InputError
+from ..panel.data import PanelData
+from ..system.graph import Design, ReducedSolver, components
 
 __all__ = ["SCALE_USE_CHOICES", "MIN_READS", "DIFFER_P", "GainFit", "fit_gains", "rescaled", "scale_use_choice",
            "gain_sentence", "apply_to_result", "scale_use_sentence"]
@@ -449,8 +449,8 @@ def fit_gains(data: PanelData) -> GainFit:
 
     Examples
     --------
-    >>> from xlcalib.calibration.data import panel_data
-    >>> from xlcalib.calibration.simulate import simulate_panel
+    >>> from xlcalib.calibration.panel.data import panel_data
+    >>> from xlcalib.calibration.panel.simulate import simulate_panel
     >>> p = simulate_panel(12, 120, 4, n_subjects=2, gain_sd=0.3, whole_points=False, scale=(-99, 99), seed=3)
     >>> data = panel_data(p.evaluations.drop(columns="level"))
     >>> fit = fit_gains(data)
