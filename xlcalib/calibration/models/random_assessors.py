@@ -189,7 +189,7 @@ def _mixture_covariance(spec: _Spectrum, lam, w, weight):
     a = 1.0 / (spec.mu[None, :] + lam[:, None])  # J x A, eigen coordinates
     theta_j = a * spec.rt[None, :]
     mean = weight @ theta_j
-    w_ref = float(weight @ w)
+    w_ref = 1.0 if spec.face_value else float(weight @ w)  # declared SDs: w is 1 by definition
     spread = (theta_j - mean[None, :]) * np.sqrt(weight)[:, None]  # J x A
     diag = (weight * w) @ a
     U = spec.U

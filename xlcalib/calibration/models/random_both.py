@@ -190,7 +190,7 @@ def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
         low_rank.append(np.sqrt(p * wj * coef) * g)
     low_rank.extend(np.sqrt(weight)[:, None] * (thetas - mean[None, :]))
     L = basis.U @ np.array(low_rank).T  # A x 2J
-    w_ref = float(weight @ w)
+    w_ref = 1.0 if face_value else float(weight @ w)  # declared SDs: w is 1 by definition, not a sum near 1
     H = ((basis.U * diag[None, :]) @ basis.U.T + L @ L.T) / w_ref
     return basis.U @ mean, H, w_ref, (kappa, weight, w), L
 
