@@ -343,6 +343,6 @@ def test_summary_reads_plainly_for_declared_sds_and_a_huge_chi_square():
     assert text.count("(technical: noise scale w = 1)") == 1  # plain words first, the technical name in a note
     assert "Assessor overlap " in text and "technical name mu2" in text
     assert any(v in text for v in ("good", "fair", "poor"))
-    verdict, p = noise_check(1e7, 1000)
+    verdict, p = noise_check(1e7, 1000, True)
     assert p == 0.0 and "p < 1e-300" in verdict and "p = 0" not in verdict
     assert overlap_verdict(0.05).startswith("poor") and overlap_verdict(0.5) == "good"

@@ -4,7 +4,8 @@
 connected components (:mod:`.system.graph`), fit each with the chosen model
 (:mod:`.models`), take the uncertainty from the model's posterior
 (:mod:`.system.posterior`) and the design diagnostics from the graph's spectrum
-(:mod:`.system.robustness`), and assemble the :class:`~.result.CalibrationResult`.
+(:mod:`.system.robustness`), and assemble the :class:`~.result.CalibrationResult`
+(its tables and figures: :mod:`.tables`), made once and complete.
 
 Uncertainty (what the user-facing +- is): the sampling covariance of the
 weighted least-squares fit, ``w L^+`` restricted to the gauge, computed
@@ -22,48 +23,32 @@ would hide that.  ``std_residual = sqrt(c) * residual / sqrt(w)``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
-from .panel.censoring import check_on_scale, declared_scale, scale_end_words, scale_ends
+from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name
+from .models.iterate import fit_censored
+from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
+from .panel.censoring import check_on_scale, declared_scale, scale_end_words
 from .panel.data import PanelData, panel_data
-from .system.graph import Design, ReducedSolver, components, mu2
 from .panel.levels import DEFAULT_LEVEL_RATIO
-from .models import DEFAULT_MODEL, MODELS, ComponentFit, model_name
-from .models.fixed import noise_check
-from .system.posterior import ComponentPosterior, Posterior, ReducedCovariance, quantile
-from .panel.resolution import effective_confidences, rounding_variance, score_step
+from .panel.resolution import rounding_variance
 from .result import CalibrationResult, DecisionBasis
-from .system.robustness import BOUND_MEANING, bounds, rms_bound
-from .models.scale_use import apply_to_result, fit_gains, rescaled, scale_use_choice
+from .system.graph import Design, components
+from .system.posterior import ComponentPosterior, Posterior, quantile
+from .tables import Part, diagnostics_figures, part_uncertainty, result_tables
 
 __all__ = ["calibrate"]
 
 
-@dataclass
-class _Part:
-    """One connected component: where its evaluations, assessors and objects are, its design and fit."""
-
-    evaluations: np.ndarray  # boolean mask over the panel's evaluations
-    assessors: np.ndarray  # indices into the panel's assessors
-    objects: np.ndarray  # indices into the panel's objects
-    design: Design
-    fit: ComponentFit
-    connected: bool = True  # False: a model that links groups fitted unconnected groups together
-
-
-def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[str, float, float]:
+def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[CalibrationModel, float, float]:
     if gauge not in ("weighted", "simple"):
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
-    model = model_name(model)
     anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
-    return model, anomaly_threshold, interval_level
+    return MODELS[model_name(model)], anomaly_threshold, interval_level
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -94,239 +79,53 @@ def _refuse_no_spare_reads(data: PanelData, n_comp: int) -> None:
     )
 
 
-def _fit_parts(data: PanelData, comp_of_a, comp_of_o, n_comp: int, model, gauge: str,
-               per_component: bool) -> list[_Part]:
+def _check_panel(data: PanelData, model: CalibrationModel, comps, per_component: bool) -> None:
+    """What the chosen model cannot fit is refused before any fit: unconnected groups it cannot compare, more
+    assessors than it reaches, relative confidences without spare reads."""
+    n_comp, comp_of_a, _comp_of_o = comps
+    N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
+    if n_comp > 1 and not per_component and not model.LINKS_GROUPS:
+        _refuse_unconnected(n_comp, comp_of_a, data)
+    if model.MAX_ASSESSORS is not None and A > model.MAX_ASSESSORS:
+        raise InputError(f"the {model.NAME} model is available up to {model.MAX_ASSESSORS} assessors "
+                         f"(this panel has {A})")
+    if not data.face_value and N - A - O + n_comp <= 0:
+        _refuse_no_spare_reads(data, n_comp)
+
+
+def _fit_parts(data: PanelData, design: Design, comps, model: CalibrationModel, gauge: str,
+               per_component: bool) -> list[Part]:
     """Each component's design (local indices) and its model fit; the whole panel as one part for a model
     that links unconnected groups (unless each group is asked for on its own scale)."""
-    A, O = data.n_assessors, data.n_objects
+    n_comp, comp_of_a, comp_of_o = comps
+    design.shared["components"] = comps  # found already: the variance moments need them too
     if model.LINKS_GROUPS and not per_component:
-        design = Design(data.ai, data.oi, data.confidences, A, O)
-        design.shared["components"] = (n_comp, comp_of_a, comp_of_o)  # found already: the moments need them too
         fit = model.fit_component(design, data.scores, gauge, data.face_value)
         everything = np.ones(data.n_evaluations, dtype=bool)
-        return [_Part(everything, np.arange(A), np.arange(O), design, fit, connected=n_comp == 1)]
-    comp_of_e = comp_of_a[data.ai]
-    parts = []
-    for k in range(n_comp):
-        e_mask = comp_of_e == k
-        a_idx = np.flatnonzero(comp_of_a == k)
-        o_idx = np.flatnonzero(comp_of_o == k)
-        a_local = np.full(A, -1, dtype=np.intp)
-        a_local[a_idx] = np.arange(a_idx.size)
-        o_local = np.full(O, -1, dtype=np.intp)
-        o_local[o_idx] = np.arange(o_idx.size)
-        design = Design(a_local[data.ai[e_mask]], o_local[data.oi[e_mask]], data.confidences[e_mask],
-                        a_idx.size, o_idx.size)
-        fit = model.fit_component(design, data.scores[e_mask], gauge, data.face_value)
-        parts.append(_Part(e_mask, a_idx, o_idx, design, fit))
-    return parts
+        return [Part(everything, np.arange(data.n_assessors), np.arange(data.n_objects), design, fit,
+                     connected=n_comp == 1)]
+    return [Part(mask, a_idx, o_idx, sub, model.fit_component(sub, data.scores[mask], gauge, data.face_value))
+            for mask, a_idx, o_idx, sub in design.parts(n_comp, comp_of_a, comp_of_o)]
 
 
-def _gather(parts: list[_Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]:
+def _gather(parts: list[Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]:
     v, b = np.empty(data.n_objects), np.empty(data.n_assessors)
     for part in parts:
         v[part.objects], b[part.assessors] = part.fit.values, part.fit.biases
     return v, b
 
 
-def _uncertainty(parts, weights, N_of, gauge, estimated):
-    """Per component: the posterior, SE pieces, mu2 and the robustness diagnostics (design, not error bars)."""
-    out = []
-    for part, w in zip(parts, weights):
-        design, fit = part.design, part.fit
-        # mu2 and the robustness bounds are properties of the graph: always from the fixed-effects system
-        # (an unconnected graph has mu2 = 0: no bound holds)
-        fixed_solver = (fit.covariance.solver if isinstance(fit.covariance, ReducedCovariance) and fit.covariance.shift
-                        else design.shared.get("fixed_solver") or (ReducedSolver(design) if design.n_assessors > 1
-                                                                     and part.connected else None))
-        post = Posterior(design, fit.covariance, w, fit.lam, gauge)
-        value_var, bias_var = post.variances()
-        # the fixed fit's SEs formed the inverse of the very system mu2 needs: Lanczos reads it instead of the factor
-        inverse = (fit.covariance.formed_inverse() if isinstance(fit.covariance, ReducedCovariance)
-                   and fit.covariance.solver is fixed_solver else None)
-        m = (0.0 if not part.connected else float("nan") if fixed_solver is None else mu2(fixed_solver, inverse))
-        n = N_of(part)
-        value_bound, bias_bound, factor = bounds(design, m, n, w, gauge)
-        rms, trace_method = rms_bound(design, fixed_solver, post, factor, n, w, gauge, estimated)
-        out.append(dict(posterior=post, mu2=m, value_bound=value_bound, bias_bound=bias_bound,
-                        value_var=value_var, bias_var=bias_var, rms=rms, trace_method=trace_method))
-    return out
-
-
-def _spread(parts, pieces, key: str, size: int, which: str) -> np.ndarray:
-    out = np.empty(size)
-    for part, piece in zip(parts, pieces):
-        out[part.assessors if which == "a" else part.objects] = piece[key]
-    return out
-
-
-def _tables(data, parts, pieces, v, b, fitted, w, t_df, interval_level, anomaly_threshold, per_component, comps):
-    """The values, biases and residuals tables."""
-    A, O = data.n_assessors, data.n_objects
-    q = quantile(0.5 + interval_level / 2, t_df)
-    v_se = np.sqrt(_spread(parts, pieces, "value_var", O, "o"))
-    b_se = np.sqrt(_spread(parts, pieces, "bias_var", A, "a"))
-    resid = data.scores - fitted
-    std_res = np.sqrt(data.confidences) * resid / np.sqrt(w)
-    n_o = np.bincount(data.oi, minlength=O)
-    values = pd.DataFrame(
-        {"value": v, "se": v_se, "lower": v - q * v_se, "upper": v + q * v_se,
-         "robustness_bound": _spread(parts, pieces, "value_bound", O, "o"),
-         "total_confidence": _totals(parts, "C_o", O, "o"), "n": n_o,
-         "raw_mean": np.bincount(data.oi, weights=data.scores, minlength=O) / n_o},
-        index=pd.Index(data.object_names.to_numpy(), name="object"),
-    )
-    biases = pd.DataFrame(
-        {"bias": b, "se": b_se, "lower": b - q * b_se, "upper": b + q * b_se,
-         "robustness_bound": _spread(parts, pieces, "bias_bound", A, "a"),
-         "total_confidence": _totals(parts, "C_a", A, "a"), "n": np.bincount(data.ai, minlength=A)},
-        index=pd.Index(data.assessor_names.to_numpy(), name="assessor"),
-    )
-    residuals = pd.DataFrame(
-        {"assessor": data.assessor_labels, "object": data.object_labels, "score": data.scores, "fitted": fitted,
-         "residual": resid, "std_residual": std_res, "anomalous": np.abs(std_res) > anomaly_threshold}
-    )
-    comp_of_a, comp_of_o = comps
-    if per_component:
-        values["component"] = comp_of_o + 1
-        biases["component"] = comp_of_a + 1
-        residuals["component"] = comp_of_a[data.ai] + 1
-    elif comp_of_a.max(initial=0) > 0:  # unconnected groups fitted together: say which group each row is in
-        values["group"] = comp_of_o + 1
-        biases["group"] = comp_of_a + 1
-    return values, biases, residuals
-
-
-def _totals(parts, attr: str, size: int, which: str) -> np.ndarray:
-    out = np.empty(size)
-    for part in parts:
-        out[part.assessors if which == "a" else part.objects] = getattr(part.design, attr)
-    return out
-
-
-def _stats(data, parts, pieces, *, n_comp, R, dof, w, t_df, model, gauge, interval_level,
-           anomaly_threshold) -> dict[str, Any]:
-    """The Diagnostics figures and their words."""
-    single = len(parts) == 1
-    one = (lambda xs: xs[0] if single else xs)  # noqa: E731  - per component: a list when several
-    face = data.face_value
-    check, check_p = noise_check(R, dof) if face and model == "fixed" else ("", float("nan"))
-    stats: dict[str, Any] = {
-        "n_evaluations": data.n_evaluations, "n_assessors": data.n_assessors, "n_objects": data.n_objects,
-        "n_components": n_comp, "mu2": one([p["mu2"] for p in pieces]), "residual": R,
-        "posterior_variance": w, "w_estimated": R / dof if dof > 0 else float("nan"),
-        "noise_scale": "declared SDs taken at face value (w = 1)" if face else "estimated from the residual scatter",
-        "noise_check": check, "noise_check_p": check_p, "model": model, "interval_level": interval_level,
-        "interval_kind": "t" if t_df else "normal", "df": int(t_df) if t_df else dof,
-        "se_method": one([p["posterior"].method for p in pieces]), "rms_bound": one([p["rms"] for p in pieces]),
-        "gauge": gauge,
-        "gauge_meaning": "sum of C'_a b_a = 0 (confidence-weighted mean bias zero)" if gauge == "weighted"
-        else "sum of b_a = 0 (plain mean bias zero)",
-        "uncertainty_kind": data.kind, "levels": data.levels.describe() if data.levels is not None else "",
-        "anomaly_threshold": anomaly_threshold,
-        "bound_meaning": BOUND_MEANING + ("" if gauge == "weighted" else
-                                          "; simple-gauge bounds derived for validity (not the paper's /sqrt 2)"),
-    }
-    stats.update(MODELS[model].extra_stats([p.fit for p in parts], one))
-    if not face:
-        stats["trace_method"] = one([p["trace_method"] for p in pieces])
-    return stats
-
-
-#: The effective confidences' fixed point (:func:`_fit_with_rounding`) stops when w moves by less than this share.
-ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
-#: ... or after this many fits.
-ROUNDING_FITS = 12
-#: The censored fit (:func:`_fit_censored`) stops when w moves by less than :data:`ROUNDING_TOLERANCE` of itself
-#: and the censored reads' expected scores by less than this many of their SDs (root mean square) ...
-CENSORED_TOLERANCE = 1e-2
-#: ... or after this many fits (each EM step is one fit).
-CENSORED_FITS = 12
-
-
-def _fitter(model, design: Design, data: PanelData, gauge: str, rounding: float):
-    """fit_at(w, scores, latent) -> (fit, design with the confidences it used, w, t df): *model* fitted with each
-    read's variance ``w / c + rounding`` (w ignored without rounding, and 1 with SDs at face value)."""
-    counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
-
-    def fit_at(w: float | None, scores: np.ndarray | None = None, latent: np.ndarray | None = None):
-        w = None if rounding <= 0 else 1.0 if data.face_value else w
-        used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
-                                               design.n_assessors, design.n_objects)
-        extra = {} if latent is None else {"latent": latent}
-        fit = model.fit_component(used, data.scores if scores is None else scores, gauge, data.face_value, **extra)
-        weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)
-        return fit, used, float(weights[0]), t_df
-
-    return fit_at
-
-
-def _fit_with_rounding(model, design: Design, data: PanelData, gauge: str, rounding: float, start: float):
-    """(fit, design with the confidences it used, w, t df) of *model* with each read's variance ``w / c + rounding``
-    (the scores' grid, :mod:`.panel.resolution`).
-
-    With declared SDs (w = 1) one fit with ``c' = 1 / (1/c + rounding)``.  With w estimated, ``c'`` depends on
-    w and the fitted w on ``c'``: the fixed point ``g(w) = w`` is found by secant steps on ``g(w) - w``
-    from *start* -- typically two or three fits.
-    """
-    fit_at = _fitter(model, design, data, gauge, rounding)
-    if rounding <= 0 or data.face_value:
-        return fit_at(None)
-    x, previous = start, None
-    for _ in range(ROUNDING_FITS):
-        out = fit_at(x)
-        gap = out[2] - x
-        if abs(gap) <= ROUNDING_TOLERANCE * x:
-            break
-        step = out[2]  # a plain fixed-point step, or the secant through the last two gaps when it stays positive
-        if previous is not None and gap != previous[1]:
-            secant = x - gap * (x - previous[0]) / (gap - previous[1])
-            step = secant if secant > 0 else step
-        previous, x = (x, gap), step
-    return out
-
-
-def _fit_censored(model, design: Design, data: PanelData, gauge: str, rounding: float, w_stated: float, scale):
-    """:func:`_fit_with_rounding` with the scores at the ends of the declared *scale* read as censored
-    (:mod:`.panel.censoring`), by EM: after each fit every censored read is replaced by its expected score beyond
-    the end under that fit, with the variance it keeps, and the next fit takes them and the fit's w (the
-    rounding's fixed point and the EM run as one iteration, one fit per step).  Without a scale, a model that
-    cannot take censored reads or a score at an end: the plain fit.
-    """
-    # the rounding fixed point starts from the values' w (at the stated confidences: about w + rounding x mean c)
-    start = max(w_stated - rounding * float(np.mean(design.c)), 0.25 * w_stated)
-    censors = scale is not None and getattr(model, "CENSORED_READS", False)
-    ends = scale_ends(data.scores, scale, score_step(data.scores)) if censors else None
-    if ends is None:
-        return _fit_with_rounding(model, design, data, gauge, rounding, start)
-    fit_at = _fitter(model, design, data, gauge, rounding)
-    which = ends.censored
-    scores, latent = data.scores.astype(float), np.zeros(data.n_evaluations)
-    x, out = start, fit_at(start)
-    for _ in range(CENSORED_FITS - 1):
-        fit, w = out[0], out[2]
-        fitted = fit.values[design.oi] + fit.biases[design.ai]
-        sd = np.sqrt(w / design.c)  # the judgement's SD, as stated; the grid's rounding is the ends' own
-        mean, var = ends.expected(fitted, sd)
-        moved = float(np.sqrt(np.mean(((mean - scores[which]) / sd[which]) ** 2)))
-        if abs(w - x) <= ROUNDING_TOLERANCE * x and moved <= CENSORED_TOLERANCE:
-            break
-        scores[which], latent[which] = mean, var
-        x, out = w, fit_at(w, scores, latent)
-    return out
-
-
-def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, parts, w: float, scale=None):
+def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_component: bool, parts, w: float,
+                    scale=None):
     """A maker of the posterior decisions are drawn from, when the model names another one for them (see
-    :class:`~xlcalib.calibration.result.DecisionBasis`), and that model's name; (None, None): the values' own.
+    :class:`~xlcalib.calibration.result.DecisionBasis`), and that model; (None, None): the values' own.
 
     The maker runs when a ranking, P(above) or next reads first ask for it, so a fit that only wants values,
     biases and their standard errors does not pay for a second model.
     """
-    name = getattr(spec, "DECISIONS_BY", None)
-    if name is None or per_component:
+    if model.DECISIONS_BY is None or per_component:
         return None, None
-    other = MODELS[name]
+    other = MODELS[model.DECISIONS_BY]
     A, O = data.n_assessors, data.n_objects
     if other.MAX_ASSESSORS is not None and A > other.MAX_ASSESSORS:
         return None, None
@@ -334,11 +133,20 @@ def _decision_basis(data: PanelData, spec, gauge: str, per_component: bool, part
 
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores)
-        fit, used, w_fit, t_df = _fit_censored(other, design, data, gauge, rounding, w, scale)
+        fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
 
-    return make, other.NAME
+    return make, other
+
+
+def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
+    """(the panel the model is fitted to, the gains, whether they are applied): scale use fits a gain per
+    assessor first, then the model takes each assessor's scores put on the panel's scale
+    (:mod:`.models.scale_use`)."""
+    gains = fit_gains(data) if choice != "off" else None
+    applied = gains is not None and (choice == "on" or gains.differ)
+    return (rescaled(data, gains) if applied else data), gains, applied
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
@@ -429,55 +237,44 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     >>> round(float(r.values["se"].iloc[0]), 6)   # sqrt(w / C_o) = sqrt(1/2): the biases cancel in u_o' Cov(b) u_o
     0.707107
     """
-    model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold, interval_level)
+    fitted_model, anomaly_threshold, interval_level = _check_options(gauge, model, anomaly_threshold,
+                                                                      interval_level)
     scale = declared_scale(scale)
-    data = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd, confidence=confidence,
-                      level=level, levels=levels, level_ratio=level_ratio)
-    check_on_scale(data.scores, scale)
-    # --- scale use (calibration/scale_use.py): gains first, then the model on the rescaled scores
-    scale_use = scale_use_choice(scale_use)
-    gains = fit_gains(data) if scale_use != "off" else None
-    original, scaled = data, gains is not None and (scale_use == "on" or gains.differ)
-    data = rescaled(data, gains) if scaled else data
-    # ---
+    original = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd,
+                          confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
+    check_on_scale(original.scores, scale)
+    choice = scale_use_choice(scale_use)
+    data, gains, scaled = _with_scale_use(original, choice)
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
-    n_comp, comp_of_a, comp_of_o = components(data.ai, data.oi, A, O)
-    if n_comp > 1 and not per_component and not MODELS[model].LINKS_GROUPS:
-        _refuse_unconnected(n_comp, comp_of_a, data)
-    spec = MODELS[model]
-    if spec.MAX_ASSESSORS is not None and A > spec.MAX_ASSESSORS:
-        raise InputError(f"the {model} model is available up to {spec.MAX_ASSESSORS} assessors (this panel has {A})")
-
-    if not data.face_value and N - A - O + n_comp <= 0:
-        _refuse_no_spare_reads(data, n_comp)
-    parts = _fit_parts(data, comp_of_a, comp_of_o, n_comp, spec, gauge, per_component)
+    comps = components(data.ai, data.oi, A, O)
+    n_comp = comps[0]
+    _check_panel(data, fitted_model, comps, per_component)
+    parts = _fit_parts(data, Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model, gauge,
+                       per_component)
     v, b = _gather(parts, data)
     R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
     dof = N - A - O + n_comp
-    weights, t_df = spec.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value, data.kind)
+    weights, t_df = fitted_model.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value,
+                                              data.kind)
     # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
-    w = float(np.average(weights, weights=[p.evaluations.sum() for p in parts]))
-    pieces = _uncertainty(parts, weights, lambda part: int(part.evaluations.sum()), gauge, not data.face_value)
-    if gauge == "simple" and model == "fixed":
-        for part in parts:  # the simple gauge: each component's plain mean bias zero, values take the shift
-            shift = b[part.assessors].mean()
-            b[part.assessors] -= shift
-            v[part.objects] += shift
-    fitted = v[data.oi] + b[data.ai]
-    values, biases, residuals = _tables(data, parts, pieces, v, b, fitted, w, t_df, interval_level,
-                                        anomaly_threshold, per_component, (comp_of_a, comp_of_o))
-    stats = _stats(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df, model=model, gauge=gauge,
-                   interval_level=interval_level, anomaly_threshold=anomaly_threshold)
-    posteriors = tuple(ComponentPosterior(p["posterior"], part.assessors, part.objects)
-                       for part, p in zip(parts, pieces))
+    w = float(np.average(weights, weights=[p.n_evaluations for p in parts]))
+    pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
+    values, biases, residuals = result_tables(data, parts, pieces, v, b, w, t_df, interval_level,
+                                              anomaly_threshold, per_component, comps[1:])
+    stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
+                                model=fitted_model, gauge=gauge, interval_level=interval_level,
+                                anomaly_threshold=anomaly_threshold)
     decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
-    make_basis, decision_model = _decision_basis(data, spec, gauge, per_component, parts, w, decision_scale)
+    make_basis, decision_model = _decision_basis(data, fitted_model, gauge, per_component, parts, w, decision_scale)
     if decision_model is not None:
-        stats["decision_model"] = decision_model
-        if decision_scale is not None and getattr(MODELS[decision_model], "CENSORED_READS", False):
+        stats["decision_model"] = decision_model.NAME
+        if decision_scale is not None and decision_model.CENSORED_READS:
             stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
-    result = CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
-                               components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases
-        apply_to_result(result, original, gains, scale_use, scaled, quantile(0.5 + interval_level / 2, t_df))
-    return result
+        stats.update(scale_use_stats(gains, choice, scaled))
+        if scaled:
+            values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
+                                                       quantile(0.5 + interval_level / 2, t_df))
+    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects) for part, p in zip(parts, pieces))
+    return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
+                             components=posteriors, t_df=t_df, decision_basis_maker=make_basis)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..calibration.decide.ranking import ranks_with_ties
 from ..cells import is_blank
 from ..errors import InputError, InputProblems
 from ..imports import (
@@ -548,7 +549,7 @@ def plain_averages(evaluations: pd.DataFrame) -> pd.DataFrame:
                           "reads": n.astype(np.intp), "lowest": by.min(), "highest": by.max()})
     table = table.sort_values("plain average", ascending=False, kind="mergesort")
     table.insert(0, "object", table.index.astype(str))
-    table.insert(0, "rank", table["plain average"].rank(ascending=False, method="min").to_numpy(dtype=np.intp))
+    table.insert(0, "rank", ranks_with_ties(table["plain average"].to_numpy(dtype=float)))
     return table.reset_index(drop=True)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..calibration.decide.ranking import ranks_with_ties
 from ..workbook.base import ChartSpec, Column, SheetSpec
 from .common import (
     COLUMNS,
@@ -47,7 +48,7 @@ def ranking_table(result, settings) -> pd.DataFrame:
             raise
     v = result.values.sort_values("value", ascending=False, kind="mergesort")
     v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
-    v["raw_rank"] = v["raw_mean"].rank(ascending=False, method="min").astype(np.intp)
+    v["raw_rank"] = ranks_with_ties(v["raw_mean"].to_numpy(dtype=float))
     return v
 
 

@@ -47,7 +47,7 @@ from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
 from .draws import MAX_DRAWS, Draws, capped_draws, joint_counts, simulate_ranks, top_k_edges
 
-__all__ = ["rank_objects", "decision_summary", "FINAL_WORDS", "TIERS"]
+__all__ = ["rank_objects", "decision_summary", "ranks_with_ties", "FINAL_WORDS", "TIERS", "TIE_TOLERANCE"]
 
 @dataclass(frozen=True)
 class _Line:
@@ -174,14 +174,41 @@ def _decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
     return position
 
 
+#: Values closer than this share of their magnitude rank as ties (see :func:`ranks_with_ties`).
+TIE_TOLERANCE = 1e-9
+
+
+def ranks_with_ties(values: np.ndarray) -> np.ndarray:
+    """Ranks, 1 = the largest value, equal values sharing the best rank of their group ("min" ranks) -- values
+    within :data:`TIE_TOLERANCE` of their magnitude count as equal.
+
+    Why a tolerance: two objects read by the same assessors with the same scores have the same calibrated value
+    in exact arithmetic, but the solves leave their last bits to the BLAS kernel and the order of summation, so
+    an exact comparison would order them differently on different machines.
+
+    >>> ranks_with_ties(np.array([2.0, 3.0, 2.0 + 1e-15, 1.0])).tolist()
+    [2, 1, 2, 4]
+    """
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    order = np.argsort(-values, kind="stable")
+    ordered = values[order]
+    tolerance = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(values), initial=0.0)))
+    starts = np.concatenate([[True], (ordered[:-1] - ordered[1:]) > tolerance])
+    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    ranks = np.empty(n, dtype=np.intp)
+    ranks[order] = first + 1
+    return ranks
+
+
 def _ranking_frame(values: pd.DataFrame, drawn: Draws, draws: int) -> pd.DataFrame:
     """The ranking table's columns without a line: ranks, values, intervals, expected rank and rank interval."""
     return pd.DataFrame({
-        "rank": values["value"].rank(ascending=False, method="min").astype(int),
+        "rank": ranks_with_ties(values["value"].to_numpy(dtype=float)),
         "value": values["value"].to_numpy(dtype=float), "se": values["se"].to_numpy(dtype=float),
         "lower": values["lower"],
         "upper": values["upper"], "raw_mean": values["raw_mean"],
-        "raw_rank": values["raw_mean"].rank(ascending=False, method="min").astype(int),
+        "raw_rank": ranks_with_ties(values["raw_mean"].to_numpy(dtype=float)),
         "expected_rank": drawn.rank_sum / draws,
         "rank_lower": drawn.rank_lower.astype(int), "rank_upper": drawn.rank_upper.astype(int),
         "n": values["n"], "total_confidence": values["total_confidence"],

@@ -1,16 +1,11 @@
-"""The calibration models, one module per family, behind one small interface.
+"""The calibration models, one module per family, behind one interface (:class:`.base.CalibrationModel`).
 
-Each model module offers
-
-* ``NAME`` and ``DESCRIPTION`` (the words Settings, README and Diagnostics use),
-* ``fit_component(design, scores, gauge, face_value) -> ComponentFit`` for one
-  connected component (or the whole panel, for a model with ``LINKS_GROUPS``),
-* ``extra_stats(fits, one) -> dict`` its own Diagnostics figures,
-* ``MAX_ASSESSORS`` (None = no limit), ``ALIASES`` (older names),
-* optionally ``CENSORED_READS = True`` when ``fit_component`` takes
-  ``latent=`` (the variance censored reads keep, :mod:`..panel.censoring`), and
-* ``noise_scales(fits, residual, (N, A, O, components), face_value, kind)
-  -> (w per component, t degrees of freedom or None)``.
+Each model module names what it is (``NAME``, ``DESCRIPTION``, ``ALIASES``), what it reaches (``MAX_ASSESSORS``,
+``LINKS_GROUPS``, ``DECISIONS_BY``, ``CENSORED_READS``) and how it fits (``fit_component``, ``noise_scales``,
+``extra_stats``, ``noise_check``); the interface's docstring says what each means.  Beside them:
+:mod:`.moments` (variance components from the fixed fit's moments, for large panels), :mod:`.variance` (sigma_b
+carried over its grid), :mod:`.iterate` (the fits repeated to a fixed point: the scale's rounding, censored
+reads) and :mod:`.scale_use` (a gain per assessor in front of any model).
 
 The fit (:mod:`xlcalib.calibration.fit`) runs whichever model is asked for and
 builds the same :class:`~xlcalib.calibration.system.posterior.Posterior` from it, so
@@ -20,13 +15,14 @@ from __future__ import annotations
 
 from ...errors import InputError
 from . import fixed, random_assessors, random_both, random_objects
-from .base import ComponentFit
+from .base import CalibrationModel, ComponentFit
 
-__all__ = ["MODELS", "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS", "ComponentFit", "model_module", "model_name"]
+__all__ = ["MODELS", "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS", "CalibrationModel", "ComponentFit",
+           "model_module", "model_name"]
 
 #: Model name -> module (the order is the order users see them in).
-MODELS = {random_assessors.NAME: random_assessors, random_both.NAME: random_both, fixed.NAME: fixed,
-          random_objects.NAME: random_objects}
+MODELS: dict[str, CalibrationModel] = {module.NAME: module for module in
+                                       (random_assessors, random_both, fixed, random_objects)}
 #: The model calibrate() fits unless told otherwise: safe on weakly linked and expertise-grouped panels.
 DEFAULT_MODEL = random_assessors.NAME
 _ALIASES = {alias: module.NAME for module in MODELS.values() for alias in module.ALIASES}
@@ -46,6 +42,6 @@ def model_name(name) -> str:
     raise InputError(f"model must be one of {', '.join(MODELS)}, not {name!r}")
 
 
-def model_module(name: str):
+def model_module(name: str) -> CalibrationModel:
     """The module of a model name."""
     return MODELS[model_name(name)]

@@ -9,11 +9,12 @@ variance ``R / (N - A - O + components)`` of the whole panel.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import chdtr, chdtrc
 
 from ...errors import InputError
-from ..system.graph import Design, ReducedSolver
+from ..system.graph import Design, graph_solver
 from ..system.posterior import ReducedCovariance
-from .base import ComponentFit
+from .base import ComponentFit, refuse_latent
 
 NAME = "fixed"
 ALIASES = ()
@@ -21,22 +22,36 @@ ALIASES = ()
 LINKS_GROUPS = False
 #: No limit: above graph.DENSE_ASSESSOR_LIMIT assessors the reduced system is solved iteratively.
 MAX_ASSESSORS = None
+#: Rankings and P(above the line) come from this model's own posterior.
+DECISIONS_BY = None
+#: Scores at the ends of a declared scale are fitted as given.
+CENSORED_READS = False
 DESCRIPTION = ("fixed effects (MacKay et al. 2017): every bias estimated freely from shared objects -- needs a "
                "well-linked panel")
 
 
-def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
-    """Weighted-gauge solution (v, b) and the reduced solver of one connected component."""
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:
+    """Values and biases of one connected component in the gauge asked for, and the reduced solver.
+
+    The reduced system's solution satisfies the weighted gauge ``C'.b = 0``; the simple gauge (plain mean bias
+    zero) moves the biases' mean into the values.  The solver is kept on the design: the graph's mu2 and the
+    robustness bounds read the same factor.
+    """
+    refuse_latent(latent, NAME)
     c = design.c
     V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
     B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
     if design.n_assessors == 1:
         b, solver = np.zeros(1), None
     else:
-        solver = ReducedSolver(design)
+        solver = graph_solver(design, keep=True)
         b = solver.solve(B - design.Cm @ (V / design.C_o))
         b -= (design.C_a @ b) / design.C  # remove round-off drift from the gauge
     v = (V - design.Cm.T @ b) / design.C_o
+    if gauge == "simple":
+        shift = b.mean()
+        b -= shift
+        v += shift
     return ComponentFit(v, b, ReducedCovariance(solver) if solver is not None else None)
 
 
@@ -64,13 +79,14 @@ def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_
     return [residual / dof] * len(fits), dof
 
 
-def noise_check(R: float, dof: int) -> tuple[str, float]:
-    """Declared SDs against the residual scatter: chi-square test of R on its degrees of freedom.
+def noise_check(R: float, dof: int, face_value: bool) -> tuple[str, float]:
+    """Declared SDs against the residual scatter: chi-square test of R on its degrees of freedom (with SDs taken
+    at face value, R is w chi-square on N - A - O + components under the model, w = 1).
 
-    Returns (plain-words verdict, two-sided p-value).
+    Returns (plain-words verdict, two-sided p-value); ("", nan) when the noise scale is estimated.
     """
-    from scipy.special import chdtr, chdtrc
-
+    if not face_value:
+        return "", float("nan")
     if dof <= 0:
         return "the panel has no spare evaluations to check the declared SDs against", float("nan")
     if not R > 0:

@@ -25,14 +25,6 @@ from ..system.posterior import Posterior
 __all__ = ["bias_moments", "object_variance"]
 
 
-def _sub_design(design: Design, mask_e, a_idx, o_idx) -> Design:
-    a_local = np.full(design.n_assessors, -1, dtype=np.intp)
-    a_local[a_idx] = np.arange(a_idx.size)
-    o_local = np.full(design.n_objects, -1, dtype=np.intp)
-    o_local[o_idx] = np.arange(o_idx.size)
-    return Design(a_local[design.ai[mask_e]], o_local[design.oi[mask_e]], design.c[mask_e], a_idx.size, o_idx.size)
-
-
 #: Above this many assessors tr(P H P) is estimated from probes (Hutchinson) instead of the dense inverse.
 PROBE_TRACE_ASSESSORS = 1500
 TRACE_PROBES = 40
@@ -70,13 +62,10 @@ def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[floa
     n, comp_a, comp_o = (design.shared.get("components")
                          or components(design.ai, design.oi, design.n_assessors, design.n_objects))
     spread, trace, resid, dof = 0.0, 0.0, 0.0, 0
-    for k in range(n):
-        mask = comp_a[design.ai] == k
-        a_idx, o_idx = np.flatnonzero(comp_a == k), np.flatnonzero(comp_o == k)
+    for mask, a_idx, _o_idx, sub in design.parts(n, comp_a, comp_o):
         if a_idx.size < 2:
             continue
-        sub = design if n == 1 else _sub_design(design, mask, a_idx, o_idx)
-        fit = fixed_fit(sub, s[mask], "simple", face_value)
+        fit = fixed_fit(sub, s[mask], "weighted", face_value)  # the biases are centred below: any gauge
         if n == 1:  # the graph's own solver: mu2 and the robustness bounds need it too
             design.shared["fixed_solver"] = fit.covariance.solver
         b = fit.biases - fit.biases.mean()

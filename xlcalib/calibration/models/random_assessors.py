@@ -51,8 +51,9 @@ import numpy as np
 from ...errors import InputError
 from ..system.graph import Design, ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
-from .base import ComponentFit
+from .base import ComponentFit, no_noise_check, refuse_latent
 from .moments import bias_moments
+from .variance import boundary_p, grid_weights, share_grid, spare_reads, weighted_quantiles
 
 NAME = "random-assessors"
 ALIASES = ()
@@ -66,17 +67,17 @@ LINKS_GROUPS = True
 #: Rankings and P(above the line) come from the random-both fit of the same panel: statements about where an
 #: object stands among the others need the objects' spread as a prior (see result.DecisionBasis).
 DECISIONS_BY = "random-both"
+#: Scores at the ends of a declared scale are fitted as given (the decision basis reads them as censored).
+CENSORED_READS = False
+#: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
+noise_check = no_noise_check
 #: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).
 EIGEN_ASSESSOR_LIMIT = 800
-#: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.
-RHO_GRID = 48
-#: Grid weights below this share are dropped (they change no reported digit).
-MIN_WEIGHT = 1e-8
 
 
 @dataclass
-class _Spectrum:
-    """The eigen-pieces of one panel's reduced system and the restricted likelihood over lam."""
+class _RestrictedLikelihood:
+    """The restricted likelihood over lam, from the eigen-pieces of one panel's reduced system."""
 
     mu: np.ndarray  # eigenvalues of M (ascending, clipped at 0)
     U: np.ndarray  # eigenvectors
@@ -119,28 +120,14 @@ def _pieces(design: Design, s: np.ndarray):
     return V, r, max(S0, 0.0)
 
 
-def _check_identifiable(design: Design, face_value: bool) -> int:
-    n_free = design.c.size - design.n_objects
-    if not face_value and n_free <= 0:
-        raise InputError("every object was read once, so the reads cannot be compared: neither the assessors' "
-                         "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
-                         "units (taken at face value), or add second reads")
-    return n_free
-
-
-def _grid(spec: _Spectrum, c_typical: float):
-    """(lam_j, w_j, weight_j) over the rho grid; rho = 1 / (1 + lam / c~)."""
-    rho = (np.arange(RHO_GRID) + 0.5) / RHO_GRID
-    lam = c_typical * (1.0 - rho) / rho
-    m2l = spec.minus_two_loglik(lam)
-    weight = np.exp(-0.5 * (m2l - m2l.min()))
-    weight /= weight.sum()
-    keep = weight >= MIN_WEIGHT
-    weight = weight[keep] / weight[keep].sum()
+def _grid(spec: _RestrictedLikelihood, c_typical: float):
+    """(lam_j, w_j, weight_j) over the rho grid (:mod:`.variance`); rho = 1 / (1 + lam / c~)."""
+    lam = share_grid(c_typical)
+    keep, weight = grid_weights(spec.minus_two_loglik(lam))
     return lam[keep], spec.noise(lam[keep]), weight
 
 
-def _reml_mode(spec: _Spectrum, c_typical: float) -> tuple[float, float]:
+def _reml_mode(spec: _RestrictedLikelihood, c_typical: float) -> tuple[float, float]:
     """(lam, -2 l) at the REML estimate (lam = inf: sigma_b = 0 is the boundary)."""
     from scipy.optimize import minimize_scalar
 
@@ -154,7 +141,7 @@ def _reml_mode(spec: _Spectrum, c_typical: float) -> tuple[float, float]:
     return float(np.exp(x)), float(spec.minus_two_loglik(np.exp(x))[0])
 
 
-def _polished(spec: _Spectrum, x: float, lo: float, hi: float) -> float:
+def _polished(spec: _RestrictedLikelihood, x: float, lo: float, hi: float) -> float:
     """The minimiser to full precision: the root of the score equation next to the search's answer.
 
     A likelihood is flat at its optimum, so a search pins the argument only to about the square root of the
@@ -170,21 +157,7 @@ def _polished(spec: _Spectrum, x: float, lo: float, hi: float) -> float:
     return x
 
 
-def _boundary_test(spec: _Spectrum, best_m2l: float) -> float:
-    """p-value of sigma_b = 0 against sigma_b > 0: a 50:50 mixture of chi-square 0 and 1 (Self & Liang 1987)."""
-    from scipy.special import chdtrc
-
-    stat = max(float(spec.minus_two_loglik(np.inf)[0]) - best_m2l, 0.0)
-    return float(0.5 * chdtrc(1, stat)) if stat > 0 else 1.0
-
-
-def _weighted_quantiles(x: np.ndarray, weight: np.ndarray, qs) -> list[float]:
-    order = np.argsort(x)
-    cum = np.cumsum(weight[order])
-    return [float(x[order][min(np.searchsorted(cum, q), x.size - 1)]) for q in qs]
-
-
-def _mixture_covariance(spec: _Spectrum, lam, w, weight):
+def _mixture_covariance(spec: _RestrictedLikelihood, lam, w, weight):
     """(mean of theta, H_eff, w_ref): the mixture over the grid, moment-matched, in units of w_ref."""
     a = 1.0 / (spec.mu[None, :] + lam[:, None])  # J x A, eigen coordinates
     theta_j = a * spec.rt[None, :]
@@ -220,16 +193,16 @@ _MIXTURE_METHOD = "exact given sigma_b; sigma_b integrated over its posterior (m
 def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
     V, r, S0 = _pieces(design, s)
     mu, U = np.linalg.eigh(design.reduced_laplacian(dense=True))
-    spec = _Spectrum(np.clip(mu, 0.0, None), U, U.T @ r, S0, n_free, face_value)
+    spec = _RestrictedLikelihood(np.clip(mu, 0.0, None), U, U.T @ r, S0, n_free, face_value)
     c_typical = float(np.median(design.c))
     lam_hat, best = _reml_mode(spec, c_typical)
     lam, w, weight = _grid(spec, c_typical)
     theta, H, w_ref, spread = _mixture_covariance(spec, lam, w, weight)
     sigma = np.sqrt(w / lam)
-    low, high = _weighted_quantiles(sigma, weight, (0.025, 0.975))
+    low, high = weighted_quantiles(sigma, weight, (0.025, 0.975))
     w_hat = float(spec.noise(lam_hat)[0]) if np.isfinite(lam_hat) else float(spec.noise(np.inf)[0])
     extras = {"sigma_b": float(np.sqrt(w_hat / lam_hat)) if np.isfinite(lam_hat) else 0.0,
-              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": _boundary_test(spec, best),
+              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": boundary_p(spec.minus_two_loglik(np.inf)[0], best),
               "sigma_b_method": f"REML; interval and values integrate over sigma_b ({lam.size} grid points, "
                                 "uniform prior on its share of a read's variance)"}
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(lam, w, weight, w_ref, spread))
@@ -257,14 +230,13 @@ def _fit_plug_in(design: Design, s: np.ndarray, face_value: bool, n_free: int):
     return _V, theta, ReducedCovariance(solver), w, extras
 
 
-def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:
     """Posterior means of the values and biases, reported in the gauge asked for."""
-    n_free = _check_identifiable(design, face_value)
-    A = design.n_assessors
-    fitter = _fit_by_eigen if A <= EIGEN_ASSESSOR_LIMIT else _fit_plug_in
+    refuse_latent(latent, NAME)
+    n_free = spare_reads(design, face_value)
+    fitter = _fit_by_eigen if design.n_assessors <= EIGEN_ASSESSOR_LIMIT else _fit_plug_in
     V, theta, cov, w, extras = fitter(design, s, face_value, n_free)
-    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
-    shift = float(kvec @ theta)
+    shift = float(design.gauge_weights(gauge) @ theta)
     values = (V - design.Cm.T @ theta) / design.C_o + shift
     return ComponentFit(values, theta - shift, cov, lam=0.0, w=w, extras=extras)
 

@@ -39,8 +39,9 @@ from ...errors import InputError
 from ..system.graph import DENSE_ASSESSOR_LIMIT, Design
 from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
-from .base import ComponentFit
+from .base import ComponentFit, no_noise_check
 from .moments import bias_moments, object_variance
+from .variance import boundary_p, grid_weights, share_grid, spare_reads, weighted_quantiles
 
 NAME = "random-both"
 ALIASES = ()
@@ -57,9 +58,10 @@ EIGEN_ASSESSOR_LIMIT = 800
 LINKS_GROUPS = True
 #: Its fit takes the variance censored reads keep (``latent``): scores at the scale's ends are read as censored.
 CENSORED_READS = True
-#: Grid points over the assessors' variance share in (0, 1) (midpoints).
-RHO_GRID = 48
-MIN_WEIGHT = 1e-8
+#: Rankings and P(above the line) come from this model's own posterior.
+DECISIONS_BY = None
+#: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
+noise_check = no_noise_check
 _MIXTURE_METHOD = ("exact given the variances; sigma_b integrated over its posterior (moment-matched mixture), "
                    "tau at its REML estimate")
 
@@ -173,12 +175,9 @@ def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool, latent=N
 
 def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
     """(theta mean, H_eff, w_ref, grid, spread vectors) over the assessors' variance grid at lam fixed."""
-    rho = (np.arange(RHO_GRID) + 0.5) / RHO_GRID
-    kappa = scale * (1.0 - rho) / rho
-    m2l = basis.minus_two_loglik(kappa, n_free, face_value)
-    weight = np.exp(-0.5 * (m2l - m2l.min()))
-    keep = weight / weight.sum() >= MIN_WEIGHT
-    kappa, weight = kappa[keep], weight[keep] / weight[keep].sum()
+    kappa = share_grid(scale)
+    keep, weight = grid_weights(basis.minus_two_loglik(kappa, n_free, face_value))
+    kappa = kappa[keep]
     w = basis.noise(kappa, n_free, face_value)
     thetas = np.array([basis.theta(k) for k in kappa])  # J x A, eigenbasis
     mean = weight @ thetas
@@ -239,8 +238,7 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool, la
     solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
     theta = solver.solve(r)
     w = 1.0 if face_value else max(_within_sum(design, s, V, Cd, latent) - float(r @ theta), 1e-300) / (N - 1)
-    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
-    mu = float(kvec @ theta)
+    mu = float(design.gauge_weights(gauge) @ theta)
     u = (V - design.Cm.T @ theta) / Cd
     extras = {"sigma_b": float(np.sqrt(w / kappa)), "sigma_b_low": float("nan"), "sigma_b_high": float("nan"),
               "sigma_b_p": float("nan"), "tau2": w / lam, "shrinkage_lambda": lam,
@@ -256,11 +254,8 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
     censored fit in :mod:`..panel.censoring`, whose *s* then holds the censored reads' expected judgements.
     """
     N, A, O = design.c.size, design.n_assessors, design.n_objects
-    n_free = N - 1
-    if not face_value and N - O <= 0:
-        raise InputError("every object was read once, so the reads cannot be compared: neither the assessors' "
-                         "stringency nor the noise of a read can be estimated from these scores. Give SDs in score "
-                         "units (taken at face value), or add second reads")
+    spare_reads(design, face_value)
+    n_free = N - 1  # REML with the panel mean the only fixed effect
     if A > EIGEN_ASSESSOR_LIMIT:
         return _fit_plug_in(design, s, gauge, face_value, latent)
     scale = float(np.median(design.c))
@@ -271,20 +266,14 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
         basis = _basis(design, s, _lam_search(design, s, kappa0, n_free, face_value, lam0, latent), latent)
         kappa_hat, best = _best_kappa(basis, n_free, face_value, scale)
     theta, H, w_ref, (kappa, weight, w), L = _mixture(basis, n_free, face_value, scale)
-    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
-    mu = float(kvec @ theta)
+    mu = float(design.gauge_weights(gauge) @ theta)
     V = np.bincount(design.oi, weights=design.c * s, minlength=O)
     u = (V - design.Cm.T @ theta) / (design.C_o + basis.lam)
-    sigma = np.sqrt(w / kappa)
-    order = np.argsort(sigma)
-    cum = np.cumsum(weight[order])
-    low, high = (float(sigma[order][min(np.searchsorted(cum, q), sigma.size - 1)]) for q in (0.025, 0.975))
+    low, high = weighted_quantiles(np.sqrt(w / kappa), weight, (0.025, 0.975))
     w_hat = float(basis.noise(kappa_hat, n_free, face_value)[0])
-    from scipy.special import chdtrc
-
-    stat = max(float(basis.minus_two_loglik(np.inf, n_free, face_value)[0]) - best, 0.0)
     extras = {"sigma_b": float(np.sqrt(w_hat / kappa_hat)) if np.isfinite(kappa_hat) else 0.0,
-              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": float(0.5 * chdtrc(1, stat)) if stat > 0 else 1.0,
+              "sigma_b_low": low, "sigma_b_high": high,
+              "sigma_b_p": boundary_p(basis.minus_two_loglik(np.inf, n_free, face_value)[0], best),
               "sigma_b_method": f"REML; interval and values integrate over sigma_b ({kappa.size} grid points)",
               "tau2": w_hat / basis.lam, "shrinkage_lambda": basis.lam}
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(basis.lam, kappa, weight, w, w_ref, L))

@@ -20,7 +20,7 @@ import numpy as np
 from ...errors import InputError
 from ..system.graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
 from ..system.posterior import ReducedCovariance
-from .base import ComponentFit
+from .base import ComponentFit, no_noise_check, refuse_latent
 
 NAME = "random-objects"
 #: The name this model had before the model family grew (still accepted).
@@ -28,6 +28,12 @@ ALIASES = ("shrinkage",)
 LINKS_GROUPS = False
 #: The restricted likelihood needs log|M_lam| from a dense factor.
 MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
+#: Rankings and P(above the line) come from this model's own posterior.
+DECISIONS_BY = None
+#: Scores at the ends of a declared scale are fitted as given.
+CENSORED_READS = False
+#: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
+noise_check = no_noise_check
 DESCRIPTION = ("objects' values random effects, shrunk towards the panel mean; biases estimated freely "
                "(formerly 'shrinkage')")
 
@@ -68,12 +74,11 @@ def reml(design: Design, s: np.ndarray, fixed_w: bool = False):
     return theta, u, lam, w, solver, bool(best.x > hi - 1e-3)
 
 
-def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool) -> ComponentFit:
+def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:
     """Posterior means of one component, reported in the gauge asked for (the mean of theta under k is mu)."""
+    refuse_latent(latent, NAME)
     theta, u, lam, w, solver, at_edge = reml(design, s, fixed_w=face_value)
-    A = design.n_assessors
-    kvec = design.C_a / design.C if gauge == "weighted" else np.full(A, 1.0 / A)
-    mu = float(kvec @ theta)
+    mu = float(design.gauge_weights(gauge) @ theta)
     return ComponentFit(mu + u, theta - mu, ReducedCovariance(solver), lam=lam, w=w,
                         extras={"tau2": w / lam, "shrinkage_lambda": lam, "at_edge": at_edge})
 

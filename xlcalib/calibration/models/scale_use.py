@@ -61,9 +61,10 @@ import numpy as np
 from ...errors import InputError
 from ..panel.data import PanelData
 from ..system.graph import Design, ReducedSolver, components
+from .fixed import fit_component as fixed_fit
 
 __all__ = ["SCALE_USE_CHOICES", "MIN_READS", "DIFFER_P", "GainFit", "fit_gains", "rescaled", "scale_use_choice",
-           "gain_sentence", "apply_to_result", "scale_use_sentence"]
+           "gain_sentence", "in_panel_units", "scale_use_stats", "scale_use_sentence"]
 
 #: How calibrate() may use the gains: never, when the test says they differ, always.
 SCALE_USE_CHOICES = ("off", "auto", "on")
@@ -368,14 +369,6 @@ def _information(design: Design, gamma: np.ndarray, x: np.ndarray, state: dict, 
 # ----------------------------------------------------------------------------
 # The test: fixed-effects fits with and without free gains, per connected component
 # ----------------------------------------------------------------------------
-def _sub_design(data: PanelData, mask: np.ndarray, a_idx: np.ndarray, o_idx: np.ndarray) -> Design:
-    a_local = np.full(data.n_assessors, -1, dtype=np.intp)
-    a_local[a_idx] = np.arange(a_idx.size)
-    o_local = np.full(data.n_objects, -1, dtype=np.intp)
-    o_local[o_idx] = np.arange(o_idx.size)
-    return Design(a_local[data.ai[mask]], o_local[data.oi[mask]], data.confidences[mask], a_idx.size, o_idx.size)
-
-
 def _test_component(design: Design, s: np.ndarray, free: np.ndarray):
     """(R0, extra sum of squares, q, dof0) of one connected component: the fixed shift fit, and the least-squares
     effect of adding each free assessor's regressor z_a = (v^_o - m on a's reads) to it.
@@ -390,12 +383,8 @@ def _test_component(design: Design, s: np.ndarray, free: np.ndarray):
     from scipy.sparse import diags
 
     A, O = design.n_assessors, design.n_objects
-    solver = ReducedSolver(design)
-    V = np.bincount(design.oi, weights=design.c * s, minlength=O)
-    B = np.bincount(design.ai, weights=design.c * s, minlength=A)
-    theta = solver.solve(B - design.Cm @ (V / design.C_o))
-    theta -= (design.C_a @ theta) / design.C
-    v = (V - design.Cm.T @ theta) / design.C_o
+    shift_fit = fixed_fit(design, s, "weighted", False)  # the gauge is irrelevant: only residuals and values
+    solver, theta, v = shift_fit.covariance.solver, shift_fit.biases, shift_fit.values
     e = s - v[design.oi] - theta[design.ai]
     r0 = float(design.c @ e**2)
     x_o = v - float(design.C_o @ v / design.C)
@@ -424,13 +413,12 @@ def _test(data: PanelData, reads: np.ndarray):
     n, comp_a, comp_o = components(data.ai, data.oi, data.n_assessors, data.n_objects)
     r0 = extra = 0.0
     q = dof0 = 0
-    for k in range(n):
-        a_idx, o_idx = np.flatnonzero(comp_a == k), np.flatnonzero(comp_o == k)
+    whole = Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)
+    for mask, a_idx, _o_idx, sub in whole.parts(n, comp_a, comp_o):
         free = reads[a_idx] >= MIN_READS
         if a_idx.size < 2 or not free.any():
             continue
-        mask = comp_a[data.ai] == k
-        parts = _test_component(_sub_design(data, mask, a_idx, o_idx), data.scores[mask], free)
+        parts = _test_component(sub, data.scores[mask], free)
         r0, extra, q, dof0 = r0 + parts[0], extra + parts[1], q + parts[2], dof0 + parts[3]
     dof1 = dof0 - q
     if q <= 0 or (dof1 <= 0 and not data.face_value):
@@ -503,7 +491,8 @@ def gain_sentence(gain: float, se: float, q: float = 1.96, you: bool = False) ->
 # ----------------------------------------------------------------------------
 # The result in the panel's own units
 # ----------------------------------------------------------------------------
-def _stats(fit: GainFit, choice: str, applied: bool) -> dict:
+def scale_use_stats(fit: GainFit, choice: str, applied: bool) -> dict:
+    """The Diagnostics figures of scale use: which model, why, the test and the gains' spread."""
     if applied:
         why = ("asked for" if choice == "on" and not fit.differ else
                f"the assessors measurably use the scale differently ({fit.test_text()})")
@@ -517,21 +506,19 @@ def _stats(fit: GainFit, choice: str, applied: bool) -> dict:
             "gain_iterations": fit.iterations if fit.converged else f"{fit.iterations} (not converged)"}
 
 
-def apply_to_result(result, original: PanelData, fit: GainFit, choice: str, applied: bool, quantile_value: float):
-    """Put a result fitted to the rescaled scores back into the panel's units; returns the result.
+def in_panel_units(values, biases, residuals, original: PanelData, fit: GainFit, quantile_value: float):
+    """The tables of a fit to the rescaled scores, put back into the panel's units: (values, biases, residuals).
 
     Biases ``b_a = g_a b'_a`` (the rescaled fit's bias times the gain: the offset at an object of value m) with
     ``se^2 = g^2 se'^2 + b'^2 se_g^2``; gains with their intervals beside them; residuals, raw means and total
     confidences of the scores as given; the values' standard errors widened by the gains' uncertainty
     (:attr:`GainFit.value_variance`; the posterior that rankings and differences are drawn from stays the one at
-    the fitted gains).  ``quantile_value``: the interval's normal or t quantile.
+    the fitted gains).  ``quantile_value``: the interval's normal or t quantile.  New tables are returned; the
+    ones given are not changed.
     """
-    result.stats.update(_stats(fit, choice, applied))
-    if not applied:
-        return result
     q = quantile_value
     g, g_se, m = fit.gains, fit.se, fit.centre
-    b = result.biases
+    b = biases.copy()
     b_prime, se_prime = b["bias"].to_numpy(), b["se"].to_numpy()
     bias = g * b_prime
     se = np.sqrt(g**2 * se_prime**2 + b_prime**2 * g_se**2)
@@ -539,17 +526,17 @@ def apply_to_result(result, original: PanelData, fit: GainFit, choice: str, appl
     b["robustness_bound"] = b["robustness_bound"].to_numpy() * g
     b["total_confidence"] = np.bincount(original.ai, original.confidences, original.n_assessors)
     b["gain"], b["gain_se"], b["gain_lower"], b["gain_upper"] = g, g_se, g - q * g_se, g + q * g_se
-    v = result.values
+    v = values.copy()
     se_v = np.sqrt(v["se"].to_numpy() ** 2 + fit.value_variance)
     v["se"], v["lower"], v["upper"] = se_v, v["value"] - q * se_v, v["value"] + q * se_v
     n_o = np.bincount(original.oi, minlength=original.n_objects)
     v["raw_mean"] = np.bincount(original.oi, original.scores, original.n_objects) / n_o
     v["total_confidence"] = np.bincount(original.oi, original.confidences, original.n_objects)
-    r = result.residuals
+    r = residuals.copy()
     ge = g[original.ai]
     fitted = m + ge * (r["fitted"].to_numpy() - m)
     r["score"], r["fitted"], r["residual"] = original.scores, fitted, original.scores - fitted
-    return result
+    return v, b, r
 
 
 def scale_use_sentence(stats: dict, biases=None, shown: int = 3) -> str:

@@ -31,7 +31,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 __all__ = ["DENSE_ASSESSOR_LIMIT", "DOUBLE_INVERSE_LIMIT", "EXACT_TRACE_LIMIT", "TRACE_PROBES", "Design",
-           "ReducedSolver", "mu2", "low_spectrum", "sum_inverse_reduced", "components", "overlap_verdict",
+           "ReducedSolver", "graph_solver", "mu2", "low_spectrum", "sum_inverse_reduced", "components", "overlap_verdict",
            "plain_pages"]
 
 #: Largest assessor count solved with dense factorisation of the reduced
@@ -100,6 +100,42 @@ class Design:
         self.C_a = np.bincount(self.ai, weights=self.c, minlength=self.n_assessors)
         self.C = float(self.C_a.sum())
         self.Cm = sp.csr_matrix((self.c, (self.ai, self.oi)), shape=(self.n_assessors, self.n_objects))
+
+    def restrict(self, evaluations: np.ndarray, assessors: np.ndarray, objects: np.ndarray) -> "Design":
+        """The design of some of the reads (boolean mask *evaluations*), its assessors and objects renumbered
+        0.. in the order of *assessors* and *objects* (index arrays into this design's).
+
+        One connected component is fitted, tested and summed on its own local indices; this is the one place
+        the renumbering is done.  Everything selected in its own order is this design itself (its shared
+        results kept).
+        """
+        A, O = self.n_assessors, self.n_objects
+        if (assessors.size == A and objects.size == O and bool(evaluations.all())
+                and np.array_equal(assessors, np.arange(A)) and np.array_equal(objects, np.arange(O))):
+            return self
+        a_local = np.full(A, -1, dtype=np.intp)
+        a_local[assessors] = np.arange(assessors.size, dtype=np.intp)
+        o_local = np.full(O, -1, dtype=np.intp)
+        o_local[objects] = np.arange(objects.size, dtype=np.intp)
+        return Design(a_local[self.ai[evaluations]], o_local[self.oi[evaluations]], self.c[evaluations],
+                      assessors.size, objects.size)
+
+    def parts(self, n: int, comp_of_a: np.ndarray, comp_of_o: np.ndarray):
+        """(evaluation mask, assessor indices, object indices, restricted design) of each connected component
+        0..n-1 (as numbered by :func:`components`)."""
+        comp_of_e = comp_of_a[self.ai]
+        for k in range(n):
+            mask = comp_of_e == k
+            a_idx, o_idx = np.flatnonzero(comp_of_a == k), np.flatnonzero(comp_of_o == k)
+            yield mask, a_idx, o_idx, self.restrict(mask, a_idx, o_idx)
+
+    def gauge_weights(self, gauge: str) -> np.ndarray:
+        """k, the weights whose combination of the biases is zero: ``C'/C`` (weighted gauge, the paper's
+        ``sum C'_a b_a = 0``) or ``1/A`` (simple gauge, the plain mean bias zero).  Every model reports its
+        values and biases in this gauge, and the posterior's variances are those of the same gauge."""
+        if gauge == "weighted":
+            return self.C_a / self.C
+        return np.full(self.n_assessors, 1.0 / self.n_assessors)
 
     def with_reads(self, ai: np.ndarray, oi: np.ndarray, c: np.ndarray) -> "Design":
         """The same design with extra reads added (their scores are not needed for any covariance)."""
@@ -255,6 +291,18 @@ class ReducedSolver:
     def log_determinant(self) -> float:
         """log |M_reg| from the dense Cholesky factor (restricted likelihoods need it)."""
         return 2.0 * float(np.sum(np.log(np.diagonal(self.factor[0]))))
+
+
+def graph_solver(design: Design, keep: bool = False) -> ReducedSolver:
+    """The fixed-effects solver of the design's graph: the one a fit already made (``design.shared``), or a new
+    one (kept on the design when *keep*: the fixed fit keeps its own, so the variance moments, mu2 and the
+    robustness bounds of the same design read that factor instead of making another)."""
+    solver = design.shared.get("fixed_solver")
+    if solver is None:
+        solver = ReducedSolver(design)
+        if keep:
+            design.shared["fixed_solver"] = solver
+    return solver
 
 
 def _mu2_lanczos(solver: ReducedSolver, inverse: np.ndarray | None = None) -> float:
