@@ -174,7 +174,7 @@ def test_exact_agreement_equals_pairwise_brute_force():
 
     p = simulate_panel(8, 30, 3, n_subjects=2, seed=6)
     r = xlcalib.calibrate(p.evaluations.drop(columns="sd"))
-    per = r.agreement()
+    per = r.exact_agreement()
     geo = read_geometry(r)
     res = r.residuals
     sd = np.sqrt(np.maximum(geo.noise / geo.confidence - 1 / 12, 0.05**2))
@@ -198,7 +198,7 @@ def test_exact_agreement_equals_pairwise_brute_force():
 
 def test_exact_agreement_needs_a_grid():
     _, ev = _sd_panel(8, 30, 3, n_subjects=2, seed=6)
-    per = xlcalib.calibrate(ev).agreement()
+    per = xlcalib.calibrate(ev).exact_agreement()
     assert np.isnan(per.attrs["observed"]) and "grid" in per.attrs["note"]
 
 

@@ -478,3 +478,25 @@ def test_blank_ids_are_found_as_a_name_by_name_check_finds_them():
         assert (got is None and not expected.any()) or (got is not None and got.tolist() == expected.tolist())
 
     check()
+
+
+def test_every_figure_a_fit_reports_has_one_meaning():
+    """The Diagnostics, the Diagnostics sheet and CALIB_STATS read one table of meanings: every figure any model
+    reports (with scale use, a declared scale and a disconnected panel too) has its plain name and meaning."""
+    from xlcalib.calibration import MODELS
+    from xlcalib.calibration.meanings import STATISTICS
+    from xlcalib.calibration.panel.simulate import simulate_panel
+
+    ev = simulate_panel(16, 80, 3, seed=1).evaluations
+    keys = set()
+    for model in MODELS:
+        for kwargs in ({}, {"scale": (1, 6)}, {"scale_use": "on"}):
+            keys |= set(xlcalib.calibrate(ev.drop(columns="sd"), model=model, **kwargs).stats)
+        keys |= set(xlcalib.calibrate(ev.drop(columns="level"), model=model).stats)
+    other = ev.assign(assessor="X" + ev["assessor"], object="Y" + ev["object"]).iloc[:100]
+    keys |= set(xlcalib.calibrate(pd.concat([ev, other]).drop(columns="sd")).stats)
+    missing = sorted(keys - set(STATISTICS))
+    assert not missing
+    table = xlcalib.calibrate(ev.drop(columns="sd")).diagnostics()
+    assert (table["meaning"] != "").all() and table.loc[table["statistic"] == "model", "meaning"].str.contains(
+        "random-assessors").all()

@@ -79,7 +79,7 @@ GRID_FUNCTIONS = ("CALIB_FROM_GRID", "CALIB_GRID_REPORT")
 CASES = {
     "CALIB_VALUES": (CALIB_ARGS, CORE.values.reset_index()[["object", "value", "se", "lower", "upper", "n", "raw_mean"]], 2),
     "CALIB_BIASES": (CALIB_ARGS, CORE.biases.reset_index()[["assessor", "bias", "se", "lower", "upper", "n"]], 2),
-    "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value"]], 2),
+    "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value", "meaning"]], 2),
     "CALIB_RANKING": ((*CALIB_ARGS, 4, None, None, 500, 3), CORE.ranking(top_k=4, draws=500, seed=3).reset_index()[
         ["object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank", "rank_lower",
          "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis"]], 2),
@@ -167,7 +167,7 @@ CASES = {
     "CALIB_SEPARATION": (CALIB_ARGS, CORE.separation().reset_index()[
         ["facet", "n", "observed_sd", "rmse", "true_sd", "separation", "strata", "reliability", "chi_square", "df", "p",
          "basis", "in_words"]], 2),
-    "CALIB_EXACT_AGREEMENT": (CALIB_ARGS, CORE.agreement().reset_index()[["assessor", "opportunities", "observed",
+    "CALIB_EXACT_AGREEMENT": (CALIB_ARGS, CORE.exact_agreement().reset_index()[["assessor", "opportunities", "observed",
                                                                             "expected"]], 2),
     "CALIB_GROUP_BIAS": ((*CALIB_ARGS, GROUP_COL), CORE.group_bias(GROUP_MAP)[
         ["assessor", "group", "reads", "bias", "se", "lower", "upper", "z", "p", "p_holm", "flagged", "in_words"]], 2),

@@ -223,10 +223,10 @@ def test_whole_column_selection_with_blank_rows_below_the_data():
     # a blank score next to a named assessor and object is a pending read: left out, and CALIB_STATS says where
     pending = (COL(A + ["C"] + pad), COL(O + ["w"] + pad), COL(S + [None] + pad), COL(U + [1.0] + pad))
     assert harness.call("CALIB_VALUES", *pending) == got
-    stats = dict(map(tuple, harness.call("CALIB_STATS", *pending)[1:]))
+    stats = {row[0]: row[1] for row in harness.call("CALIB_STATS", *pending)[1:]}
     assert stats["input checks"] == ("1 pending evaluation(s) (blank score: allocated, not scored yet) left out, the "
                                      "first in row 9 of the score range")
-    assert "input checks" not in dict(map(tuple, harness.call("CALIB_STATS", COL(A), COL(O), COL(S), COL(U))[1:]))
+    assert "input checks" not in {row[0] for row in harness.call("CALIB_STATS", COL(A), COL(O), COL(S), COL(U))[1:]}
     got = harness.call("CALIB_DESIGN", COL(A + pad), COL(O + pad))
     assert got == harness.call("CALIB_DESIGN", COL(A), COL(O))
 

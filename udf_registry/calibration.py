@@ -33,6 +33,7 @@ from xlcalib.cells import (
     same_length,
     trim_trailing_blanks,
 )
+from xlcalib.calibration.meanings import statistic_meaning
 from xlcalib.errors import InputError
 from xlcalib.imports import evaluations_frame
 from xlcalib.inputs import EVALUATION_COLUMNS
@@ -324,15 +325,16 @@ def calib_biases(assessors, objects, scores, uncertainty, kind=None, levels=None
     return _spill(solved, "biases", header, lambda r: _frame(r.biases, "assessor", ["bias", "se", "lower", "upper", "n"]))
 
 
-@udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit as label/value pairs (mu2, R, w, RMS bound, gauge ...; pending reads left out).",
-     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('statistic', 'value'),
+@udf("CALIB_STATS", category=CATEGORY, help="Diagnostics of the fit: statistic, value and what it means (mu2, R, w, RMS bound, gauge ...; pending reads left out).",
+     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('statistic', 'value', 'meaning'),
      example=f"=CALIB_STATS({_EXAMPLE_ARGS})", formula=_FORMULA + "; w = R/(N-A-O+components) for confidences")
 def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
     def build(result):
-        table = result.diagnostics()[["statistic", "value"]]
+        table = result.diagnostics()[["statistic", "value", "meaning"]]
         if result.input_checks:
-            table = pd.concat([table, pd.DataFrame({"statistic": ["input checks"], "value": [result.input_checks]})],
+            table = pd.concat([table, pd.DataFrame({"statistic": ["input checks"], "value": [result.input_checks],
+                                                    "meaning": [statistic_meaning("input checks")]})],
                               ignore_index=True)
         return table
 
@@ -650,13 +652,13 @@ _AGREEMENT_COLUMNS = ("assessor", "opportunities", "observed", "expected")
 @udf("CALIB_EXACT_AGREEMENT", category=CATEGORY,
      help="Per assessor: how often another read of the same object gave exactly the same score, observed and as the "
           "model expects (scores on a grid, e.g. whole points) (spills).",
-     args=_COMMON, core=xlcalib.calibration.CalibrationResult.agreement, returns="table", columns=_AGREEMENT_COLUMNS,
+     args=_COMMON, core=xlcalib.calibration.CalibrationResult.exact_agreement, returns="table", columns=_AGREEMENT_COLUMNS,
      example=f"=CALIB_EXACT_AGREEMENT({_EXAMPLE_ARGS})",
      formula="expected = sum over pairs of sum_k P_i(k) P_j(k), P_i(k) normal around the fitted score with SD "
              "sqrt(w/c - step^2/12), end categories taking the tails")
 def calib_exact_agreement(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _spill(solved, "agreement", header, lambda r: r.agreement().reset_index()[list(_AGREEMENT_COLUMNS)])
+    return _spill(solved, "agreement", header, lambda r: r.exact_agreement().reset_index()[list(_AGREEMENT_COLUMNS)])
 
 
 _GROUP_BIAS_COLUMNS = ("assessor", "group", "reads", "bias", "se", "lower", "upper", "z", "p", "p_holm", "flagged",

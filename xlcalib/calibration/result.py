@@ -22,50 +22,14 @@ from ..errors import InputError
 from .decide.ranking import rank_objects
 from .behaviour.fitstats import fit_statistics, read_geometry, unexpected_reads
 from .behaviour.group_bias import group_audit, group_bias
+from .meanings import statistic_meaning
 from .models import MODEL_WORDS
 from .decide.next_reads import suggest_next_reads
 from .system.posterior import ComponentPosterior, Posterior, quantile
-from .behaviour.separation import agreement, separation_table
+from .behaviour.separation import exact_agreement, separation_table
 from .behaviour.verdict import trust_sentences
 
-__all__ = ["CalibrationResult", "DecisionBasis", "Difference", "STAT_MEANINGS"]
-
-STAT_MEANINGS = {
-    "n_evaluations": "N, number of (assessor, object) evaluations",
-    "n_assessors": "A, number of assessors",
-    "n_objects": "O, number of objects",
-    "n_components": "connected components of the assessor-object graph",
-    "mu2": "second-smallest eigenvalue of I - C'^-1/2 W C'^-1/2 (0 = disconnected, 1 = ideal)",
-    "residual": "R = sum c_ao (s_ao - v_o - b_a)^2",
-    "posterior_variance": "w: 1 when SDs are taken at face value; R/(N-A-O+components) when estimated",
-    "w_estimated": "R/(N-A-O+components): about 1 when declared SDs are honest",
-    "rms_bound": "confidence-weighted RMS worst-case robustness bound over values and biases (design diagnostic)",
-    "noise_scale": "whether w is taken from the declared SDs or estimated from the residual scatter",
-    "noise_check": "declared SDs against the residual scatter (chi-square test of R)",
-    "noise_check_p": "two-sided p-value of that chi-square test",
-    "model": "fixed: the weighted least-squares fit of MacKay et al. (2017); shrinkage: objects as random effects (REML)",
-    "interval_level": "coverage of the lower..upper intervals",
-    "interval_kind": "normal (SDs at face value) or t (noise scale estimated)",
-    "df": "degrees of freedom of the t intervals (N - A - O + components), or of the residual",
-    "se_method": "how the standard errors were computed",
-    "levels": "the confidence levels used and what their numbers mean",
-    "tau2": "shrinkage model: variance of the object values (REML)",
-    "shrinkage_lambda": "shrinkage model: w / tau2",
-    "gauge": "how the common offset between values and biases is fixed",
-    "uncertainty_kind": "what the uncertainty column held",
-    "anomaly_threshold": "|standardised residual| above which an evaluation is flagged",
-    "trace_method": "how sum 1/mu_j was computed",
-    "scale_use": "off / auto / on: whether a gain per assessor (scale use) was fitted",
-    "scale_use_applied": "TRUE = the values come from each assessor's scores put on the panel's scale",
-    "scale_use_reason": "which model was used and why (the test that gains differ)",
-    "scale_use_test": "test that every assessor's gain is 1 (Mandel's bundle of lines: exact F, or chi-square)",
-    "scale_use_p": "p-value of that test",
-    "sigma_g": "SD of the assessors' gains (1 = the panel's spread)",
-    "scale_centre": "m: the value at which biases are measured when gains are modelled",
-    "gain_se_method": "how the gains' standard errors were computed",
-    "gain_iterations": "rounds of the alternating fit of values, biases and gains",
-}
-
+__all__ = ["CalibrationResult", "DecisionBasis", "Difference"]
 
 @dataclass(frozen=True)
 class Difference:
@@ -300,10 +264,11 @@ class CalibrationResult:
         """
         return separation_table(self)
 
-    def agreement(self) -> pd.DataFrame:
-        """Exact agreement between reads of the same object per assessor (observed and expected shares); the
-        panel's figures in ``attrs``.  See :func:`xlcalib.calibration.behaviour.separation.agreement`."""
-        panel, per = agreement(self, read_geometry(self))
+    def exact_agreement(self) -> pd.DataFrame:
+        """Exact agreement between reads of the same object per assessor (observed and expected shares, as FACETS
+        reports them); the panel's figures in ``attrs``.  (Chance-corrected agreement coefficients between raters
+        are :mod:`xlcalib.agreement`'s.)  See :func:`xlcalib.calibration.behaviour.separation.exact_agreement`."""
+        panel, per = exact_agreement(self, read_geometry(self))
         per.attrs.update(panel)
         return per
 
@@ -335,7 +300,7 @@ class CalibrationResult:
         for key, value in self.stats.items():
             if isinstance(value, (list, tuple)):
                 value = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in value)
-            rows.append({"statistic": key, "value": value, "meaning": STAT_MEANINGS.get(key, "")})
+            rows.append({"statistic": key, "value": value, "meaning": statistic_meaning(key)})
         return pd.DataFrame(rows, columns=["statistic", "value", "meaning"])
 
     def to_frames(self) -> dict[str, pd.DataFrame]:

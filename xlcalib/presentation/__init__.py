@@ -41,7 +41,6 @@ from .imports import (
     with_import_rows,
 )
 from .panel import (
-    PLAIN_STATS,
     assessor_sentence,
     assessors_sheet,
     bias_sentences,
@@ -82,7 +81,7 @@ from .summary import calibration_sheets, decision_rows, reliability_of_averages,
 
 __all__ = [
     "AGREEMENT_BANDS", "AGREEMENT_MEANINGS", "COLUMNS", "COUNT", "DECISION_COLOURS", "DOMINANT_SHARE",
-    "KAPPA_MEANINGS", "MIXED", "PLAIN_STATS", "PROB", "PROPHECY_MAX_K", "PVALUE", "RELIAB", "SCORE", "SIGNED",
+    "KAPPA_MEANINGS", "MIXED", "PROB", "PROPHECY_MAX_K", "PVALUE", "RELIAB", "SCORE", "SIGNED",
     "WEIGHT_WORDS", "BehaviourTables", "agreement_band", "agreement_pairs_sheet", "agreement_sheet",
     "assessor_sentence", "assessors_sheet", "behaviour_summary_rows", "bias_sentences", "biases_chart",
     "calibration_sheets", "chart_page", "checks_from_warnings", "checks_sheet", "decision_counts", "decision_rows",

@@ -49,7 +49,7 @@ class BehaviourTables:
             self.unexpected = pd.DataFrame(columns=["assessor", "object", "score", "expected", "value", "residual",
                                                     "z", "chance", "other_scores", "flagged", "in_words"])
         self.separation = attempt("separation", result.separation)
-        self.agreement = attempt("agreement", result.agreement)
+        self.exact_agreement = attempt("agreement", result.exact_agreement)
         self.group_bias = attempt("group_bias", lambda: result.group_bias(groups)) if groups is not None else None
         self.group_audit = attempt("group_audit", lambda: result.group_audit(groups)) if groups is not None else None
 
@@ -80,7 +80,7 @@ def behaviour_summary_rows(result, behaviour: BehaviourTables) -> list[tuple[str
         rows.append(("Assessors' consistency", ("; ".join(parts) + ". See Fit and the flagged reads on Unexpected.")
                      if parts else "Every assessor's scores scatter about as the model expects (infit and outfit "
                                    "near 1; see Fit)."))
-    agree = behaviour.agreement
+    agree = behaviour.exact_agreement
     if agree is not None and np.isfinite(agree.attrs.get("observed", np.nan)):
         rows.append(("Exact agreement", f"Two reads of the same object gave the same score in "
                                         f"{agree.attrs['observed']:.0%} of {agree.attrs['pairs']} pairs; the model "
@@ -120,7 +120,7 @@ def fit_sheet(result, behaviour: BehaviourTables, preamble) -> SheetSpec:
             out[name] = fit[key].reindex(b.index).to_numpy()
             cols[name] = Column(name, COUNT if key == "n" else "0.00" if key != "reading" else None, meaning,
                                 max_width=60)
-    agree = behaviour.agreement
+    agree = behaviour.exact_agreement
     if agree is not None and np.isfinite(agree["observed"]).any():
         out["exact agreement"] = agree["observed"].reindex(b.index).to_numpy()
         out["expected agreement"] = agree["expected"].reindex(b.index).to_numpy()
@@ -273,7 +273,7 @@ def _letter_lines(result, behaviour: "BehaviourTables", name) -> list[tuple[str,
             f["reading"], "Your scores are " + f["reading"].replace(":", " --"))
         lines.append(("Your consistency", f"{reading} (infit {fmt_number(f['infit'])}, outfit {fmt_number(f['outfit'])}; "
                                           "about 1 is as expected)."))
-    agree = behaviour.agreement
+    agree = behaviour.exact_agreement
     if agree is not None and name in agree.index and np.isfinite(agree.loc[name, "observed"]):
         a = agree.loc[name]
         lines.append(("Your agreement", f"You gave the same score as another reader of the same object in "

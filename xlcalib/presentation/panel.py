@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..calibration.meanings import STATISTICS, statistic_label, statistic_meaning
 from ..workbook.base import ChartSpec, Column, RefLine, SheetSpec
 from .common import (
     COLUMNS,
@@ -191,64 +192,8 @@ def checks_from_warnings(diagnostics: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------
 # Diagnostics: each technical figure under a plain name, its technical name beside it
 # ----------------------------------------------------------------------------
-#: statistic -> (plain name, what it measures in plain words).  The technical name stays in its own column.
-PLAIN_STATS = {
-    "n_evaluations": ("reads used", "the scored (assessor, object) reads the calibration used"),
-    "n_assessors": ("assessors", "assessors with at least one scored read"),
-    "n_objects": ("objects", "objects with at least one scored read"),
-    "n_components": ("groups of linked assessors", "groups of assessors linked by shared objects (1 = all values "
-                                                   "comparable)"),
-    "mu2": ("assessor overlap", "how well shared objects tie the assessors together (0 = not at all, 1 = ideal)"),
-    "residual": ("total misfit", "how far the scores sit from the model in total (confidence-weighted sum of "
-                                 "squared differences)"),
-    "posterior_variance": ("noise scale used", "how much a read of confidence 1 scatters (score points squared); 1 "
-                                               "when declared SDs are taken at face value"),
-    "w_estimated": ("noise scale from the data", "the same, estimated from how far the scores sit from the model: "
-                                                 "about 1 when declared SDs are honest"),
-    "noise_scale": ("where the noise scale comes from", "taken from the declared SDs, or estimated from the scatter"),
-    "noise_check": ("declared SDs checked", "the declared SDs against the scatter of the scores"),
-    "noise_check_p": ("declared SDs checked: p", "p-value of that check"),
-    "model": ("model", "how values and biases are estimated"),
-    "interval_level": ("interval level", "the level of every ± and interval"),
-    "interval_kind": ("interval shape", "normal (SDs at face value) or Student t (the noise scale estimated, so "
-                                        "slightly wider)"),
-    "df": ("degrees of freedom", "of the Student t intervals"),
-    "se_method": ("how the standard errors were computed", ""),
-    "rms_bound": ("robustness bound, typical (design)", "typical worst-case change of a value or bias for score "
-                                                        "errors of the expected size: a design diagnostic, not a ±"),
-    "gauge": ("zero of the biases", "how values and biases share their common offset"),
-    "gauge_meaning": ("zero of the biases, in words", ""),
-    "uncertainty_kind": ("what the confidence column held", "levels, SDs or confidences"),
-    "levels": ("confidence levels", "the levels used and what their numbers mean"),
-    "anomaly_threshold": ("stands-out threshold", "reads further than this many expected spreads from the model "
-                                                  "are flagged"),
-    "bound_meaning": ("robustness bound, in words", ""),
-    "sigma_b": ("spread of the assessors' biases", "SD of the biases across assessors (score points)"),
-    "sigma_b_low": ("spread of the biases: lower end", "of its interval"),
-    "sigma_b_high": ("spread of the biases: upper end", "of its interval"),
-    "sigma_b_p": ("spread of the biases: p", "p-value of the test that assessors do not differ"),
-    "sigma_b_method": ("how that spread was estimated", ""),
-    "tau2": ("spread of the objects' values (squared)", "variance of the object values the model assumes"),
-    "shrinkage_lambda": ("shrinkage strength", "noise scale over the values' variance: larger pulls values more "
-                                               "towards the panel mean"),
-    "trace_method": ("how the design summary was computed", ""),
-    "decision_model": ("model the decisions are drawn from", "rankings and P(above the line) come from this model "
-                                                             "(values and biases both random: no winner's curse)"),
-    "scale_ends": ("scores at the ends of the scale", "how the model the decisions are drawn from reads them"),
-    "scale_use": ("scale use", "off / auto / on: whether a gain per assessor was fitted"),
-    "scale_use_applied": ("scale use modelled", "yes = the values come from each assessor's scores put on the "
-                                                "panel's scale"),
-    "scale_use_reason": ("why (scale use)", ""),
-    "scale_use_test": ("test that gains differ", "Mandel's bundle of lines"),
-    "scale_use_p": ("test that gains differ: p", ""),
-    "sigma_g": ("spread of the gains", "SD of the assessors' gains (1 = the panel's spread)"),
-    "scale_centre": ("centre of the scale", "the value at which biases are measured when gains are modelled"),
-    "gain_se_method": ("how the gains' uncertainty was computed", ""),
-    "gain_iterations": ("rounds of the gain fit", ""),
-    "warning": ("warning", "look at this"),
-}
-
-
+#: The figures' plain names and meanings are the core's one table (xlcalib.calibration.meanings); the technical
+#: name stays in its own column.
 #: Descriptions the core phrases as formulas, in words for the Diagnostics sheet.
 _PLAIN_VALUES = {
     "gauge": {"weighted": "confidence-weighted: the typical assessor's bias is 0",
@@ -327,11 +272,10 @@ def diagnostics_sheet(frame: pd.DataFrame, preamble, result=None) -> SheetSpec:
     base = [k.split(" (")[0] for k in keys]
     out = pd.DataFrame({
         "figure": [k.replace("robustness_bound", "robustness bound") if b == "robustness_bound" else
-                   PLAIN_STATS.get(b, (k,))[0] for k, b in zip(keys, base)],
+                   statistic_label(b) if b in STATISTICS else k for k, b in zip(keys, base)],
         "value": [plain_value(k, v, stats) for k, v in zip(keys, f["value"])],
         "verdict": [stat_verdict(k, v, stats) if k != "warning" else "look at this" for k, v in zip(keys, f["value"])],
-        "meaning": [m if b == "robustness_bound" else (PLAIN_STATS.get(b, ("", ""))[1] or m)
-                    for b, m in zip(base, f["meaning"])],
+        "meaning": [m if b == "robustness_bound" else (statistic_meaning(b) or m) for b, m in zip(base, f["meaning"])],
         "technical name": ["" if k == "warning" else k for k in keys]})
     # widths that keep the five columns at 9 pt or larger on a landscape page (long texts wrap)
     cols = {"figure": Column("figure", None, "the figure in plain words", max_width=28),

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ...errors import InputError
 
-__all__ = ["separation_index", "separation_table", "agreement", "GRID_STEPS", "MAX_CATEGORIES"]
+__all__ = ["separation_index", "separation_table", "exact_agreement", "GRID_STEPS", "MAX_CATEGORIES"]
 
 #: Score grids recognised for exact agreement (the largest step that fits every score is used).
 GRID_STEPS = (1.0, 0.5, 0.25, 0.2, 0.1)
@@ -143,7 +143,7 @@ def _category_probabilities(mean: np.ndarray, sd: np.ndarray, step: float, low: 
     return np.diff(cdf, axis=1)
 
 
-def agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
+def exact_agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     """Exact agreement between reads of the same object: observed and expected, for the panel and per assessor.
 
     ``geometry``: the result's :func:`~xlcalib.calibration.behaviour.fitstats.read_geometry`.  Returns (panel figures,
