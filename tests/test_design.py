@@ -113,19 +113,25 @@ def test_min_loads_that_conflicts_make_impossible():
 
 def test_column_generation_reaches_the_full_lp_optimum(monkeypatch):
     """Large panels start the LP from each object's best few assessors; the duals must bring in the rest."""
-    import xlcalib.calibration.design.assignment as design
+    import xlcalib.calibration.design.assignment.lp as lp  # the transportation LP and its column generation
 
     a, o, S = clustered(A=40, O=120, areas=5, seed=4)
     conflicts = [(a[i], o[j]) for i in range(0, 40, 3) for j in range(0, 120, 7)]
     full = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
-    monkeypatch.setattr(design, "FULL_LP_PAIRS", 100)
-    monkeypatch.setattr(design, "CANDIDATES_PER_OBJECT", 2)
-    calls = []
-    real = design.linprog
-    monkeypatch.setattr(design, "linprog", lambda *a, **k: calls.append(a[0].size) or real(*a, **k))
+    monkeypatch.setattr(lp, "FULL_LP_PAIRS", 100)
+    monkeypatch.setattr(lp, "CANDIDATES_PER_OBJECT", 2)
+    calls, real = [], lp.linprog
+
+    def counting(*args, **kwargs):
+        if "A_ub" not in kwargs:  # the transportation LP (the linking steps' programs have inequality rows)
+            calls.append(args[0].size)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lp, "linprog", counting)
     restricted = assign(a, o, 3, 10, min_load=8, suitability=S, conflicts=conflicts, min_suitability_share=1.0)
     assert restricted.stats["best_suitability"] == pytest.approx(full.stats["best_suitability"], abs=1e-3)
-    assert len(calls) >= 2 and calls[0] < 40 * 120  # started restricted, priced in more pairs
+    # started restricted (fewer columns than the allowed pairs alone), then priced in more pairs
+    assert len(calls) >= 2 and calls[0] < 40 * 120 - len(set(conflicts))
     _check_constraints(restricted, a, o, np.full(120, 3), 10, 8, conflicts)
     with pytest.raises(InputError, match="no allocation"):
         assign(_names("A", 4), _names("O", 4), 1, [1, 1, 3, 3],
@@ -334,7 +340,7 @@ def larger_instances(draw):
 @given(larger_instances())
 def test_hard_constraints_hold_in_blocks_and_candidate_lists(case):
     """The large-panel paths (LP blocks of a few objects, candidate lists per object) keep every constraint."""
-    import xlcalib.calibration.design.assignment as module
+    import xlcalib.calibration.design.assignment.linking as linking  # where the block and candidate limits live
 
     A, O, reads, max_load, min_load, conflict_mask, S, share, fixed = case
     a_names, o_names = _names("A", A), _names("O", O)
@@ -342,9 +348,9 @@ def test_hard_constraints_hold_in_blocks_and_candidate_lists(case):
     kept = [(a_names[i], o_names[j]) for i, j in zip(*np.nonzero(fixed))]
     try:
         with pytest.MonkeyPatch.context() as mp:  # small limits: tiny instances take the large-panel paths
-            mp.setattr(module, "LINK_BLOCK_OBJECTS", 4)
-            mp.setattr(module, "LINK_ALL_ASSESSORS", 2)
-            mp.setattr(module, "LINK_CANDIDATES", 2)
+            mp.setattr(linking, "LINK_BLOCK_OBJECTS", 4)
+            mp.setattr(linking, "LINK_ALL_ASSESSORS", 2)
+            mp.setattr(linking, "LINK_CANDIDATES", 2)
             r = assign(a_names, o_names, reads, max_load, min_load=min_load, conflicts=conflicts, suitability=S,
                        min_suitability_share=share, max_rounds=15, fixed=kept or None)
     except InputError as exc:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..calibration.design.assignment import MAX_SUITABILITY
+from ..calibration.design.assignment.problem import MAX_SUITABILITY
 from ..calibration.panel.arguments import MAX_COUNT, count_text
 from ..cells import column_letter, is_blank, parse_label, parse_number
 from ..errors import InputError
