@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "xlcalib" / "calibration"
+import xlcalib.calibration
+
+#: The package as installed (the repository's tree, or the wheel in Pyodide).
+PACKAGE = Path(xlcalib.calibration.__file__).resolve().parent
 FLOORS = {"panel": 0, "system": 1, "models": 2, "design": 2, "behaviour": 3, "decide": 4, "meanings": 5,
           "tables": 5, "result": 6, "fit": 7, "__init__": 8}
 
@@ -55,6 +58,7 @@ def _floor(module: str) -> tuple[int, str]:
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
+assert len(MODULES) > 40, PACKAGE  # the package's sources are there to read
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
