@@ -258,7 +258,8 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
 from xlcalib.cells import MAX_TEXT_CHARS  # noqa: E402
-from xlcalib.inputs import RawTable, _plain_names  # noqa: E402
+from xlcalib.inputs import RawTable  # noqa: E402
+from xlcalib.inputs.columns import _plain_names  # noqa: E402
 
 _NAME_PIECES = st.sampled_from(["a", "B", " ", "#", "|", "\t", "\n", "\xa0", "\x01", "\u2028", "é", "ß", "N/A", "1"])
 

@@ -20,6 +20,7 @@ from xlcalib.cells import (
     as_vector,
     entry_position,
     excel_error_code,
+    header_key,
     is_blank,
     is_blank_range,
     is_number_text,
@@ -87,7 +88,7 @@ def _levels(levels):
         if is_blank(row[0]):
             continue
         if i == 0 and _is_levels_header(row):
-            second = " ".join(str(row[1]).strip().lower().split()) if isinstance(row[1], str) else ""
+            second = header_key(row[1]) if isinstance(row[1], str) else ""
             kind = "relative" if second in LEVEL_RELATIVE_HEADERS else "sd"
             continue
         what = "SD" if kind == "sd" else "relative confidence"
@@ -98,7 +99,7 @@ def _levels(levels):
 def _is_levels_header(row) -> bool:
     from xlcalib.calibration import LEVEL_RELATIVE_HEADERS
 
-    first, second = (" ".join(c.strip().lower().split()) if isinstance(c, str) else None for c in row[:2])
+    first, second = (header_key(c) if isinstance(c, str) else None for c in row[:2])
     return (first in (*EVALUATION_COLUMNS["level"], "name", "level name") or second in EVALUATION_COLUMNS["sd"]
             or second in LEVEL_RELATIVE_HEADERS)
 
@@ -385,6 +386,17 @@ def calib_design(assessors, objects, confidence=None, k=None, header=True):
     return pd.DataFrame(rows, columns=["item", "value", "detail"])
 
 
+#: The funding line as a score, an argument of the functions that decide at a line (ranking, next reads)
+_THRESHOLD = Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)",
+                 range=False)
+
+
+def _funding_line(top_k, threshold) -> tuple[int | None, float | None]:
+    """The top_k and threshold arguments: a number of places (whole, at least 1) and a score, each optional."""
+    top_k = parse_whole(top_k, "top_k", None, low=1)
+    return top_k, None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
+
+
 _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank",
                     "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis")
 
@@ -395,7 +407,7 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
           "discuss) and what it rests on (spills).",
      args=(*_COMMON[:4],
            Arg("top_k", "Optional funding line: number of places (objects ranked 1..top_k are above)", range=False),
-           Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
+           _THRESHOLD,
            Arg("level", "Optional coverage of the rank interval (default 0.95)", range=False),
            Arg("draws", "Optional Monte Carlo draws (default 10000, at least 100)", range=False),
            Arg("seed", "Optional random seed (default 0): the same seed gives the same numbers", range=False),
@@ -414,8 +426,7 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
              "statement down, the band at the line drawn by lottery or left to discuss")
 def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
                   seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None, scale=None):
-    top_k = parse_whole(top_k, "top_k", None, low=1)
-    threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
+    top_k, threshold = _funding_line(top_k, threshold)
     level = None if is_blank(level) else parse_number(level, "the level argument")
     draws = parse_whole(draws, "draws", 10_000, low=100)
     seed = parse_whole(seed, "seed", 0, low=0)
@@ -434,8 +445,9 @@ def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold
     return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}:{epsilon}:{lottery}", header, build)
 
 
-_NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before",
-                       "se_after", "settles", "reason")
+#: The spill shows every column of the core's next-reads table, in its order (one list: a column the core adds
+#: appears here too).
+_NEXT_READS_COLUMNS = tuple(xlcalib.calibration.NEXT_READS_COLUMNS)
 
 
 @udf("CALIB_NEXT_READS", category=CATEGORY,
@@ -445,7 +457,7 @@ _NEXT_READS_COLUMNS = ("order", "assessor", "object", "confidence", "level", "ga
      args=(*_COMMON[:4],
            Arg("reads", "Number of extra reads to suggest (default 10)", range=False),
            Arg("top_k", "Optional funding line: number of places", range=False),
-           Arg("threshold", "Optional funding line: a calibrated score (give top_k or threshold, not both)", range=False),
+           _THRESHOLD,
            Arg("max_load", "Optional: at most this many reads per assessor, existing and pending reads included",
                range=False),
            *_COMMON[4:],
@@ -466,8 +478,7 @@ def calib_next_reads(assessors, objects, scores, uncertainty, reads=None, top_k=
                      kind=None, levels=None, gauge=None, header=True, conflicts=None, loads=None, subjects=None,
                      scale=None):
     reads = parse_whole(reads, "reads", 10, low=1)
-    top_k = parse_whole(top_k, "top_k", None, low=1)
-    threshold = None if is_blank(threshold) else parse_number(threshold, "the threshold argument")
+    top_k, threshold = _funding_line(top_k, threshold)
     max_load = parse_whole(max_load, "max_load", None, low=0)
     pairs = [(a, parse_label(o, f"the conflicts range, object of {a!r}"))
              for a, o in _rule_rows(conflicts, "conflicts")]
@@ -500,8 +511,8 @@ def _rule_rows(cells, name: str) -> list[tuple]:
     for i, row in enumerate(as_rows(cells)):
         if len(row) < 2:
             raise InputError(f"the {name} range needs two columns")
-        if all(is_blank(c) for c in row[:2]) or (i == 0 and isinstance(row[0], str) and " ".join(
-                row[0].strip().lower().split()) in ("assessor", "name", "conflict assessor")):
+        if all(is_blank(c) for c in row[:2]) or (i == 0 and isinstance(row[0], str) and header_key(row[0]) in (
+                "assessor", "name", "conflict assessor")):
             continue
         rows.append((parse_label(row[0], f"row {i + 1} of the {name} range, first column"), row[1]))
     return rows

@@ -24,6 +24,9 @@ Rules (documented once, applied everywhere):
   ``1234.5`` / ``-3`` / ``1e-3`` form (numbers stored as text).  A decimal
   comma (``"3,5"``) or thousands separator (``"1,234"``) is rejected with a
   hint: silently reading ``"3,5"`` as 35 or 3.5 would be a guess.
+* **Headers** (a table's header cells, a Settings row's name) are compared by :func:`header_key`: case
+  folded, typographic apostrophes and quotes plain, white space (non-breaking spaces, line breaks) one space.
+  Every reader of a header compares through it, so a header that matches in one sheet matches in all.
 * **Labels** (assessor, object, class names) are trimmed text; a whole number
   that Excel hands over as ``3.0`` becomes the label ``"3"`` so an id column
   typed as numbers matches the same ids typed as text.
@@ -71,6 +74,7 @@ __all__ = [
     "Uncalculated",
     "is_blank",
     "excel_error_code",
+    "header_key",
     "as_rows",
     "as_vector",
     "entry_position",
@@ -162,6 +166,30 @@ def excel_error_code(value: Any) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return _ERROR_BY_CODE.get(value)
     return None
+
+
+#: Typographic apostrophes and quotes (autocorrect, a web form's export, a Mac keyboard) as the plain ones a
+#: program's list of header names holds: "Reviewer’s score" is the header "Reviewer's score".
+_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u02bc": "'",
+                               "\u201c": '"', "\u201d": '"'})
+
+
+def header_key(value: Any) -> str:
+    r"""A header cell (or a Settings row's name) as every reader compares it; "" for a blank cell.
+
+    Case folded; typographic apostrophes and quotes made plain; every run of white space -- line breaks
+    (a wrapped header), tabs and the non-breaking spaces U+00A0 and U+202F (a copy from a web page, French
+    typography), which ``str.split`` counts as white space -- one plain space; none at either end.
+    One rule for every sheet: a header that matches in an import matches in the evaluations check too.
+
+    >>> header_key("  Reviewer\u2019s\u00a0 SCORE\n(1\u202f-\u202f9) ")
+    "reviewer's score (1 - 9)"
+    >>> header_key("Conflict\tassessor"), header_key(None), header_key(3)
+    ('conflict assessor', '', '3')
+    """
+    if is_blank(value):
+        return ""
+    return " ".join(str(value).translate(_PLAIN_QUOTES).split()).casefold()
 
 
 def _position(name: str, index: int, orientation: str = "row") -> str:

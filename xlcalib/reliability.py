@@ -20,6 +20,7 @@ from scipy import stats
 from .cells import (
     EXCEL_MAX_ROWS,
     check_memory,
+    header_key,
     probability_argument,
     real_argument,
     seed_argument,
@@ -56,7 +57,7 @@ ICC_FORMS = {
 def _as_matrix(ratings, *, item=None, rater=None, score=None, name="ratings") -> np.ndarray:
     """items x raters float matrix (NaN = missing) from a grid or a long (item, rater, score) table."""
     if isinstance(ratings, pd.DataFrame):
-        lower = {str(c).strip().lower(): c for c in ratings.columns}
+        lower = {header_key(c): c for c in ratings.columns}  # headers as every reader compares them
         if item is None and {"item", "rater", "score"} <= set(lower):
             item, rater, score = lower["item"], lower["rater"], lower["score"]
         if item is not None:

@@ -7,19 +7,14 @@ a file reader or a live xlwings Book (:func:`xlcalib.workbook.open_book` gives t
 """
 from __future__ import annotations
 
+from ..inputs import CalibrationSettings  # what a calibration run takes, read from the Settings sheet
 from .assignment import assign_file, design_verdict
 from .calibration_file import MAX_PROBLEM_LINES, RESIDUALS_COLUMNS, calibrate_file, next_reads_file
 from .common import check_own_sheets, report_file, run_preamble
 from .ground_truth import ground_truth_report
 from .import_export import ExportOptions, ExportRun, import_export, import_file, import_into_book, import_text
 from .ordinal_agreement import ordinal_report
-from .panel_calibration import (
-    RESULT_SHEETS,
-    CalibrationSettings,
-    calibrate_panel,
-    compute_calibration,
-    write_calibration,
-)
+from .panel_calibration import RESULT_SHEETS, calibrate_panel, compute_calibration, write_calibration
 from .reliability import reliability_report
 
 #: The exercises' runners by the kind ``xlcalib report KIND`` names.  A template's Run main names the runner

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..cells import column_letter, is_blank, probability_argument
+from ..cells import column_letter, header_key, is_blank, probability_argument
 from ..errors import InputError
 from .common import check_output_differs, run_preamble
 
@@ -25,14 +25,14 @@ MAX_PAIR_RATERS = 100
 
 
 def setting_value(backend, label: str):
-    """The value beside *label* (column A, case-insensitive) on the Settings sheet, and its cell; (None, "") when
-    there is no such sheet, row or value."""
+    """The value beside *label* (column A, compared by its :func:`~xlcalib.cells.header_key`) on the Settings
+    sheet, and its cell; (None, "") when there is no such sheet, row or value."""
     sheet = backend.find_sheet("Settings", required=False)
     if sheet is None:
         return None, ""
     block = backend.read_block(sheet)
     for i, row in enumerate(block.rows):
-        if len(row) >= 2 and not is_blank(row[0]) and str(row[0]).strip().lower() == label and not is_blank(row[1]):
+        if len(row) >= 2 and header_key(row[0]) == label and not is_blank(row[1]):
             return row[1], f"sheet {sheet}, cell {column_letter(block.column_number(1))}{block.row_number(i)}"
     return None, ""
 

@@ -30,8 +30,9 @@ import pandas as pd
 
 from ..calibration.design.assignment.problem import MAX_SUITABILITY
 from ..calibration.panel.arguments import MAX_COUNT, count_text
-from ..cells import column_letter, is_blank, parse_label, parse_number
+from ..cells import column_letter, header_key, is_blank, parse_label, parse_number
 from ..errors import InputError
+from ..inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
 from .common import check_output_differs
 
 SHEET = "Assignment"
@@ -42,10 +43,6 @@ _TABLES = {
                 "subjects": ("subjects", "subject", "tags", "areas")},
     "conflicts": {"assessor": ("conflict assessor", "assessor"), "object": ("conflict object", "object")},
 }
-
-
-def _canon(value) -> str:
-    return re.sub(r"\s+", " ", str(value).strip().lower()) if not is_blank(value) else ""
 
 
 def _groups(header: list) -> list[tuple[int, int]]:
@@ -78,25 +75,35 @@ def read_assignment(rows: list[list], sheet: str = SHEET):
         if problems:
             continue
         if kind != "conflicts":
-            sheet_rows = frame.attrs["sheet_rows"]
-            dup = frame["name"].duplicated()
-            if dup.any():
-                i = int(np.flatnonzero(dup.to_numpy())[0])
-                raise InputError(f"sheet {sheet}, row {sheet_rows[i]}: {kind[:-1]} {frame['name'].iat[i]!r} is listed twice")
+            i = _first_repeat(frame["name"])
+            if i is not None:
+                raise InputError(f"sheet {sheet}, row {frame.attrs['sheet_rows'][i]}: {kind[:-1]} "
+                                 f"{frame['name'].iat[i]!r} is listed twice")
             if frame.empty:
                 raise InputError(f"sheet {sheet}: the {kind} table has no rows")
         out[kind] = frame
     if problems:
-        more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
-        raise InputError("; ".join(problems[:10]) + more)
+        raise _all_problems(problems)
     return out
+
+
+def _all_problems(problems: list[str]) -> InputError:
+    """Every bad cell of a rule table in one error (the first ten, and how many more)."""
+    more = f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+    return InputError("; ".join(problems[:10]) + more)
+
+
+def _first_repeat(names: pd.Series) -> int | None:
+    """The position of the first name listed a second time, or None."""
+    repeated = names.duplicated().to_numpy()
+    return int(np.flatnonzero(repeated)[0]) if repeated.any() else None
 
 
 def _find_tables(header: list, sheet: str) -> dict[str, tuple[int, dict[str, int]]]:
     """Which table each group of header cells is (by its columns) -> {kind: (first column, {field: column})}."""
     found: dict[str, tuple[int, dict[str, int]]] = {}
     for start, stop in _groups(header):
-        names = [_canon(h) for h in header[start:stop]]
+        names = [header_key(h) for h in header[start:stop]]
         kind = ("conflicts" if names and names[0].startswith("conflict") else
                 "assessors" if any(n in _TABLES["assessors"]["max"] for n in names) else
                 "objects" if any(n in _TABLES["objects"]["reads"] for n in names) else None)
@@ -232,7 +239,7 @@ def read_rules_file(path, kind: str):
     if path.suffix.lower() != ".csv":
         raise InputError(f"{option}: give a .csv file (header row, one rule per row), not {path.name}")
     rows = CsvBook(path, sheet=path.name).read_block(path.name).rows
-    header = [_canon(h) for h in rows[0]] if rows else []
+    header = [header_key(h) for h in rows[0]] if rows else []
     spec = RULE_FILES[kind]
     cols = {key: next(j for j, h in enumerate(header) if h in aliases)
             for key, aliases in spec.items() if any(h in aliases for h in header)}
@@ -243,13 +250,11 @@ def read_rules_file(path, kind: str):
     problems: list[str] = []
     frame = _read_table(rows, cols, path.name, problems)
     if problems:
-        problems = [p.replace(f"sheet {path.name}, ", f"{path.name}, ") for p in problems]
-        raise InputError("; ".join(problems[:10]) + (f" ... and {len(problems) - 10} more" if len(problems) > 10 else ""))
+        raise _all_problems([p.replace(f"sheet {path.name}, ", f"{path.name}, ") for p in problems])
     if kind == "conflicts":
         return frame[["assessor", "object"]]
-    dup = frame["name"].duplicated()
-    if dup.any():
-        i = int(np.flatnonzero(dup.to_numpy())[0])
+    i = _first_repeat(frame["name"])
+    if i is not None:
         raise InputError(f"{path.name}, row {frame.attrs['sheet_rows'][i]}: {frame['name'].iat[i]!r} is listed twice")
     return dict(zip(frame["name"], frame["max" if kind == "loads" else "subjects"]))
 
@@ -284,8 +289,8 @@ def assignment_rules(book) -> dict | None:
 
 
 def _evaluation_columns(header: list, sheet: str) -> dict[str, int]:
-    from ..inputs import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, find_columns
-
+    """The evaluation columns of the Evaluations sheet the assignment fills (headers as the evaluations check
+    reads them); the uncertainty column's position, or None."""
     cols = find_columns(header, EVALUATION_COLUMNS, f"sheet {sheet}, header row 1")
     missing = [k for k in ("assessor", "object", "score") if k not in cols]
     if missing:

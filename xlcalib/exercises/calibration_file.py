@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import InputError, InputProblems
 from ..imports import evaluations_frame
-from ..inputs import checks_frame
+from ..inputs import CLI_OPTIONS, CalibrationSettings, checks_frame
 from .common import check_output_differs, run_preamble, write_sheets
 from .import_export import (
     ExportOptions,
@@ -27,13 +27,7 @@ from .import_export import (
     plain_averages,
     read_with_presets,
 )
-from .panel_calibration import (
-    CLI_OPTIONS,
-    CalibrationSettings,
-    compute_calibration,
-    next_reads_frame,
-    write_calibration,
-)
+from .panel_calibration import compute_calibration, next_reads_frame, write_calibration
 
 #: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous).
 RESIDUALS_COLUMNS = 7

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .. import ground_truth as gt
-from ..cells import column_letter, is_blank, real_argument, seed_argument, whole_argument
+from ..cells import column_letter, header_key, is_blank, real_argument, seed_argument, whole_argument
 from ..errors import InputError
 from ..workbook import open_book
 from .common import first_column_list, run_preamble, sheet_grid, write_sheets
@@ -36,7 +36,7 @@ def _read_settings(backend, n_classes: int):
     block = backend.read_block("Settings")
     rows, first_row = block.rows, block.first_row
     for offset, row in enumerate(rows[1:], start=1):
-        key = str(row[0]).strip().lower() if len(row) >= 2 and not is_blank(row[0]) else None
+        key = header_key(row[0]) if len(row) >= 2 and not is_blank(row[0]) else None
         cell = f"{column_letter(block.first_column + 1)}{first_row + offset}"
         if key == "setting" and not is_blank(row[1]):
             setting = gt.resolve_setting(row[1], f"sheet Settings, cell {cell} (Setting)")

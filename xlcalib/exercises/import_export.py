@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..calibration.decide.ranking import ranks_with_ties
-from ..cells import is_blank
+from ..cells import header_key, is_blank
 from ..errors import InputError, InputProblems
 from ..imports import (
     PRESETS,
@@ -41,7 +41,6 @@ from ..imports import (
     scale_argument,
     write_long_table,
 )
-from ..imports.mapping import norm
 from ..inputs import EVALUATION_COLUMNS, checks_frame, find_columns
 from ..templates.import_sheet import IMPORT_SETTINGS, PRESET_ROLES
 from ..workbook import open_book
@@ -62,7 +61,7 @@ PROBLEM_LINES = 20
 #: Largest saved mapping file read (a mapping is a few kilobytes; more is not one).
 MAX_MAPPING_BYTES = 1024 * 1024
 #: The Import sheet's settings as matched (column A, any case).
-SETTING_KEYS = tuple(norm(name) for name in IMPORT_SETTINGS)
+SETTING_KEYS = tuple(header_key(name) for name in IMPORT_SETTINGS)
 
 
 @dataclass
@@ -94,7 +93,7 @@ def presets_frame(presets: dict[str, ColumnMapping]) -> pd.DataFrame:
 def _header_index(rows: list[list[Any]]) -> int | None:
     """The row of the roles table's header: 'Role' in the first cell and a system's name beside it."""
     for i, row in enumerate(rows):
-        if row and norm(row[0]) == "role" and any(norm(c) in SOURCES for c in row[1:]):
+        if row and header_key(row[0]) == "role" and any(header_key(c) in SOURCES for c in row[1:]):
             return i
     return None
 
@@ -106,11 +105,11 @@ def presets_from_rows(rows: list[list[Any]], where: str = "sheet Import") -> dic
         return {}
     presets = {}
     for j, head in enumerate(rows[h]):
-        source = norm(head)
+        source = header_key(head)
         if j == 0 or source not in SOURCES:
             continue
         entries = [[row[0], row[j] if j < len(row) else None] for row in rows[h + 1:]
-                   if row and not is_blank(row[0]) and norm(row[0]) != "menu"]
+                   if row and not is_blank(row[0]) and header_key(row[0]) != "menu"]
         if all(is_blank(v) for _, v in entries):
             continue
         try:
@@ -313,14 +312,15 @@ def read_import_form(backend) -> ImportForm:
     h = _header_index(rows)
     settings, cells = {}, {}
     for i, row in enumerate(rows[: h if h is not None else len(rows)]):
-        key = norm(row[0]) if row else ""
+        key = header_key(row[0]) if row else ""
         if key in SETTING_KEYS:
             settings[key] = row[1] if len(row) > 1 else None
             cells[key] = (block.row_number(i), block.column_number(1))
     role_rows, source_columns = {}, {}
     if h is not None:
-        source_columns = {norm(c): block.column_number(j) for j, c in enumerate(rows[h]) if j and norm(c) in SOURCES}
-        role_rows = {norm(r[0]): block.row_number(h + 1 + i) for i, r in enumerate(rows[h + 1:])
+        source_columns = {header_key(c): block.column_number(j) for j, c in enumerate(rows[h])
+                          if j and header_key(c) in SOURCES}
+        role_rows = {header_key(r[0]): block.row_number(h + 1 + i) for i, r in enumerate(rows[h + 1:])
                      if r and not is_blank(r[0])}
     return ImportForm(sheet, settings, cells, presets_from_rows(rows, f"sheet {sheet}"), role_rows, source_columns)
 
@@ -454,7 +454,7 @@ def _set_scale(backend, imported: ImportResult) -> None:
     block = backend.read_block(sheet)
     wanted = {"score scale minimum": scale.low, "score scale maximum": scale.high}
     for i, row in enumerate(block.rows):
-        key = norm(row[0]) if row else ""
+        key = header_key(row[0]) if row else ""
         if key in wanted:
             value = wanted[key]
             backend.write_values(sheet, block.row_number(i), block.column_number(1),
@@ -466,7 +466,7 @@ def _save_roles(backend, form: ImportForm, imported: ImportResult) -> None:
     and the count and a line about this import in the settings rows."""
     column = form.source_columns.get(imported.source)
     if column is not None:
-        saved = {norm(row[0]): row[1] for row in imported.mapping.to_rows()[2:]}
+        saved = {header_key(row[0]): row[1] for row in imported.mapping.to_rows()[2:]}
         for role, value in saved.items():
             if role in form.role_rows:
                 backend.write_values(form.sheet, form.role_rows[role], column, [[value if value else None]])

@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS, Options, assemble
 from .mapping import PRESETS, SOURCES, ColumnMapping, mapping_argument, nearest_preset
@@ -172,10 +173,9 @@ def detect_source(sheets: list[Sheet]) -> str:
     from .easychair import is_review_score
     from .grid import looks_like_grid
     from .hotcrp import is_narrow
-    from .mapping import norm
 
     for sheet in sheets:
-        normed = {norm(h) for h in sheet.header}
+        normed = {header_key(h) for h in sheet.header}
         if is_cmt(sheet):
             return "cmt"
         if "submission #" in normed and "scores" in normed or is_review_score(sheet):

@@ -16,8 +16,9 @@ import re
 
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
-from .mapping import PRESETS, ColumnMapping, find_header, norm
+from .mapping import PRESETS, ColumnMapping, find_header
 from .sheets import Sheet
 from .wide import records_from_sheet, resolve_columns, write_back
 
@@ -27,7 +28,7 @@ _QUESTION = re.compile(r"^q(\d+)\s*\((.*)\)$", re.S)
 
 
 def is_cmt(sheet: Sheet) -> bool:
-    normed = {norm(h) for h in sheet.header}
+    normed = {header_key(h) for h in sheet.header}
     return "paper id" in normed and ("reviewer email" in normed or "reviewer name" in normed)
 
 
@@ -36,7 +37,7 @@ def pair_value_columns(sheet: Sheet) -> Sheet:
     labels: dict[str, int] = {}
     values: dict[str, int] = {}
     for j, h in enumerate(sheet.header):
-        match = _QUESTION.match(norm(h))
+        match = _QUESTION.match(header_key(h))
         if not match:
             continue
         number, text = match.groups()

@@ -22,8 +22,9 @@ import zipfile
 import numpy as np
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
-from .mapping import PRESETS, ColumnMapping, find_header, norm
+from .mapping import PRESETS, ColumnMapping, find_header
 from .sheets import Sheet, check_size, read_csv_bytes
 from .wide import records_from_sheet, resolve_columns, write_back
 
@@ -33,7 +34,7 @@ _LINE = re.compile(r"^\s*(.+?)\s*:\s*(.*?)\s*$")
 
 
 def is_review_score(sheet: Sheet) -> bool:
-    normed = {norm(h) for h in sheet.header}
+    normed = {header_key(h) for h in sheet.header}
     return {"review #", "field #"} <= normed
 
 

@@ -19,8 +19,9 @@ import re
 
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
-from .mapping import PRESETS, ColumnMapping, find_header, norm
+from .mapping import PRESETS, ColumnMapping, find_header
 from .sheets import Sheet
 from .values import ConfidenceLevels
 from .wide import blank_cells
@@ -73,10 +74,10 @@ def _ffill(row: list) -> list[str]:
 
 def _pairs(header: list[str], columns: list[int]) -> tuple[list[int], dict[int, int]]:
     """Score columns and their confidence twins: 'Name weight' beside 'Name', or a bare 'weight' after a score."""
-    names = {norm(header[j]): j for j in columns}
+    names = {header_key(header[j]): j for j in columns}
     scores, twins = [], {}
     for pos, j in enumerate(columns):
-        h = norm(header[j])
+        h = header_key(header[j])
         if re.search(_CONF_WORDS, h):
             base = re.sub(r"[\s()\[\]:,_-]+$", "", re.sub(_CONF_WORDS, "", h)).strip(" ()[]:-_,")
             if base and base in names and names[base] != j:
@@ -113,7 +114,7 @@ def read_grid(sheets: list[Sheet], mapping: ColumnMapping, round_name: str | Non
                 raise InputError(f"{sheet.label}: the grid has one block of columns per criterion ({', '.join(names)}); "
                                  "name the criterion to calibrate in the mapping (score)")
             wanted = overall[0]
-        chosen = [c for c in names if c.lower() == wanted.strip().lower()]
+        chosen = [c for c in names if header_key(c) == header_key(wanted)]
         if not chosen:
             raise InputError(f"{sheet.label}: no criterion '{wanted}' (criteria: {', '.join(names)})")
         columns = [j for j in columns if criteria[j] == chosen[0]]
@@ -121,12 +122,12 @@ def read_grid(sheets: list[Sheet], mapping: ColumnMapping, round_name: str | Non
         notes.append(f"grid with one block per criterion ({', '.join(names)}): criterion '{chosen[0]}' used")
     scores, twins = _pairs(sheet.header, columns)
     if mapping.assessor:
-        keep = {norm(a) for a in mapping.assessor}
-        scores = [j for j in scores if norm(sheet.header[j]) in keep]
+        keep = {header_key(a) for a in mapping.assessor}
+        scores = [j for j in scores if header_key(sheet.header[j]) in keep]
     mapping.object = sheet.header[obj]
     mapping.assessor = mapping.assessor or [sheet.header[j] for j in scores]
     if twins:
-        words = " ".join(norm(sheet.header[t]) for t in twins.values())
+        words = " ".join(header_key(sheet.header[t]) for t in twins.values())
         mapping.confidence = mapping.confidence or "the column beside each assessor's"
         if mapping.confidence_levels is None and re.search(r"\bweights?\b|\bsd\b", words):
             kind = "sd" if re.search(r"\bsd\b", words) else "confidence"

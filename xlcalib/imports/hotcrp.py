@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
-from .mapping import PRESETS, ColumnMapping, find_header, norm
+from .mapping import PRESETS, ColumnMapping, find_header
 from .sheets import Sheet
 from .wide import records_from_sheet, resolve_columns, write_back
 
@@ -31,7 +32,7 @@ __all__ = ["read_hotcrp", "is_narrow"]
 
 
 def is_narrow(sheet: Sheet) -> bool:
-    normed = {norm(h) for h in sheet.header}
+    normed = {header_key(h) for h in sheet.header}
     return {"field", "data"} <= normed and ("pid" in normed or "paper" in normed)
 
 

@@ -8,8 +8,9 @@ it is everything an import needs besides the file.  It is plain data: :meth:`Col
 (a two-column Import sheet: role | column).
 
 :data:`PRESETS` holds one preset per system: the header names its export uses for each role and
-patterns for the fields a committee names itself ("Pre-Response Overall Merit").  Headers match
-case-insensitively with spaces and line breaks collapsed, as in :mod:`xlcalib.inputs`.
+patterns for the fields a committee names itself ("Pre-Response Overall Merit").  Headers are compared by
+:func:`~xlcalib.cells.header_key`, as every sheet's are (case folded, white space and typographic quotes
+plain).
 """
 from __future__ import annotations
 
@@ -19,24 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..cells import MAX_JSON_DEPTH, is_blank, json_depth
+from ..cells import MAX_JSON_DEPTH, header_key, is_blank, json_depth
 from ..errors import InputError
 from .values import ConfidenceLevels, Scale, scale_argument
 
-__all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "norm", "find_header", "score_columns",
+__all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "find_header", "score_columns",
            "nearest_preset", "mapping_argument"]
 
 #: The systems an export can come from (``--from``).
 SOURCES = ("hotcrp", "cmt", "easychair", "openreview", "grid")
 #: Column roles, in the order the Import sheet lists them.
 ROLES = ("object", "assessor", "score", "confidence", "group", "round", "status", "time")
-
-
-def norm(text: Any) -> str:
-    """A header as compared: lower case, spaces and line breaks collapsed, typographic quotes plain."""
-    if is_blank(text):
-        return ""
-    return re.sub(r"\s+", " ", str(text).replace("\u2019", "'")).strip().lower()
 
 
 @dataclass(frozen=True)
@@ -199,7 +193,7 @@ class ColumnMapping:
         for row in rows:
             if not row or is_blank(row[0]):
                 continue
-            key = norm(row[0])
+            key = header_key(row[0])
             value = row[1] if len(row) > 1 and not is_blank(row[1]) else None
             if key in ("role",):
                 continue
@@ -243,10 +237,11 @@ def mapping_argument(value: Any) -> ColumnMapping | None:
 
 
 def find_header(header: Sequence[Any], names: Sequence[str]) -> int | None:
-    """Position of the first of *names* present in *header* (compared with :func:`norm`), else None."""
-    normed = [norm(h) for h in header]
+    """Position of the first of *names* present in *header* (compared by their
+    :func:`~xlcalib.cells.header_key`), else None."""
+    normed = [header_key(h) for h in header]
     for name in names:
-        key = norm(name)
+        key = header_key(name)
         if key in normed:
             return normed.index(key)
     return None
@@ -263,15 +258,16 @@ def _round_rank(text: str) -> int:
 
 def score_columns(header: Sequence[Any], pattern: str, confidence_pattern: str) -> list[int]:
     """Positions of the score fields (matching *pattern*, not the confidence pattern), in time order."""
-    found = [(j, norm(h)) for j, h in enumerate(header)
-             if norm(h) and re.search(pattern, norm(h)) and not re.search(confidence_pattern, norm(h))]
+    keys = [header_key(h) for h in header]
+    found = [(j, key) for j, key in enumerate(keys)
+             if key and re.search(pattern, key) and not re.search(confidence_pattern, key)]
     primary = [(j, h) for j, h in found if re.search(_PRIMARY, h)]
     return [j for j, _ in sorted(primary or found, key=lambda jt: (_round_rank(jt[1]), jt[0]))]
 
 
 def nearest_preset(header: Sequence[Any]) -> tuple[str, list[str], list[str]]:
     """The preset whose signature headers best match *header*: (name, headers found, headers missing)."""
-    normed = {norm(h) for h in header}
+    normed = {header_key(h) for h in header}
     best = ("grid", [], [])
     best_score = -1.0
     for name, preset in PRESETS.items():

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..cells import header_key
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS
-from .mapping import ColumnMapping, Preset, find_header, norm, score_columns
+from .mapping import ColumnMapping, Preset, find_header, score_columns
 from .sheets import Sheet
 
 __all__ = ["Columns", "resolve_columns", "records_from_sheet", "blank_cells"]
@@ -77,8 +78,8 @@ def resolve_columns(sheet: Sheet, mapping: ColumnMapping, preset: Preset, exclud
     if mapping.confidence:
         confidence = _named(sheet, [mapping.confidence], "confidence", True)[0]
     else:
-        confidence = next((j for j, h in enumerate(sheet.header) if j not in exclude and norm(h)
-                           and re.search(preset.confidence_pattern, norm(h))
+        confidence = next((j for j, h in enumerate(sheet.header) if j not in exclude and header_key(h)
+                           and re.search(preset.confidence_pattern, header_key(h))
                            and holds_scores(sheet.columns[mapping_twin(sheet, j)])), None)
     missing = [role for role, value in (("object", obj), ("assessor", assessor or None), ("score", score or None))
                if value is None]
@@ -144,7 +145,7 @@ def _choose_scores(sheet: Sheet, cols: Columns, round_name: str | None, reports:
     filled = np.column_stack([~blank_cells(sheet.columns[cols.twins.get(j, j)]) |
                               ~blank_cells(sheet.columns[j]) for j in cols.score]) if sheet.n else np.zeros((0, k), bool)
     if round_name is not None and k > 1:
-        wanted = [i for i, j in enumerate(cols.score) if round_name.strip().lower() in norm(sheet.header[j])]
+        wanted = [i for i, j in enumerate(cols.score) if header_key(round_name) in header_key(sheet.header[j])]
         if len(wanted) != 1:
             raise InputError(f"{sheet.label}: round '{round_name}' should name exactly one of the score fields "
                              f"({'; '.join(sheet.header[j] for j in cols.score)}); it matches {len(wanted)}")
