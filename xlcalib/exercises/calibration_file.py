@@ -364,7 +364,7 @@ def behaviour_frames(result) -> dict[str, pd.DataFrame]:
 
     b = BehaviourTables.of(result)
     out = {}
-    for name, table in (("Fit", b.fit), ("Separation", b.separation), ("Agreement", b.agreement),
+    for name, table in (("Fit", b.fit), ("Separation", b.separation), ("Agreement", b.exact_agreement),
                         ("GroupAudit", b.group_audit)):
         if table is not None:
             out[name] = table.reset_index() if name != "GroupAudit" else table
