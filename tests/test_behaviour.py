@@ -289,9 +289,8 @@ def test_group_inputs_are_checked():
     with pytest.raises(InputError, match="at least 2"):
         r.group_bias({o: "one" for o in r.values.index})
     with pytest.raises(InputError, match="no groups"):
-        r.group_audit()
-    r.groups = p.subjects
-    assert len(r.group_audit()) == 2  # the groups a run read are the default
+        r.group_audit(None)
+    assert len(r.group_audit(p.subjects)) == 2
 
 
 # ----------------------------------------------------------------------------- scale use

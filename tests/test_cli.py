@@ -373,5 +373,44 @@ def test_groups_from_the_objects_sheet(tmp_path):
     for name, subject in p.subjects.items():
         objects.append([name, f"s{subject}"])
     book.save(tmp_path / "panel.xlsx")
-    result, _ = xlcalib.exercises.calibrate_file(tmp_path / "panel.xlsx", tmp_path / "out.xlsx")
-    assert result.groups is not None and set(result.groups) == {"s0", "s1"}
+    run, _ = xlcalib.exercises.calibrate_file(tmp_path / "panel.xlsx", tmp_path / "out.xlsx")
+    assert run.groups is not None and set(run.groups) == {"s0", "s1"}  # the run's record, not the result
+
+
+@pytest.mark.parametrize("fmt", ["xlsx", "csv"])
+def test_a_run_never_changes_the_result_it_was_given(tmp_path, monkeypatch, fmt):
+    """calibrate makes a result once, complete: a whole run (groups, a funding line with a lottery, an input
+    check, every sheet or file written) sets no attribute on it and changes none of its tables or figures --
+    what the run adds is in the run's own record."""
+    import copy
+    import dataclasses
+
+    from xlcalib.exercises import panel_calibration
+
+    made = []
+    real = panel_calibration.calibrate
+
+    def recording(*args, **kwargs):
+        result = real(*args, **kwargs)
+        made.append((result, copy.deepcopy({"values": result.values, "biases": result.biases,
+                                            "residuals": result.residuals, "stats": result.stats})))
+        return result
+
+    monkeypatch.setattr(panel_calibration, "calibrate", recording)
+    rows, _p = _behaviour_rows()
+    read = {(r[0], r[1]) for r in rows[1:]}
+    unread = next((a, o) for a in sorted({r[0] for r in rows[1:]}) for o in sorted({r[1] for r in rows[1:]})
+                  if (a, o) not in read)
+    src = _book(tmp_path / "panel.xlsx", rows + [[*unread, None, None, "subject 0"]])  # a pending read
+    out = tmp_path / ("out.xlsx" if fmt == "xlsx" else "out")
+    run, _ = xlcalib.exercises.calibrate_file(src, out, fmt=fmt, fund=5, lottery=True, feedback=True)
+    (result, at_birth), = made
+    assert run.result is result and run.decisions is not None and run.groups is not None and run.input_checks
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.decisions = run.decisions  # the attribute a run used to set
+    for name in ("values", "biases", "residuals"):
+        pd.testing.assert_frame_equal(getattr(result, name), at_birth[name], check_exact=True)  # untouched
+    assert result.stats.keys() == at_birth["stats"].keys()
+    for key, before in at_birth["stats"].items():
+        after = result.stats[key]
+        assert after == before or (after != after and before != before), key  # NaN stays NaN

@@ -38,13 +38,14 @@ def _settings_book(settings_rows):
 
 
 def test_the_funding_line_on_settings_decides_and_the_result_carries_the_ranking_sheets_decisions():
-    result, frames, settings = compute_calibration(_settings_book([["Funding line (top k)", 1], ["Seed", 7]]))
+    run, frames, settings = compute_calibration(_settings_book([["Funding line (top k)", 1], ["Seed", 7]]))
+    result = run.result
     assert (settings.fund_top_k, settings.seed) == (1, 7)
     ranking = frames["Ranking"]
-    assert list(ranking["object"]) == list(result.decisions.index)
-    assert ranking["decision"].tolist() == result.decisions["decision"].tolist()
+    assert list(ranking["object"]) == list(run.decisions.index)
+    assert ranking["decision"].tolist() == run.decisions["decision"].tolist()
     assert ranking["decision"].tolist() == ["above", "below", "below"]  # one place: y, the clear best, takes it
-    assert ranking.attrs == result.decisions.attrs and ranking.attrs["line"] == "top 1" and ranking.attrs["seed"] == 7
+    assert ranking.attrs == run.decisions.attrs and ranking.attrs["line"] == "top 1" and ranking.attrs["seed"] == 7
 
 
 def test_both_funding_lines_set_is_refused_naming_both_cells():
@@ -57,9 +58,10 @@ def test_both_funding_lines_set_is_refused_naming_both_cells():
 @pytest.mark.parametrize("cell, expected", [(0.25, 0.25), ("25%", 0.25), (25, 0.25), (None, 0.05)])
 def test_the_borderline_cut_off_is_a_settings_row(cell, expected):
     book = _settings_book([["Funding line (top k)", 1], ["Borderline cut-off", cell]])
-    result, frames, settings = compute_calibration(book)
+    run, frames, settings = compute_calibration(book)
+    result = run.result
     assert settings.epsilon == pytest.approx(expected)
-    assert result.decisions.attrs["epsilon"] == pytest.approx(expected)
+    assert run.decisions.attrs["epsilon"] == pytest.approx(expected)
     assert f"borderline between {expected:.0%} and {1 - expected:.0%}" in settings.describe()
 
 

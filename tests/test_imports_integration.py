@@ -261,7 +261,7 @@ def test_template_import_fills_evaluations_lists_scale_and_saves_the_roles(tmp_p
     presets = presets_from_rows([list(r) for r in imp.iter_rows(values_only=True)])
     assert presets["easychair"].score == ["Overall evaluation"]
     assert book.sheetnames[-1] == "Import report" and book.active.title == "Import report"
-    result = xlcalib.exercises.calibrate_panel(book)  # Run main on any other sheet: the calibration
+    result = xlcalib.exercises.calibrate_panel(book).result  # Run main on any other sheet: the calibration
     direct = xlcalib.calibrate(long)
     np.testing.assert_allclose(result.values.loc[direct.values.index, "value"], direct.values["value"], rtol=1e-9)
 
@@ -525,4 +525,4 @@ def test_template_table_widens_for_tracks_and_renames_the_uncertainty_column(tmp
     book.save(tmp_path / "saved.xlsx")  # the table's columns follow the header cells in the file Excel opens
     reopened = openpyxl.load_workbook(tmp_path / "saved.xlsx")
     assert [c.name for c in reopened["Evaluations"].tables["Evaluations"].tableColumns][3] == "Confidence"
-    assert xlcalib.exercises.calibrate_panel(reopened).stats["uncertainty_kind"] == "confidence"
+    assert xlcalib.exercises.calibrate_panel(reopened).result.stats["uncertainty_kind"] == "confidence"

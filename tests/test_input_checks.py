@@ -217,7 +217,8 @@ def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
     rows = [["Dr Chen Wei", "P1", 7.5, "High"], ["Ann Lee", "P1", 6, "Medium"], ["Dr Chen Wei", "P2", 6, "Low"],
             ["Ann Lee", "P2", 5, "High"], ["Bo Park", "P2", 4, "High"], ["Bo Park", "P3", 5, "High"],
             ["Ann Lee", "P3", None, None]]
-    result, out = calibrate_file(_template(tmp_path, rows), tmp_path / "r.json", fmt="json")
+    run, out = calibrate_file(_template(tmp_path, rows), tmp_path / "r.json", fmt="json")
+    result = run.result
     import json
 
     payload = json.loads(out.read_text())
@@ -226,7 +227,7 @@ def test_mid_panel_workbook_runs_and_lists_checks(tmp_path):
             "problem": "sheet Evaluations, row 8: Ann Lee has not yet scored P3 (pending: left out of this run)"} in checks
     assert any(c["problem"] == "Object 'P4' (Objects!A5) is on the Objects list but has no scores yet" for c in checks)
     assert result.stats["n_evaluations"] == 6
-    lines = result.input_checks.splitlines()
+    lines = run.input_checks.splitlines()
     assert lines[0].startswith("input checks: 1 pending evaluation(s)") and "1 warning(s)" in lines[0]
     assert lines[1:] == ["  warning: Object 'P4' (Objects!A5) is on the Objects list but has no scores yet"]
 

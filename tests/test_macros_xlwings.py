@@ -33,7 +33,7 @@ def _demo_book():
 def test_calibrate_panel_through_the_xlwings_backend():
     book, evaluations = _demo_book()
     before = {s.name: dict(s.cells) for s in book.sheets}
-    result = calibrate_panel(book)
+    result = calibrate_panel(book).result
     core = xlcalib.calibrate(evaluations.rename(columns=str.lower), gauge="simple", anomaly_threshold=2.5,
                              levels={"High": 0.5, "Medium": 1.0, "Low": 2.0})  # the Levels sheet gives SDs
     np.testing.assert_allclose(result.values["value"], core.values["value"], atol=1e-12)

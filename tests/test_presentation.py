@@ -45,8 +45,9 @@ def _body(rows):
 
 def test_result_sheets_order_formats_widths_fonts_and_print_setup():
     wb, evaluations = _demo_book()
-    result, frames, settings = compute_calibration(wb)
-    write_calibration(wb, result, frames, settings, now=NOW)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
+    write_calibration(wb, run, frames, settings, now=NOW)
     assert wb.sheetnames == ["Evaluations", *RESULT_SHEETS] and RESULT_SHEETS[0] == "Ranking"
     assert wb.active.title == "Ranking"  # opens on the decision table
     v_rows = list(wb["Values"].iter_rows(values_only=True))
@@ -101,8 +102,9 @@ def test_result_sheets_order_formats_widths_fonts_and_print_setup():
 def test_assessors_harshest_first_with_plain_sentences_and_flagged_reads():
     wb, evaluations = _demo_book()
     wb["Evaluations"]["C6"] = 30.0  # a gross error: a flagged read
-    result, frames, settings = compute_calibration(wb)
-    write_calibration(wb, result, frames, settings, now=NOW)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
+    write_calibration(wb, run, frames, settings, now=NOW)
     rows = list(wb["Biases"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "assessor")
     table = pd.DataFrame(_body(rows[header + 1:]), columns=rows[header])
@@ -127,8 +129,9 @@ def test_assessors_harshest_first_with_plain_sentences_and_flagged_reads():
 
 def test_diagnostics_speak_in_verdicts_not_formulas():
     wb, _ = _demo_book()
-    result, frames, settings = compute_calibration(wb)
-    write_calibration(wb, result, frames, settings, now=NOW)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
+    write_calibration(wb, run, frames, settings, now=NOW)
     rows = list(wb["Diagnostics"].iter_rows(values_only=True))
     table = {r[4]: r for r in rows if r[4] in ("mu2", "n_components", "posterior_variance")}  # by technical name
     mu2 = result.stats["mu2"]
@@ -142,9 +145,10 @@ def test_diagnostics_speak_in_verdicts_not_formulas():
 def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
     wb, evaluations = _demo_book()
     settings = CalibrationSettings(fund_top_k=15, draws=2000)
-    result, frames, settings = compute_calibration(wb, settings)
-    ranked = result
-    specs = {s.name: s for s in calibration_sheets(ranked, frames, settings, None, [["xlcalib calibration"]])}
+    run, frames, settings = compute_calibration(wb, settings)
+    result = run.result
+    specs = {s.name: s for s in calibration_sheets(result, frames, settings, None, [["xlcalib calibration"]],
+                                                   decisions=run.decisions)}
     ranking = specs["Ranking"]
     assert ranking.line_after == 14
     f = ranking.frame
@@ -175,7 +179,7 @@ def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
     assert set(series) <= set(DECISION_COLOURS) and [chart.colour_of(k) for k in range(len(series))] == \
         [DECISION_COLOURS[s] for s in series]
     out = new_workbook()
-    write_calibration(out, ranked, frames, settings, now=NOW)
+    write_calibration(out, run, frames, settings, now=NOW)
     ws = out["Ranking"]
     top = next(r for r in range(1, 12) if ws.cell(r, 1).value == "rank")
     assert ws.cell(top + 15, 1).border.bottom.style == "thick" and ws.cell(top + 16, 1).border.bottom.style is None
@@ -189,8 +193,9 @@ def test_funding_line_drawn_changed_decisions_marked_and_caterpillar():
 
 def test_feedback_letter_one_page_per_assessor_naming_no_other():
     wb, evaluations = _demo_book()
-    result, frames, settings = compute_calibration(wb)
-    write_calibration(wb, result, frames, settings, now=NOW, feedback=True)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
+    write_calibration(wb, run, frames, settings, now=NOW, feedback=True)
     ws = wb["Feedback"]
     assert len(ws.row_breaks.brk) == evaluations["Assessor"].nunique() - 1
     rows = list(ws.iter_rows(values_only=True))
@@ -217,8 +222,9 @@ def test_both_backends_render_the_same_presentation():
     rows = [list(evaluations.columns)] + evaluations.astype(object).values.tolist()
     book = Book([Sheet("Evaluations", rows)])
     for target in (wb, book):
-        result, frames, settings = compute_calibration(target)
-        write_calibration(target, result, frames, settings, now=NOW)
+        run, frames, settings = compute_calibration(target)
+        result = run.result
+        write_calibration(target, run, frames, settings, now=NOW)
     ws = book.sheets["Ranking"]
     header = next(r for (r, c), v in ws.cells.items() if c == 1 and v == "rank")
     names = [ws.cells.get((header, c)) for c in range(1, 12)]
@@ -301,7 +307,8 @@ def test_shown_text(value, fmt, text):
 
 def test_checks_sheet_joins_input_lines_and_run_warnings():
     wb, _ = _demo_book()
-    result, frames, settings = compute_calibration(wb)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
     frames["Checks"] = pd.DataFrame({"severity": ["warning"], "sheet": ["Evaluations"], "cell": ["B9"],
                                      "problem": ["sheet Evaluations, row 9: A has not yet scored P001 (pending: left "
                                                  "out of this run)"]})
@@ -309,7 +316,7 @@ def test_checks_sheet_joins_input_lines_and_run_warnings():
         {"statistic": ["warning", "warning"], "value": ["1 evaluation(s) are allocated ... pending; see Checks.",
                                                         "2 object(s) have under a quarter of the median confidence"],
          "meaning": ["", ""]})], ignore_index=True)
-    write_calibration(wb, result, frames, settings, now=NOW)
+    write_calibration(wb, run, frames, settings, now=NOW)
     lines = [r for r in wb["Checks"].iter_rows(values_only=True) if r[0] == "warning"]
     assert [r[2] for r in lines] == ["B9", None] and "quarter" in lines[1][3]  # the 'see Checks' pointer is not repeated
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
@@ -343,8 +350,9 @@ def test_reports_render_alike_through_both_backends(kind, tmp_path):
 def test_summary_reports_the_lottery(tmp_path):
     wb, _ = _demo_book()
     settings = CalibrationSettings(fund_top_k=20, lottery=True, draws=2000)
-    result, frames, settings = compute_calibration(wb, settings)
-    write_calibration(wb, result, frames, settings, now=NOW)
+    run, frames, settings = compute_calibration(wb, settings)
+    result = run.result
+    write_calibration(wb, run, frames, settings, now=NOW)
     rows = list(wb["Ranking"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank")
     table = pd.DataFrame(_body(rows[header + 1:]), columns=rows[header])
@@ -355,7 +363,7 @@ def test_summary_reports_the_lottery(tmp_path):
     assert f"The lottery drew {len(drawn)} of the " in summary["Decision"]
     from xlcalib.calibration.decide.ranking import decision_summary
 
-    assert summary["Decision"] == decision_summary(result.decisions)  # the command line prints these same words
+    assert summary["Decision"] == decision_summary(run.decisions)  # the command line prints these same words
     count = next(r[0] for r in rows[header + 1:] if r[0] and str(r[0]).startswith("Count: "))
     assert count.startswith("Count: 20 places: ") and f"{len(drawn)} funded by lottery" in count
     assert summary[f"Funded by lottery ({len(drawn)})"] == ", ".join(drawn) + "."
@@ -385,7 +393,8 @@ def test_charts_use_the_users_own_headers_and_print_on_pages_of_their_own():
     ws = wb["Evaluations"]
     for j, name in enumerate(["Reviewer", "Proposal", "Mark"], start=1):
         ws.cell(row=1, column=j, value=name)
-    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=10, draws=1000))
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=10, draws=1000))
+    result = run.result
     assert settings.headers == {"assessor": "Reviewer", "object": "Proposal", "score": "Mark"}
     specs = {s.name: s for s in calibration_sheets(result, frames, settings, None, [["xlcalib calibration"]])}
     ranking, biases, values = (specs[f"{n} chart"].charts[0] for n in ("Ranking", "Biases", "Values"))
@@ -403,7 +412,8 @@ def test_every_result_table_prints_at_nine_points_or_larger():
     from xlcalib.workbook.base import MIN_PRINT_SCALE
 
     wb, _ = _demo_book()
-    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, lottery=True, draws=1000))
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, lottery=True, draws=1000))
+    result = run.result
     preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
     for spec in calibration_sheets(result, frames, settings, None, preamble, feedback=True):
         assert spec.one_page or spec.printable().print_scale() >= MIN_PRINT_SCALE, (spec.name, spec.print_scale())
@@ -423,7 +433,8 @@ def test_a_short_table_prints_on_one_page_with_its_footer_a_long_one_page_after_
     assert spec(24).fits_one_page_tall() and spec(28).fits_one_page_tall()
     assert not spec(45).fits_one_page_tall() and not spec(200).fits_one_page_tall()
     wb, _ = _demo_book()
-    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=1000))
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=1000))
+    result = run.result
     preamble = [["xlcalib calibration"], ["run"], ["settings: " + settings.describe()]]
     sheets = {s.name: s for s in calibration_sheets(result, frames, settings, None, preamble)}
     assert sheets["Biases"].printable().fits_one_page_tall()  # the demo's 12 assessors: one page

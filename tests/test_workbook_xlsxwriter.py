@@ -78,10 +78,11 @@ def _print(ws):
 def test_result_file_looks_like_the_openpyxl_rendering(tmp_path):
     wb, _ = _demo_book()
     wb["Evaluations"]["C6"] = 30.0  # a flagged read: a highlighted Residuals row
-    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=2000))
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=2000))
+    result = run.result
     paths = {}
     for kind, book in (("openpyxl", new_workbook()), ("xlsxwriter", XlsxWriterBook())):
-        write_calibration(book, result, frames, settings, now=NOW, feedback=True)
+        write_calibration(book, run, frames, settings, now=NOW, feedback=True)
         paths[kind] = save_atomically(book, tmp_path / f"{kind}.xlsx")
     a, b = (openpyxl.load_workbook(paths[k]) for k in ("openpyxl", "xlsxwriter"))
     assert a.sheetnames == b.sheetnames and a.active.title == b.active.title == "Ranking"
@@ -180,17 +181,18 @@ def test_a_panel_beyond_excel_rows_is_refused_before_the_fit(tmp_path, monkeypat
     limit = needed - 1  # one row short of what the sheet needs
     monkeypatch.setattr(base, "EXCEL_MAX_ROWS", limit)
     fitted = []
-    run = panel_calibration.run_calibration
-    monkeypatch.setattr(panel_calibration, "run_calibration", lambda *a, **k: fitted.append(1) or run(*a, **k))
+    real_fit = panel_calibration.run_calibration
+    monkeypatch.setattr(panel_calibration, "run_calibration", lambda *a, **k: fitted.append(1) or real_fit(*a, **k))
     assert main(["calibrate", str(src), "-o", str(tmp_path / "out.xlsx")]) == 2
     err = capsys.readouterr().err
     assert (f"sheet Residuals would need {needed:,} rows x {RESIDUALS_COLUMNS} columns; an Excel sheet "
             f"holds {limit:,}") in err and "--format csv" in err
     assert not fitted and not (tmp_path / "out.xlsx").exists()
     # the same numbers as the sheet itself would give (the column count cannot drift from the real sheet)
-    result, frames, settings = compute_calibration(wb)
+    run, frames, settings = compute_calibration(wb)
+    result = run.result
     with pytest.raises(xlcalib.InputError) as late:
-        write_calibration(XlsxWriterBook(), result, frames, settings, now=NOW)
+        write_calibration(XlsxWriterBook(), run, frames, settings, now=NOW)
     assert f"would need {needed:,} rows x {RESIDUALS_COLUMNS} columns" in late.value.message
     assert main(["calibrate", str(src), "--format", "csv", "-o", str(tmp_path / "csv")]) == 0
 
@@ -224,7 +226,8 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
 
     wb, _ = _demo_book()
     wb["Evaluations"]["C6"] = 30.0
-    result, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=500))
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=15, draws=500))
+    result = run.result
     odd = pd.DataFrame({
         "name": ["a & b <c>", " lead", "trail ", "_x0041_ literal", "tab\there", "ctl\x01x", "", None, "=1+2",
                  "ünï€ode", "\ufffe", "x" * 40] * 3,
@@ -254,7 +257,7 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", fast)
         monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", 7)
         book = XlsxWriterBook()
-        write_calibration(book, result, frames, settings, now=NOW, feedback=True)
+        write_calibration(book, run, frames, settings, now=NOW, feedback=True)
         chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="H6",
                           ref_lines=(RefLine("y = x", (0.0, 1.0), (0.0, 1.0)), RefLine("line 2", (1, 2), (3, 4))))
         book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4,

@@ -106,13 +106,15 @@ def _is_levels_header(row) -> bool:
 
 class _Solved:
     """One cached solve: the core's result, the pending reads it left out (assessor, object: rows whose score
-    is still blank) and the cell tables already spilled from it."""
+    is still blank), the input-check line that says so (CALIB_STATS shows it) and the cell tables already
+    spilled from it."""
 
-    __slots__ = ("result", "pending", "cells")
+    __slots__ = ("result", "pending", "input_checks", "cells")
 
-    def __init__(self, result: xlcalib.CalibrationResult, pending: list[tuple[str, str]]):
+    def __init__(self, result: xlcalib.CalibrationResult, pending: list[tuple[str, str]], input_checks: str = ""):
         self.result = result
         self.pending = pending
+        self.input_checks = input_checks
         self.cells: dict[tuple[str, bool], Cells] = {}
 
 
@@ -201,11 +203,12 @@ def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_u
     try:
         result = xlcalib.calibrate(assessors=a, objects=o, scores=s, levels=table, gauge=gauge, scale_use=scale_use,
                                    scale=scale, **{kind: u})
+        checks = ""
         if pending.any():  # said on CALIB_STATS, so a forgotten score does not go unseen
             first = entry_position(scores, "score", int(pending.argmax()))
-            result.input_checks = (f"{len(waiting)} pending evaluation(s) (blank score: allocated, not scored yet) "
-                                   f"left out, the first in {first}")
-        return _Solved(result, waiting)
+            checks = (f"{len(waiting)} pending evaluation(s) (blank score: allocated, not scored yet) left out, the "
+                      f"first in {first}")
+        return _Solved(result, waiting, checks)
     except InputError as exc:
         ranges = {"assessor": assessors, "object": objects, "score": scores, "sd": uncertainty,
                   "confidence": uncertainty, "level": uncertainty}
@@ -333,8 +336,8 @@ def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None,
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
     def build(result):
         table = result.diagnostics()[["statistic", "value", "meaning"]]
-        if result.input_checks:
-            table = pd.concat([table, pd.DataFrame({"statistic": ["input checks"], "value": [result.input_checks],
+        if solved.input_checks:
+            table = pd.concat([table, pd.DataFrame({"statistic": ["input checks"], "value": [solved.input_checks],
                                                     "meaning": [statistic_meaning("input checks")]})],
                               ignore_index=True)
         return table

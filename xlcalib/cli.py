@@ -334,21 +334,21 @@ def next_reads_text(suggestions) -> str:
 
 
 def _calibrate(args) -> int:
-    result, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
-                                 per_component=args.per_component, fmt=args.format, fund=args.fund,
-                                 threshold=args.threshold, lottery=args.lottery, model=args.model,
-                                 interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
-                                 scale_use=args.scale_use, group_column=args.group_column,
-                                 export=_export_options(args), borderline=args.borderline)
-    print(result.summary())
-    if result.decisions is not None:
+    run, out = calibrate_file(args.workbook, args.out, sheet=args.sheet, gauge=args.gauge,
+                              per_component=args.per_component, fmt=args.format, fund=args.fund,
+                              threshold=args.threshold, lottery=args.lottery, model=args.model,
+                              interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
+                              scale_use=args.scale_use, group_column=args.group_column,
+                              export=_export_options(args), borderline=args.borderline)
+    print(run.summary())
+    if run.decisions is not None:
         from .calibration import decision_summary
 
-        line = decision_summary(result.decisions)
+        line = decision_summary(run.decisions)
         if line:
             print(line)
-    if result.input_checks:
-        print(result.input_checks)
+    if run.input_checks:
+        print(run.input_checks)
     print(f"results written to {out}")
     return 0
 

@@ -85,7 +85,8 @@ def run_demo(out_dir="demo_output", seed: int = 2024) -> dict:
 
     out = Path(out_dir)
     exercise, evaluations, true_values, true_biases = write_demo_exercise(out / "demo_exercise.xlsx", seed)
-    result, result_path = calibrate_file(exercise, out / "demo_exercise_calibrated.xlsx")
+    run, result_path = calibrate_file(exercise, out / "demo_exercise_calibrated.xlsx")
+    result = run.result
     raw = evaluations.groupby("Object")["Score"].mean().reindex(true_values.index)
     calibrated = result.values["value"].reindex(true_values.index)
     err_raw, err_cal = raw - true_values, calibrated - true_values

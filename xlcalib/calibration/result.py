@@ -3,10 +3,9 @@
 A :class:`CalibrationResult` carries its meaning with it (model, gauge,
 interval kind, units in ``stats``) so every adapter -- the workbook, the CLI,
 the spreadsheet functions -- can say what its numbers are.  Its state is
-declared here: the per-component posteriors and the t degrees of freedom
-(from which rankings, differences and next reads are computed), and the two
-records a run adds (the ranking it decided on, and the input-check lines the
-CLI printed).
+declared here and set once, when :func:`~xlcalib.calibration.calibrate` makes it:
+the tables, the figures, the per-component posteriors and the t degrees of
+freedom (from which rankings, differences and next reads are computed).
 """
 from __future__ import annotations
 
@@ -30,6 +29,12 @@ from .behaviour.separation import exact_agreement, separation_table
 from .behaviour.verdict import trust_sentences
 
 __all__ = ["CalibrationResult", "DecisionBasis", "Difference"]
+
+def _given(groups):
+    if groups is None:
+        raise InputError("no groups: give a mapping object -> group (a workbook's Group column is read by the run)")
+    return groups
+
 
 @dataclass(frozen=True)
 class Difference:
@@ -76,9 +81,12 @@ class DecisionBasis:
         return self.known_se
 
 
-@dataclass
+@dataclass(frozen=True)
 class CalibrationResult:
-    """Calibrated values, assessor biases, residuals and diagnostics.
+    """Calibrated values, assessor biases, residuals and diagnostics; made once, complete, by
+    :func:`~xlcalib.calibration.calibrate`, and never changed after (what a run adds -- the ranking it decided
+    on, its input-check lines, each object's group -- belongs to the run's own record, e.g.
+    :class:`xlcalib.exercises.PanelRun`).
 
     Attributes
     ----------
@@ -97,8 +105,8 @@ class CalibrationResult:
         ``n_evaluations, n_assessors, n_objects, n_components, mu2, residual
         (R), posterior_variance (w), rms_bound, gauge, uncertainty_kind`` and
         descriptive extras (``bound_meaning``, ``anomaly_threshold``,
-        ``trace_method`` ...).  With ``per_component=True`` the per-component
-        figures (mu2, rms_bound) are lists in component order.
+        ``trace_method`` ...); what each means: :mod:`xlcalib.calibration.meanings`.  With
+        ``per_component=True`` the per-component figures (mu2, rms_bound) are lists in component order.
     components:
         The posterior of each connected component with the positions of its
         assessors and objects in ``biases``/``values`` (what rankings,
@@ -108,14 +116,6 @@ class CalibrationResult:
     decision_basis_maker:
         Makes the posterior decisions are drawn from when it differs from the values'
         (see :class:`DecisionBasis`; made once, when a ranking first asks), else ``None``.
-    decisions:
-        The ranking table a run decided on (set by the run that asked for a
-        funding line; see :meth:`ranking`), else ``None``.
-    input_checks:
-        The input-check lines a run reported alongside this result (empty when none).
-    groups:
-        The object -> group mapping a run read with the evaluations (its Group column), else ``None``; the
-        group tables default to it.
     """
 
     values: pd.DataFrame
@@ -125,10 +125,8 @@ class CalibrationResult:
     components: tuple[ComponentPosterior, ...] = ()
     t_df: int | None = None
     decision_basis_maker: Callable[[], DecisionBasis] | None = None
-    _decision_basis: DecisionBasis | None = field(default=None, init=False, repr=False)
-    decisions: pd.DataFrame | None = None
-    input_checks: str = ""
-    groups: pd.Series | None = None
+    #: the decision basis once made (a cache of something the result already determines, not a new fact)
+    _made: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def summary(self) -> str:
         """A few plain lines: which model, how far to trust it, how precise the values are, what to look at."""
@@ -167,9 +165,9 @@ class CalibrationResult:
     def decision_basis(self) -> DecisionBasis:
         """What rankings, P(above the line) and next reads are computed from (one connected, comparable panel)."""
         if self.decision_basis_maker is not None:
-            if self._decision_basis is None:
-                self._decision_basis = self.decision_basis_maker()
-            return self._decision_basis
+            if "basis" not in self._made:
+                self._made["basis"] = self.decision_basis_maker()
+            return self._made["basis"]
         if not self.components:
             raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
         if len(self.components) > 1:
@@ -272,27 +270,21 @@ class CalibrationResult:
         per.attrs.update(panel)
         return per
 
-    def group_bias(self, groups=None, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
-        """Each assessor's bias on each group of objects (``groups``: object -> group), Holm-flagged.
+    def group_bias(self, groups, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
+        """Each assessor's bias on each group of objects (``groups``: object -> group, e.g. a workbook's Group
+        column as a run read it), Holm-flagged.
 
         See :func:`xlcalib.calibration.behaviour.group_bias.group_bias`.
         """
         alpha = real_argument(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-        return group_bias(self, self._groups(groups), alpha=alpha, min_reads=min_reads)
+        return group_bias(self, _given(groups), alpha=alpha, min_reads=min_reads)
 
-    def group_audit(self, groups=None) -> pd.DataFrame:
+    def group_audit(self, groups) -> pd.DataFrame:
         """Group means of the calibrated values and the test that they are equal.
 
         See :func:`xlcalib.calibration.behaviour.group_bias.group_audit`.
         """
-        return group_audit(self, self._groups(groups))
-
-    def _groups(self, groups):
-        if groups is None:
-            groups = self.groups
-        if groups is None:
-            raise InputError("no groups: give a mapping object -> group (or calibrate a workbook with a Group column)")
-        return groups
+        return group_audit(self, _given(groups))
 
     def diagnostics(self) -> pd.DataFrame:
         """The stats as a two-column (statistic, value) table with a meaning column."""

@@ -14,7 +14,7 @@ from .common import check_own_sheets, report_file, run_preamble
 from .ground_truth import ground_truth_report
 from .import_export import ExportOptions, ExportRun, import_export, import_file, import_into_book, import_text
 from .ordinal_agreement import ordinal_report
-from .panel_calibration import RESULT_SHEETS, calibrate_panel, compute_calibration, write_calibration
+from .panel_calibration import RESULT_SHEETS, PanelRun, calibrate_panel, compute_calibration, write_calibration
 from .reliability import reliability_report
 
 #: The exercises' runners by the kind ``xlcalib report KIND`` names.  A template's Run main names the runner
@@ -26,7 +26,7 @@ RUNNERS = {"calibration": calibrate_panel, "reliability": reliability_report, "o
 MACRO_RUNNERS = {"import": import_export}
 
 __all__ = ["MACRO_RUNNERS", "MAX_PROBLEM_LINES", "RESIDUALS_COLUMNS", "RESULT_SHEETS", "RUNNERS", "CalibrationSettings",
-           "ExportOptions", "ExportRun", "assign_file", "calibrate_file", "calibrate_panel", "check_own_sheets",
+           "ExportOptions", "ExportRun", "PanelRun", "assign_file", "calibrate_file", "calibrate_panel", "check_own_sheets",
            "compute_calibration", "design_verdict", "ground_truth_report", "import_export", "import_file",
            "import_into_book", "import_text", "next_reads_file", "ordinal_report", "reliability_report", "report_file",
            "run_preamble", "runner", "write_calibration"]

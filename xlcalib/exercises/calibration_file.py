@@ -7,6 +7,7 @@ Messages speak the command line's language (``--fund``, ``-o``), the only way th
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,8 @@ SHOWN_WARNINGS = 5
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
                    feedback=False, scale_use=None, group_column=None, export=None, borderline=None):
-    """Calibrate a workbook file; write results next to it (atomically). Returns (result, output path).
+    """Calibrate a workbook file; write results next to it (atomically). Returns (run, output path): the
+    :class:`~xlcalib.exercises.PanelRun` (its ``result``, the ranking it decided on, its input checks).
 
     ``borderline``: the borderline cut-off epsilon (objects with P(above the line) between epsilon and
     1 - epsilon are borderline), beating the Settings sheet's.
@@ -52,7 +54,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
     A review export (HotCRP, CMT, EasyChair, OpenReview, a grid: by its extension or a header that is not an
     evaluations table's), or any file with ``export`` options (:class:`~xlcalib.exercises.ExportOptions`), is
-    calibrated as it comes: :func:`calibrate_export`.
+    calibrated as it comes: :func:`calibrate_export` (then the run is an :class:`~xlcalib.exercises.ExportRun`).
     """
     path = Path(path)
     declared = None
@@ -69,7 +71,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
                                                     ("scale", declared)) if value is not None})
     book = _input_book(path, sheet, fast=True)
     try:
-        result, frames, settings = compute_calibration(
+        run, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet=sheet, per_component=per_component),
             before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, origins=CLI_OPTIONS,
             **overrides)
@@ -84,12 +86,12 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
             book.close()
     checks = frames.get("Checks")
     if checks is not None and len(checks):
-        result.input_checks = input_checks_text(checks)
+        run = replace(run, input_checks=input_checks_text(checks))
     default = path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
     out = Path(out) if out else default
     check_output_differs(path, out)
-    _write_results(result, frames, settings, path, out, fmt, feedback)
-    return result, out
+    _write_results(run, frames, settings, path, out, fmt, feedback)
+    return run, out
 
 
 def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
@@ -129,7 +131,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
             and scale.low < scale.high:
         overrides["scale"] = (float(scale.low), float(scale.high))
     try:
-        result, frames, settings = compute_calibration(
+        panel_run, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
             before_fit=_residuals_fit_a_sheet if fmt == "xlsx" else None, origins=CLI_OPTIONS,
             **overrides)
@@ -141,9 +143,9 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
             raise moved from None
         raise InputError(moved.message.replace("per_component=True", "--per-component"), moved.where) from None
     frames["Checks"] = checks_at_export(frames.get("Checks"), imported)
+    run.result, run.decisions, run.groups = panel_run.result, panel_run.decisions, panel_run.groups
     if frames["Checks"] is not None and len(frames["Checks"]):
-        result.input_checks = input_checks_text(frames["Checks"])
-    run.result, run.input_checks = result, result.input_checks
+        run.input_checks = input_checks_text(frames["Checks"])
     frames["Import report"] = imported.report
     _write_export_results(run, frames, settings, path, out, fmt, feedback)
     return run, out
@@ -199,9 +201,9 @@ def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str
         backend.activate(specs[0].name)
         save_atomically(book, out)
     elif fmt == "csv":
-        _write_results(run.result, frames, settings, path, out, fmt, feedback)
+        _write_results(run, frames, settings, path, out, fmt, feedback)
     else:
-        payload = _json_payload(run.result, frames, settings)
+        payload = _json_payload(run, frames, settings)
         payload["import"] = _import_payload(run.imported)
         write_bytes_atomically(json_bytes(payload), out)
 
@@ -318,8 +320,9 @@ def input_checks_text(checks: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _write_results(result, frames, settings, path: Path, out: Path, fmt: str, feedback: bool) -> None:
-    """The result workbook (streamed by XlsxWriter), one CSV file per sheet, or one JSON file."""
+def _write_results(run, frames, settings, path: Path, out: Path, fmt: str, feedback: bool) -> None:
+    """The result workbook (streamed by XlsxWriter), one CSV file per sheet, or one JSON file, of a run
+    (:class:`~xlcalib.exercises.PanelRun`, or an export's run)."""
     from ..workbook import new_result_book, save_atomically, write_bytes_atomically
     from ..workbook.text_output import csv_bytes, json_bytes
 
@@ -327,25 +330,25 @@ def _write_results(result, frames, settings, path: Path, out: Path, fmt: str, fe
         if out.suffix.lower() != ".xlsx":
             raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
         result_book = new_result_book()  # a new file: streamed by XlsxWriter, not built cell by cell in openpyxl
-        write_calibration(result_book, result, frames, settings, feedback=feedback)
+        write_calibration(result_book, run, frames, settings, feedback=feedback)
         save_atomically(result_book, out)
     elif fmt == "csv":
         if out.suffix:
             raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
-        for name, frame in {**frames, **behaviour_frames(result)}.items():
+        for name, frame in {**frames, **behaviour_frames(run)}.items():
             write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
     else:
-        write_bytes_atomically(json_bytes(_json_payload(result, frames, settings)), out)
+        write_bytes_atomically(json_bytes(_json_payload(run, frames, settings)), out)
 
 
-def _json_payload(result, frames, settings: CalibrationSettings) -> dict:
+def _json_payload(run, frames, settings: CalibrationSettings) -> dict:
     """Tables as lists of records, the stats and the settings; names that would start a formula get a leading '
     (as in the CSV files; json_bytes neutralises the tables' text)."""
     from ..workbook.base import neutralise_text
 
-    payload = {**frames, **behaviour_frames(result)}
+    payload = {**frames, **behaviour_frames(run)}
     payload["stats"] = {k: (v.item() if isinstance(v, (np.floating, np.integer)) else neutralise_text(v))
-                        for k, v in result.stats.items()}
+                        for k, v in run.result.stats.items()}
     payload["settings"] = {"sheet": settings.sheet, "gauge": settings.gauge, "per_component": settings.per_component,
                            "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
                            "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
@@ -357,12 +360,13 @@ def _json_payload(result, frames, settings: CalibrationSettings) -> dict:
     return payload
 
 
-def behaviour_frames(result) -> dict[str, pd.DataFrame]:
-    """The assessor-behaviour tables for CSV and JSON output: Fit, Unexpected, Separation, Agreement and, with
-    groups, GroupBias and GroupAudit (the workbook shows the same tables on its own sheets)."""
+def behaviour_frames(run) -> dict[str, pd.DataFrame]:
+    """The assessor-behaviour tables of a run for CSV and JSON output: Fit, Unexpected, Separation, Agreement
+    and, with the groups the run read, GroupBias and GroupAudit (the workbook shows the same tables on its own
+    sheets)."""
     from ..presentation import BehaviourTables
 
-    b = BehaviourTables.of(result)
+    b = BehaviourTables.of(run.result, run.groups)
     out = {}
     for name, table in (("Fit", b.fit), ("Separation", b.separation), ("Agreement", b.exact_agreement),
                         ("GroupAudit", b.group_audit)):
@@ -406,18 +410,18 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     book = _input_book(path, sheet, fast=False)
     try:
         sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
-        result, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
-                                                       before_fit=lambda panel, _: panels.append(panel),
-                                                       origins=CLI_OPTIONS, **overrides)
+        run, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
+                                                    before_fit=lambda panel, _: panels.append(panel),
+                                                    origins=CLI_OPTIONS, **overrides)
     finally:
         if hasattr(book, "close"):
             book.close()
-    rules = _next_read_rules(sheet_rules, result.biases.index, conflicts=conflicts, max_load=max_load, loads=loads,
+    rules = _next_read_rules(sheet_rules, run.result.biases.index, conflicts=conflicts, max_load=max_load, loads=loads,
                              subjects=subjects)
     pending = panels[0].pending[["assessor", "object"]] if panels and len(panels[0].pending) else None
-    suggestions = next_reads_frame(result, settings, reads, pending=pending, **rules)
+    suggestions = next_reads_frame(run.result, settings, reads, pending=pending, **rules)
     result_book = new_result_book()
-    write_calibration(result_book, result, frames, settings, next_reads=suggestions)
+    write_calibration(result_book, run, frames, settings, next_reads=suggestions)
     backend = open_book(result_book)
     backend.activate("Next reads")
     save_atomically(result_book, out)

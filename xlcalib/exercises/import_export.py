@@ -565,10 +565,9 @@ class ExportRun:
     input_checks: str = ""
     #: why a funding line asked for was not applied (plain averages only)
     line_note: str = ""
-
-    @property
-    def decisions(self):
-        return None if self.result is None else self.result.decisions
+    #: the ranking the run decided on, and each object's group as read (as :class:`PanelRun` has them)
+    decisions: pd.DataFrame | None = None
+    groups: pd.Series | None = None
 
     def summary(self) -> str:
         head = import_text(self.imported, "the sheet Import report")
@@ -662,7 +661,8 @@ def export_sheets(run: ExportRun, frames: dict, settings, preamble, *, feedback:
     from ..presentation import calibration_sheets, import_report_sheet, import_sheet, with_import_rows
 
     imported = run.imported
-    specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback)
+    specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback,
+                               decisions=run.decisions, groups=run.groups)
     for spec in specs:
         if spec.name == "Summary":
             with_import_rows(spec, imported)

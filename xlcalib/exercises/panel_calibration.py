@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,23 @@ from .common import run_preamble, write_sheets
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
 RESULT_SHEETS = ("Ranking", "Ranking chart", "Summary", "Biases", "Biases chart", "Checks", "Values", "Values chart",
                  "Residuals", "Diagnostics", "Fit", "Unexpected")
+
+
+@dataclass(frozen=True)
+class PanelRun:
+    """One run of the panel calibration: the result :func:`~xlcalib.calibration.calibrate` made (never changed
+    after) and what the run added to it -- the ranking it decided on (its funding line, draws and seed: the
+    Ranking sheet and the command line show this one), each object's group as the run read it (the group
+    tables), and the input-check lines the command line prints.  Reads like a result for the command line
+    (``summary()``, ``decisions``, ``input_checks``), as :class:`~xlcalib.exercises.ExportRun` does."""
+
+    result: CalibrationResult
+    decisions: pd.DataFrame | None = None
+    groups: pd.Series | None = None
+    input_checks: str = ""
+
+    def summary(self) -> str:
+        return self.result.summary()
 
 
 # ----------------------------------------------------------------------------
@@ -149,7 +167,7 @@ def _with_warnings(diagnostics: pd.DataFrame, warnings: list[str]) -> pd.DataFra
 
 def compute_calibration(book, settings: CalibrationSettings | None = None, *, before_fit=None, origins=None,
                         **overrides):
-    """Read settings and evaluations from *book*; return (result, frames, settings) without writing.
+    """Read settings and evaluations from *book*; return (:class:`PanelRun`, frames, settings) without writing.
 
     ``overrides`` (e.g. ``gauge="simple"`` from the command line) beat the book's Settings sheet; ``origins``
     names where each came from (``{"fund_top_k": "--fund"}``, :data:`~xlcalib.inputs.CLI_OPTIONS`) for the
@@ -162,11 +180,11 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
         before_fit(panel, settings)
     result, frame = run_calibration(None, settings, panel)
     check_line_applies(settings, result)
-    result.groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
+    groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
     frames = result_frames(result, frame)
+    ranking = None
     if result.stats["n_components"] == 1:
-        ranking = result.ranking(**settings.ranking_arguments())
-        result.decisions = ranking  # the ranking the run decided on: the Ranking sheet and the CLI show this one
+        ranking = result.ranking(**settings.ranking_arguments())  # the ranking the run decides on, made once
         frames = {"Ranking": ranking_frame(ranking), **frames}
     frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
@@ -175,10 +193,10 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
                        "this run; see Checks.")
     if warn:
         frames["Diagnostics"] = _with_warnings(frames["Diagnostics"], warn)
-    return result, frames, settings
+    return PanelRun(result, ranking, groups), frames, settings
 
 
-def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.DataFrame],
+def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
                       settings: CalibrationSettings, *, now: _dt.datetime | None = None,
                       feedback: bool = False, next_reads: pd.DataFrame | None = None) -> dict[str, int]:
     """(Re)write the result sheets and charts into *book*; input sheets are left alone. Returns header rows.
@@ -191,7 +209,8 @@ def write_calibration(book, result: CalibrationResult, frames: dict[str, pd.Data
 
     backend = open_book(book)
     preamble = run_preamble("calibration", settings.describe(), now)
-    specs = calibration_sheets(result, frames, settings, None, preamble, feedback=feedback)
+    specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback, decisions=run.decisions,
+                               groups=run.groups)
     if next_reads is not None:
         rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
         specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))
@@ -242,11 +261,12 @@ def run_next_reads(book, result: CalibrationResult, settings: CalibrationSetting
         return empty
 
 
-def calibrate_panel(book, settings: CalibrationSettings | None = None, *, now: _dt.datetime | None = None):
+def calibrate_panel(book, settings: CalibrationSettings | None = None, *,
+                    now: _dt.datetime | None = None) -> PanelRun:
     """Run the calibration exercise in *book* (openpyxl Workbook or xlwings Book): the result sheets and the Next
-    reads; returns the result."""
+    reads; returns the run."""
     panels = []
-    result, frames, settings = compute_calibration(book, settings, before_fit=lambda panel, _: panels.append(panel))
-    suggestions = run_next_reads(book, result, settings, panels[0] if panels else None)
-    write_calibration(book, result, frames, settings, now=now, next_reads=suggestions)
-    return result
+    run, frames, settings = compute_calibration(book, settings, before_fit=lambda panel, _: panels.append(panel))
+    suggestions = run_next_reads(book, run.result, settings, panels[0] if panels else None)
+    write_calibration(book, run, frames, settings, now=now, next_reads=suggestions)
+    return run

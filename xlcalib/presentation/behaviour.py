@@ -55,7 +55,8 @@ class BehaviourTables:
 
     @classmethod
     def of(cls, result, groups=None) -> "BehaviourTables":
-        return cls(result, groups if groups is not None else getattr(result, "groups", None))
+        """The tables of *result*, with the group tables when the run read groups (object -> group)."""
+        return cls(result, groups)
 
 
 def behaviour_summary_rows(result, behaviour: BehaviourTables) -> list[tuple[str, str]]:

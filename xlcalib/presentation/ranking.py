@@ -32,14 +32,14 @@ DECISION_COLOURS = {"funded": "548235", "funded by lottery": "2E8B8B", "to discu
 CHART_OBJECTS = 70
 
 
-def ranking_table(result, settings) -> pd.DataFrame:
-    """The run's ranking (``result.decisions``, computed once by the run) or the core's ranking with the run's
+def ranking_table(result, settings, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The run's ranking (*decisions*, computed once by the run) or the core's ranking with the run's
     funding line, draws and seed; a panel split into unconnected groups (no common scale, no joint ranking)
     gets its values sorted with plain ranks, and the Summary says why."""
     from ..errors import InputError
 
-    if result.decisions is not None:
-        return result.decisions
+    if decisions is not None:
+        return decisions
     kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
     try:
         return result.ranking(**kwargs)
@@ -66,12 +66,12 @@ def _line_position(settings, values: np.ndarray) -> tuple[int | None, float | No
     return None, None
 
 
-def ranking_sheet(result, settings, preamble) -> SheetSpec:
+def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None) -> SheetSpec:
     """Ranking: objects sorted by calibrated value, the ± of the interval, raw rank, rank range, reads and, with a
     funding line, P(above the line), the one final decision and the statement it rests on; the line drawn under
     the last place; rows whose side of the line calibration changed marked; a count line and what the words
-    mean under the table."""
-    r = ranking_table(result, settings)
+    mean under the table.  *table*: the run's ranking table (:func:`ranking_table`), made once for every sheet."""
+    r = table if table is not None else ranking_table(result, settings)
     level = r.attrs.get("level") or result.stats.get("interval_level") or getattr(settings, "interval_level", None)
     pm = pm_header(level)
     out = pd.DataFrame({"rank": r["rank"].to_numpy(), "object": r.index.astype(str),

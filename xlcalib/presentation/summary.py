@@ -153,11 +153,12 @@ def _computed_row(result, settings) -> tuple[str, str]:
 
 
 def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations, settings, checks: pd.DataFrame,
-                  preamble, behaviour: BehaviourTables | None = None) -> SheetSpec:
+                  preamble, behaviour: BehaviourTables | None = None, table: pd.DataFrame | None = None) -> SheetSpec:
     """Summary: a one-page document for the minutes (portrait): the panel, the decision paragraph and the names
-    decided, the key figures in plain words, what to do next, and how it was computed."""
+    decided, the key figures in plain words, what to do next, and how it was computed.  *table*: the run's
+    ranking table, made once for every sheet."""
     s = result.stats
-    r = ranking_table(result, settings)
+    r = table if table is not None else ranking_table(result, settings)
     rows: list[tuple[str, str]] = [_panel_row(s, evaluations), *decision_rows(r)]
     rows.append(("How far to trust calibration", " ".join(trust_sentences(result))))
     pending = int(checks["problem"].astype(str).str.contains("pending", regex=False).sum()) if checks is not None else 0
@@ -197,13 +198,16 @@ def _outside_scores(result, evaluations) -> str:
 
 
 def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evaluations: pd.DataFrame | None,
-                       preamble, *, feedback: bool = False) -> list[SheetSpec]:
+                       preamble, *, feedback: bool = False, decisions: pd.DataFrame | None = None,
+                       groups: pd.Series | None = None) -> list[SheetSpec]:
     """Every sheet of the calibration result workbook, in reading order; each chart on a page of its own right
-    after the sheet it draws."""
+    after the sheet it draws.  *decisions*: the ranking the run decided on (else the core's ranking with the
+    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables)."""
     values = frames["Values"]
     if evaluations is None:  # rebuild the long table from the residuals (same reads)
         evaluations = result.residuals[["assessor", "object", "score"]]
-    ranking = ranking_sheet(result, settings, preamble)
+    table = ranking_table(result, settings, decisions)
+    ranking = ranking_sheet(result, settings, preamble, table)
     assessors = assessors_sheet(result, preamble)
     # the input checks' lines (frames["Checks"], with cells) and the run's own warnings (low confidence,
     # split panel, anomalies ...), which point at sheets rather than cells
@@ -211,8 +215,8 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     run_warnings = run_warnings[~run_warnings["problem"].str.contains("see Checks", regex=False)]
     checks = frames.get("Checks")
     checks = run_warnings if checks is None else pd.concat([checks, run_warnings], ignore_index=True)
-    behaviour = BehaviourTables.of(result)
-    summary = summary_sheet(result, ranking, assessors, evaluations, settings, checks, preamble, behaviour)
+    behaviour = BehaviourTables(result, groups)
+    summary = summary_sheet(result, ranking, assessors, evaluations, settings, checks, preamble, behaviour, table)
     both = pd.concat([values["raw_mean"], values["value"]])
     lo, hi = float(np.nanmin(both)), float(np.nanmax(both))
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
@@ -222,7 +226,7 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     from ..calibration.system.posterior import quantile
 
     q = quantile(0.5 + level / 2, result.t_df)
-    sheets = [ranking, ranking_chart(ranking, ranking_table(result, settings), settings, preamble), summary,
+    sheets = [ranking, ranking_chart(ranking, table, settings, preamble), summary,
               assessors, biases_chart(assessors, preamble, settings), checks_sheet(checks, preamble), values_spec, values_chart,
               residuals_sheet(frames["Residuals"], preamble),
               diagnostics_sheet(frames["Diagnostics"], preamble, result),
