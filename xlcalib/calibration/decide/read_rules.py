@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...cells import real_argument
+from ...cells import header_key, real_argument
 from ...errors import InputError
 from ..panel.arguments import pair_grid
 
@@ -77,7 +77,7 @@ def pair_keys(pairs, name: str, a_pos: dict, o_pos: dict, n_objects: int, unknow
     if pairs is None:
         return np.zeros(0, dtype=np.int64)
     if isinstance(pairs, pd.DataFrame):
-        cols = {str(c).strip().lower(): c for c in pairs.columns}
+        cols = {header_key(c): c for c in pairs.columns}
         if "assessor" in cols and "object" in cols:
             rows = list(zip(pairs[cols["assessor"]], pairs[cols["object"]]))
         elif pairs.shape[1] == 2:
@@ -297,4 +297,4 @@ def known_to_panel(assessors, objects, *, conflicts=None, max_load=None, suitabi
 
 
 def _is_long(table: pd.DataFrame) -> bool:
-    return table.shape[1] == 3 and [str(c).strip().lower() for c in table.columns[:2]] == ["assessor", "object"]
+    return table.shape[1] == 3 and [header_key(c) for c in table.columns[:2]] == ["assessor", "object"]

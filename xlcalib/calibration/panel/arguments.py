@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...cells import header_key
 from ...errors import InputError
 
 __all__ = ["name_index", "MAX_COUNT", "count_text", "per_item_counts", "pair_indices", "pair_grid"]
@@ -119,7 +120,7 @@ def pair_grid(value, a_names: pd.Index, o_names: pd.Index, what: str, default: f
         if not np.isfinite(f) or f < 0:
             raise InputError(f"{what} must be a finite number >= 0, not {value!r}")
         return np.full((A, O), f)
-    if isinstance(value, pd.DataFrame) and value.shape[1] == 3 and [str(c).strip().lower() for c in value.columns[:2]] == [
+    if isinstance(value, pd.DataFrame) and value.shape[1] == 3 and [header_key(c) for c in value.columns[:2]] == [
             "assessor", "object"]:
         ai, oi = pair_indices(value.iloc[:, :2], a_names, o_names, what)
         vals = pd.to_numeric(value.iloc[:, 2], errors="coerce").to_numpy(dtype=float)

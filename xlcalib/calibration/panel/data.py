@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...cells import MAX_ABS_SCORE
+from ...cells import MAX_ABS_SCORE, header_key
 from ...errors import InputError
 from .levels import CONFIDENCE_RANGE, DEFAULT_LEVEL_RATIO, SD_RANGE, Levels, levels_table
 
@@ -190,7 +190,7 @@ def _table_columns(evaluations):
     if not isinstance(evaluations, pd.DataFrame):
         raise InputError("evaluations must be a table (DataFrame) with columns assessor, object, score and one of "
                          "sd/confidence/level")
-    lower = {str(c).strip().lower(): c for c in evaluations.columns}
+    lower = {header_key(c): c for c in evaluations.columns}
     missing = [c for c in ("assessor", "object", "score") if c not in lower]
     if missing:
         raise InputError(f"the evaluations table lacks column(s): {', '.join(missing)} "

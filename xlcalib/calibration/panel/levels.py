@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...cells import real_argument
+from ...cells import header_key, real_argument
 from ...errors import InputError
 
 __all__ = ["DEFAULT_LEVEL_RATIO", "DEFAULT_LEVELS", "LEVEL_SD_HEADERS", "LEVEL_RELATIVE_HEADERS", "Levels",
@@ -95,7 +95,7 @@ def _table_kind(levels: pd.DataFrame) -> str:
     """'sd' or 'relative' from the second header of a two-column levels table."""
     if levels.shape[1] < 2:
         raise InputError("the levels table needs two columns: level name and SD (or relative confidence)")
-    header = " ".join(str(levels.columns[1]).strip().lower().split())
+    header = header_key(levels.columns[1])
     if header in LEVEL_SD_HEADERS:
         return "sd"
     if header in LEVEL_RELATIVE_HEADERS:
