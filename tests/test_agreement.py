@@ -221,12 +221,12 @@ def test_unused_declared_category_changes_q_like_irrcac():
 def test_single_category_is_undefined_not_wrong():
     x = [["pass", "pass"], ["pass", "pass"], ["pass", "pass", ]]
     table = agreement_coefficients(x)
-    assert table.loc["percent_agreement", "estimate"] == 1.0
+    assert table.loc["percent_agreement", "estimate"] == 1.0  # exact: whole-number counts, every pair agrees
     for key in ("brennan_prediger", "fleiss_kappa", "gwet_ac", "conger_kappa", "krippendorff_alpha"):
         assert math.isnan(table.loc[key, "estimate"]) and math.isnan(table.loc[key, "ci_low"])
     assert "undefined" in table.attrs["note"]
     declared = gwet_ac(x, categories=["pass", "fail"])  # with a second category AC1 is defined (and perfect)
-    assert declared.estimate == 1.0
+    assert declared.estimate == 1.0  # exact: pa is 1 exactly and (1 - pe) / (1 - pe) is 1 in floating point
 
 
 def test_weight_schemes():

@@ -53,7 +53,7 @@ def test_threshold_probability_is_exact(result):
     table = result.ranking(threshold=5.5, draws=100)
     z = (table["value"] - 5.5) / table["se"]
     np.testing.assert_allclose(table["p_above"], norm.cdf(z), rtol=1e-12)
-    assert (table["p_above_mc_se"] == 0).all()
+    assert (table["p_above_mc_se"] == 0).all()  # exact: no draws behind a score line, the code sets the error to 0
     assert (table["raw_decision"] == np.where(table["raw_mean"] >= 5.5, "above", "below")).all()
     estimated = calibrate_fixed(random_panel(21, A=8, O=40, reads=(2, 4), kind="confidence"))
     tt = estimated.ranking(threshold=5.5, draws=100)

@@ -160,7 +160,7 @@ def test_owens_t_expected_wrong_sides_identity(h, rho):
     quadrature = quad(integrand, -12, 12, epsabs=1e-13, epsrel=1e-12, limit=200, points=[-h / np.sqrt(rho)])[0]
     assert float(_expected_errors(np.array(h), np.array(rho))) == pytest.approx(quadrature, abs=1e-9)
     assert float(_expected_errors(np.array(h), np.array(0.0))) == pytest.approx(float(ndtr(-abs(h))), abs=1e-15)
-    assert float(_expected_errors(np.array(h), np.array(1.0))) == 0.0
+    assert float(_expected_errors(np.array(h), np.array(1.0))) == 0.0  # exact: Owen's T(h, 0) is 0
 
 
 def test_errors_objective_first_pick_is_brute_force_best():

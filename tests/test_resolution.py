@@ -55,7 +55,7 @@ def test_decision_basis_adds_the_rounding_variance_at_its_fixed_point(whole_poin
 def test_declared_sds_gain_the_rounding_variance(whole_point_panel):
     ev = whole_point_panel.evaluations.drop(columns="level")
     post = xlcalib.calibrate(ev).decision_basis().posterior
-    assert post.w == 1.0
+    assert post.w == 1.0  # exact: the models set w to 1 for declared SDs (no sum of weights that lands near 1)
     assert 1.0 / post.design.c == pytest.approx(ev["sd"].to_numpy() ** 2 + 1 / 12)
 
 
@@ -63,6 +63,7 @@ def test_scores_off_every_grid_are_fitted_as_stated(whole_point_panel):
     ev = whole_point_panel.evaluations.drop(columns="sd")
     ev = ev.assign(score=ev["score"] + np.random.default_rng(0).uniform(-0.3, 0.3, len(ev)))
     post = xlcalib.calibrate(ev).decision_basis().posterior
+    # exact: off every grid the rounding variance is 0 by definition and the confidences are the stated ones, unchanged
     assert post.rounding == 0.0 and np.array_equal(post.design.c, post.stated_confidences())
 
 
