@@ -188,7 +188,7 @@ class Posterior:
         self.rounding = float(rounding)
         self._stated = design.c if stated is None else np.asarray(stated, dtype=float)
         A = design.n_assessors
-        self.k = design.C_a / design.C_a.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
+        self.k = design.gauge_weights(gauge)
         self.Cd = design.C_o + lam
         # D: objects x assessors, d_oa = c_ao / (C_o + lam)
         self.D = sp.csr_matrix((design.c / self.Cd[design.oi], (design.oi, design.ai)),
