@@ -500,3 +500,28 @@ def test_every_figure_a_fit_reports_has_one_meaning():
     table = xlcalib.calibrate(ev.drop(columns="sd")).diagnostics()
     assert (table["meaning"] != "").all() and table.loc[table["statistic"] == "model", "meaning"].str.contains(
         "random-assessors").all()
+
+
+@pytest.mark.parametrize("model", ["random-assessors", "random-both", "fixed", "random-objects"])
+def test_every_score_the_same_is_said_and_ranks_all_tied(model):
+    """A panel where everyone gave the same score has nothing to calibrate: said in words, no standard errors
+    (none can be estimated from relative confidences without scatter, and zero ones would claim certainty),
+    and a ranking with every object tied -- never the first k in table order funded with P = 1."""
+    import warnings
+
+    kw = dict(assessors=list("AABBCCADDBCAD"), objects=list("xyxyyzzzwwwvv"), scores=[5.0] * 13,
+              confidence=[1.0] * 13, model=model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = xlcalib.calibrate(**kw)
+        table = r.ranking(top_k=2, lottery=True, draws=200)
+    assert "nothing to calibrate" in r.summary() and r.stats["model"] == model
+    assert r.values["value"].eq(5.0).all() and r.values["se"].isna().all()
+    assert (table["rank"] == 1).all() and (table["rank_lower"] == 1).all() and (table["rank_upper"] == 5).all()
+    assert table["p_above"].to_numpy() == pytest.approx(2 / 5, abs=1e-15)  # exchangeable: 2 places among 5
+    assert (table["final"] == "funded by lottery").sum() == 2 and set(table["decision"]) == {"borderline"}
+    assert (r.ranking(top_k=2)["final"] == "to discuss").all()
+    with pytest.raises(InputError, match="fit the model exactly"):
+        r.next_reads(2, top_k=2)
+    declared = xlcalib.calibrate(**{**kw, "confidence": None, "sd": [1.0] * 13})  # SDs: the noise is known
+    assert declared.values["se"].gt(0).all() and "exact_fit" not in declared.stats

@@ -140,6 +140,27 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     return make, other
 
 
+#: Relative confidences whose fit leaves less than this share of the scores' weighted squares: an exact fit.
+EXACT_FIT = 1e-18
+
+
+def _fits_exactly(data: PanelData, R: float) -> bool:
+    """Whether the noise is to be estimated but the scores sit on the model (R = 0 up to rounding): then nothing
+    measures how much a read scatters, and zero standard errors would claim certainty the data do not give."""
+    return not data.face_value and R <= EXACT_FIT * float(np.sum(data.confidences * (data.scores**2 + 1.0)))
+
+
+def _exact_fit_words(data: PanelData) -> str:
+    """The sentence the Summary and the Diagnostics give an exact fit."""
+    if np.ptp(data.scores) == 0:
+        head = (f"every score is {data.scores[0]:g}: the assessors agree on everything, so there is nothing to "
+                "calibrate and every object is tied")
+    else:
+        head = "the scores fit the model exactly (each read is its object's value plus its assessor's bias)"
+    return (head + "; with relative confidences the noise of a read is estimated from the scatter, and there is "
+            "none, so no standard errors or intervals are given (declared SDs would give them)")
+
+
 def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
     """(the panel the model is fitted to, the gains, whether they are applied): scale use fits a gain per
     assessor first, then the model takes each assessor's scores put on the panel's scale
@@ -249,6 +270,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     comps = components(data.ai, data.oi, A, O)
     n_comp = comps[0]
     _check_panel(data, fitted_model, comps, per_component)
+    chosen = fitted_model
+    if not data.face_value and np.ptp(data.scores) == 0:  # every score the same: every model's values are that
+        fitted_model = MODELS["fixed"]                    # score; the fixed fit gives them without a variance search
     parts = _fit_parts(data, Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model, gauge,
                        per_component)
     v, b = _gather(parts, data)
@@ -256,6 +280,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     dof = N - A - O + n_comp
     weights, t_df = fitted_model.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value,
                                               data.kind)
+    exact = _fits_exactly(data, R)
+    if exact:  # no scatter to estimate the noise from: no standard errors rather than zero ones
+        weights = [float("nan")] * len(weights)
     # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
     w = float(np.average(weights, weights=[p.n_evaluations for p in parts]))
     pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
@@ -264,8 +291,13 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
                                 model=fitted_model, gauge=gauge, interval_level=interval_level,
                                 anomaly_threshold=anomaly_threshold)
+    if exact:
+        stats["model"] = chosen.NAME
+        stats["noise_scale"] = "not estimable: the scores fit the model exactly"
+        stats["exact_fit"] = _exact_fit_words(data)
     decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
-    make_basis, decision_model = _decision_basis(data, fitted_model, gauge, per_component, parts, w, decision_scale)
+    make_basis, decision_model = (None, None) if exact else _decision_basis(data, fitted_model, gauge, per_component,
+                                                                            parts, w, decision_scale)
     if decision_model is not None:
         stats["decision_model"] = decision_model.NAME
         if decision_scale is not None and decision_model.CENSORED_READS:

@@ -89,6 +89,8 @@ STATISTICS: dict[str, Statistic] = {
                                 "assessor's own regression"),
     "gain_iterations": Statistic("rounds of the gain fit", "rounds of the alternating fit of values, biases and "
                                  "gains"),
+    "exact_fit": Statistic("scores fit exactly", "the scores sit exactly on the model, so the noise of a read "
+                           "could not be estimated: no standard errors"),
     "input checks": Statistic("input checks", "what the input checks left out or flagged"),
     "warning": Statistic("warning", "look at this"),
 }

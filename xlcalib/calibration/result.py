@@ -140,15 +140,23 @@ class CalibrationResult:
             *trust_sentences(self),
             f"Values are on the panel's own scale: biases are measured from the "
             f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. {self._noise_words()}",
-            f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score points, "
-            f"assessor biases {self.biases['se'].median():.2g}; every ± shown is half the width of the {level:.0%} "
-            f"interval{t_words}.",
+            self._precision_words(level, t_words),
             f"{int(self.residuals['anomalous'].sum())} read(s) stand out (further than {s['anomaly_threshold']:g} "
             "expected spreads from what the model expects).",
         ]
         if s.get("noise_check"):
             lines.append(f"Declared SDs: {s['noise_check']}.")
+        if s.get("exact_fit"):
+            lines.append(f"Note: {s['exact_fit']}.")
         return "\n".join(lines)
+
+    def _precision_words(self, level: float, t_words: str) -> str:
+        """How precise the values and biases are (or that no precision could be estimated)."""
+        if "exact_fit" in self.stats:
+            return "No standard errors: the noise of a read could not be estimated (see the note below)."
+        return (f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score points, "
+                f"assessor biases {self.biases['se'].median():.2g}; every ± shown is half the width of the "
+                f"{level:.0%} interval{t_words}.")
 
     def _noise_words(self) -> str:
         """How much a read scatters around the model, in score points, with the technical figure in a note."""

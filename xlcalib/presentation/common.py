@@ -88,6 +88,14 @@ def words_for_flags(values) -> list[str]:
     return out
 
 
+def value_span(centre, half) -> tuple[float, float]:
+    """(lowest, highest) of centre -/+ half over the finite points, a missing half-width counting as 0 (values
+    without an interval: scores that fit exactly) -- the span a chart's axis must show."""
+    centre = np.asarray(centre, dtype=float)
+    half = np.nan_to_num(np.asarray(half, dtype=float), nan=0.0)
+    return float(np.nanmin(centre - half)), float(np.nanmax(centre + half))
+
+
 def nice_floor(x: float) -> float:
     return math.floor(x * 2) / 2
 

@@ -23,6 +23,7 @@ from .common import (
     level_text,
     nice_ceil,
     nice_floor,
+    value_span,
     pm_header,
     pm_meaning,
     user_names,
@@ -101,8 +102,7 @@ def biases_chart(spec: SheetSpec, preamble, settings=None) -> SheetSpec:
         f = pd.concat([f.head(CHART_ASSESSORS // 2), f.tail(CHART_ASSESSORS // 2)])
     data = pd.DataFrame({"assessor": f["assessor"].astype(str).to_numpy(), "bias": f["bias"].to_numpy(),
                          "typical assessor (0)": 0.0, f"± bias": f[pm].to_numpy()})
-    lo = float(np.nanmin(f["bias"] - f[pm]))
-    hi = float(np.nanmax(f["bias"] + f[pm]))
+    lo, hi = value_span(f["bias"], f[pm])
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
     own = user_names(settings)
 
@@ -250,7 +250,9 @@ def robustness_rows(result) -> pd.DataFrame:
     for what, table in (("values", result.values), ("biases", result.biases)):
         if "robustness_bound" not in table.columns or not len(table):
             continue
-        bound = table["robustness_bound"].astype(float)
+        bound = table["robustness_bound"].astype(float).dropna()
+        if bound.empty:  # no noise scale to size the perturbation by (scores that fit exactly)
+            continue
         worst = bound.idxmax()
         rows.append({"statistic": f"robustness_bound ({what})",
                      "value": float(bound.median()),

@@ -20,6 +20,7 @@ from .common import (
     level_text,
     nice_ceil,
     nice_floor,
+    value_span,
     pm_header,
     pm_meaning,
     user_names,
@@ -183,8 +184,7 @@ def ranking_chart(spec: SheetSpec, r: pd.DataFrame, settings, preamble) -> Sheet
         data[line_name] = line_value
     for g in groups:
         data[f"± {g}"] = np.where(data[g].notna(), top[pm].to_numpy(), np.nan)
-    lo = float(np.nanmin(top["calibrated value"] - top[pm]))
-    hi = float(np.nanmax(top["calibrated value"] + top[pm]))
+    lo, hi = value_span(top["calibrated value"], top[pm])
     if line_value is not None:
         lo, hi = min(lo, line_value), max(hi, line_value)
     pad = 0.05 * (hi - lo if hi > lo else 1.0)

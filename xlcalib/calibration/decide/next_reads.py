@@ -453,6 +453,9 @@ def _connected_posterior(result):
                          "design_check), or calibrate with a model that compares groups")
     basis = result.decision_basis()
     post = basis.posterior
+    if not np.isfinite(post.w):
+        raise InputError("next reads weigh how much a read would settle, which needs the noise of a read; these "
+                         "scores fit the model exactly, so it could not be estimated (declared SDs would give it)")
     if post.iterative:
         raise InputError(f"next_reads works with up to {post.design.n_assessors - 1:,} assessors "
                          "(dense reduced system); this panel is larger")

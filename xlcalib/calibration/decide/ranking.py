@@ -45,6 +45,7 @@ import pandas as pd
 from ...cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
 from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
+from .exact_fit import tied_ranking
 from .draws import MAX_DRAWS, Draws, capped_draws, joint_counts, simulate_ranks, top_k_edges
 
 __all__ = ["rank_objects", "decision_summary", "ranks_with_ties", "FINAL_WORDS", "TIERS", "TIE_TOLERANCE"]
@@ -342,6 +343,13 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     seed = seed_argument(seed)
     epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
     lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
+    if not np.isfinite(post.w):  # the scores fit exactly: no noise to draw from (see exact_fit)
+        frame = tied_ranking(values, ranks_with_ties(values["value"].to_numpy(dtype=float)),
+                             ranks_with_ties(values["raw_mean"].to_numpy(dtype=float)), line, level=level,
+                             epsilon=epsilon, lottery=lottery, seed=lot_seed)
+        frame.attrs.update({"seed": seed, "gauge": result.stats.get("gauge"), "model": result.stats.get("model"),
+                            "decision_model": basis.model, "assessors_differ": assessors_differ(result.stats)})
+        return frame
     draws, note = capped_draws(draws, O, post)
 
     # draws, ranks and P(above) from the decision basis (see CalibrationResult.decision_basis), in table order
