@@ -209,3 +209,18 @@ def test_svensson_verdicts_follow_the_raters_when_they_swap():
     for key in ("RP", "RC"):
         assert forward[key] == backward[key], key
     assert forward["RV"].replace("Ann and Bo", "X") == backward["RV"].replace("Bo and Ann", "X")
+
+
+def test_a_measure_the_ratings_leave_undefined_says_so_and_why(tmp_path):
+    """Both raters use one category: RC (and kappa) are not defined -- the report says so and why on the sheet,
+    the spreadsheet function in its cell, instead of a traceback or a blank."""
+    book = openpyxl.load_workbook(filled_ordinal(tmp_path / "ord.xlsx"))
+    ws = book["Ratings"]
+    for row in ws.iter_rows(min_row=2, max_col=3):
+        if row[1].value is not None:
+            row[1].value = row[2].value = "F2"
+    frames = ordinal_report(book)
+    rows, _ = _sheet_rows(book["Svensson"], "measure")
+    verdict = rows["RC, relative concentration"]["verdict"]
+    assert verdict.startswith("not defined: ") and "single category" in verdict
+    assert frames["Svensson"].set_index("measure").loc["kappa", "meaning"].startswith("not defined")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import xlcalib
 from xlcalib.cells import is_blank_range, label_vector
 
+from xlcalib.errors import InputError
+
 from .registry import Arg, category, udf
 
 CATEGORY = category("xlcalib Ordinal agreement", reference="Svensson's rank method for paired ordinal data (Svensson "
@@ -31,6 +33,15 @@ def _result(rater1, rater2, categories):
     return xlcalib.svensson(*_pairs(rater1, rater2, categories))
 
 
+def _measure(rater1, rater2, categories, name: str):
+    """One measure's value; a measure these ratings leave undefined is an error text saying why (not a blank)."""
+    result = _result(rater1, rater2, categories)
+    why = result.why_undefined(name)
+    if why:
+        raise InputError(f"{name} is {why}")
+    return getattr(result, name)
+
+
 @udf("ORD_SVENSSON", category=CATEGORY, help="All Svensson measures (PA, RP, RC, RV, D, kappa ...) with jackknife SEs (spills).",
      args=(*_ARGS, _HEADER), core=xlcalib.svensson, returns="table", columns=('measure', 'value', 'SE', 'meaning'), example="=ORD_SVENSSON(B2:B60, C2:C60, E2:E5)",
      formula=_REF + "; RV = 6/n^3 sum x_ij (R1_ij - R2_ij)^2; jackknife by count-weighted deletion")
@@ -42,21 +53,21 @@ def ord_svensson(rater1, rater2, categories=None, header=True):
      args=_ARGS, core=xlcalib.svensson, returns="scalar", example="=ORD_RP(B2:B60, C2:C60, E2:E5)",
      formula="RP = sum_v [q1(v-1) p2(v) - q2(v-1) p1(v)]")
 def ord_rp(rater1, rater2, categories=None):
-    return _result(rater1, rater2, categories).RP
+    return _measure(rater1, rater2, categories, "RP")
 
 
 @udf("ORD_RC", category=CATEGORY, help="Relative concentration RC (-1..1): one rater uses the middle categories more.",
      args=_ARGS, core=xlcalib.svensson, returns="scalar", example="=ORD_RC(B2:B60, C2:C60, E2:E5)",
      formula="RC = (1/M) sum_v [p2(v) q1(v-1)(1-q1(v)) - p1(v) q2(v-1)(1-q2(v))], M = min(P0-P0^2, P1-P1^2)")
 def ord_rc(rater1, rater2, categories=None):
-    return _result(rater1, rater2, categories).RC
+    return _measure(rater1, rater2, categories, "RC")
 
 
 @udf("ORD_RV", category=CATEGORY, help="Relative rank variance RV: random (non-systematic) disagreement, 0 = none.",
      args=_ARGS, core=xlcalib.svensson, returns="scalar", example="=ORD_RV(B2:B60, C2:C60, E2:E5)",
      formula="RV = (6/n^3) sum x_ij (R1_ij - R2_ij)^2 with augmented mean ranks")
 def ord_rv(rater1, rater2, categories=None):
-    return _result(rater1, rater2, categories).RV
+    return _measure(rater1, rater2, categories, "RV")
 
 
 @udf("ORD_MEANRANKS", category=CATEGORY, help="Both augmented mean ranks for every used pair of categories (spills).",

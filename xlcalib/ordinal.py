@@ -75,8 +75,23 @@ class SvenssonResult:
     n_dropped: int
     categories: tuple
 
+    def why_undefined(self, measure: str) -> str:
+        """'' when *measure* has a value; else why these ratings leave it undefined (said in the cell and on
+        the sheet instead of a blank)."""
+        if np.isfinite(getattr(self, measure)):
+            return ""
+        if measure == "RC":
+            return ("not defined: one rater's categories never lie above the other's (or both use a single "
+                    "category), so neither can be the more concentrated (Svensson's M = 0)")
+        if measure in ("kappa", "kappa_max"):
+            return "not defined: both raters use the same single category, so chance agreement is already 100%"
+        if measure == "r_a":
+            return "not defined: every rating is tied with every other (a single category each)"
+        return "not defined for these ratings"
+
     def to_frame(self) -> pd.DataFrame:
-        """Tidy table: measure, value, SE (jackknife, where defined), meaning."""
+        """Tidy table: measure, value, SE (jackknife, where defined), meaning (why, for a measure these ratings
+        leave undefined)."""
         rows = [
             ("PA", self.PA, None, "percentage agreement (%)"),
             ("RP", self.RP, self.SE_RP, "relative position: P(X<Y) - P(Y<X); > 0 = rater 1 uses lower categories"),
@@ -89,6 +104,8 @@ class SvenssonResult:
             ("kappa_max", self.kappa_max, None, "largest kappa the marginal distributions permit"),
             ("n", self.n, None, "objects rated by both raters"),
         ]
+        rows = [(m, v, se, self.why_undefined(m) if m != "n" and self.why_undefined(m) else meaning)
+                for m, v, se, meaning in rows]
         return pd.DataFrame(rows, columns=["measure", "value", "SE", "meaning"])
 
     def as_dict(self) -> dict:

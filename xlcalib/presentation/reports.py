@@ -380,13 +380,19 @@ def svensson_verdicts(values: dict, ses: dict, h1: str, h2: str) -> dict[str, st
     """
     rp, rc, rv = values["RP"], values["RC"], values["RV"]
     out = {"PA": f"{values['PA'] / 100:.0%} of the {int(values['n'])} objects: the same category from both"}
+    undefined = values.get("undefined", {})
+    if not np.isfinite(rc):  # checked first: an undefined measure has no size
+        out["RC"] = undefined.get("RC") or "not defined for these ratings"
+        rc = 0.0
     if abs(rp) < _NONE:
         out["RP"] = f"no disagreement in position: {h1} and {h2} use the categories at the same level"
     else:
         low, high = (h1, h2) if rp > 0 else (h2, h1)
         out["RP"] = (f"{svensson_size(rp)} systematic disagreement in position: {low} uses lower categories than "
                      f"{high}" + _uncertain(rp, ses.get("RP")))
-    if abs(rc) < _NONE:
+    if "RC" in out:
+        pass
+    elif abs(rc) < _NONE:
         out["RC"] = f"no disagreement in concentration: {h1} and {h2} spread the ratings alike"
     else:
         narrow, wide = (h2, h1) if rc > 0 else (h1, h2)
@@ -428,7 +434,8 @@ def svensson_sheet(sv: pd.DataFrame, rater_names: tuple[str, str], preamble, kap
     h1, h2 = rater_names
     values = dict(zip(sv["measure"], sv["value"]))
     ses = {k: v for k, v in zip(sv["measure"], sv["SE"]) if v is not None and np.isfinite(v)}
-    words = svensson_verdicts(values, ses, h1, h2)
+    why = {k: m for k, v, m in zip(sv["measure"], sv["value"], sv["meaning"]) if not np.isfinite(float(v))}
+    words = svensson_verdicts({**values, "undefined": why}, ses, h1, h2)
     rows, formats = [], []
     for key, (name, fmt, meaning) in _SVENSSON_ROWS.items():
         if key not in values or (key == "kappa" and kappas):  # the kappas with their intervals stand above
