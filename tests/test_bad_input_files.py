@@ -450,6 +450,59 @@ def test_cli_ctrl_c_during_a_write(command, tmp_path):
     assert not list(tmp_path.glob(".xlcalib-*"))
 
 
+def test_cli_sigterm_during_a_write_leaves_nothing_behind(tmp_path):
+    """SIGTERM (a scheduler, kill, a closed terminal) while the output is being written: one line, exit 143,
+    the previous output untouched and no hidden temporary file left (as for Ctrl-C)."""
+    out = tmp_path / "out.xlsx"
+    argv = _argv("calibrate", tmp_path, out)
+    previous = _previous_output("calibrate", out)
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED.format(argv=argv)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".xlcalib-*.tmp")):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err[-3000:]
+    assert err.strip().splitlines() == [err.strip()] and err.startswith("xlcalib: terminated (SIGTERM)"), err
+    assert previous.read_bytes() == b"the previous output"
+    assert not list(tmp_path.glob(".xlcalib-*"))
+
+
+_INTERRUPTED_WHILE_LOADING = textwrap.dedent("""
+    import sys
+
+    class Interrupt:  # Ctrl-C arrives while the command line's modules are still loading
+        def find_spec(self, name, path=None, target=None):
+            if name == "xlcalib.cli":
+                raise KeyboardInterrupt
+            return None
+
+    sys.meta_path.insert(0, Interrupt())
+    from xlcalib.__main__ import main
+    sys.exit(main())
+""")
+
+
+def test_cli_ctrl_c_while_loading_is_one_line():
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_WHILE_LOADING], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip() == "xlcalib: interrupted (Ctrl-C) while starting; nothing was read or written"
+
+
+def test_cli_negative_numbers_need_no_equals_sign(tmp_path, capsys):
+    """``--threshold -1e308`` reads as the number it is (argparse would take it for an option): the one-line
+    answer is about the value, not the command line's grammar."""
+    from xlcalib.cli import main
+
+    argv = _argv("calibrate", tmp_path, tmp_path / "out.xlsx")
+    assert main([*argv, "--threshold", "-1e308"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xlcalib: error: --threshold must be a finite score") and "-1e+308" in err
+
+
 # =============================================================================
 # 3. Settings are applied or refused with their place named, never silently dropped
 # =============================================================================

@@ -9,11 +9,14 @@ output is written to a temporary file and renamed into place.  This module
 only reads the command line and prints: the jobs are the exercises'.
 
 Exit codes: 0 success; 2 bad input (one line naming sheet/row/column);
-1 internal error (a bug: please report it with the traceback printed); 130 interrupted (Ctrl-C).
+1 internal error (a bug: please report it with the traceback printed); 130 interrupted (Ctrl-C);
+143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -23,7 +26,7 @@ import numpy as np
 from .calibration import DEFAULT_MODEL, MODEL_CHOICES, MODEL_WORDS
 from .calibration.models.scale_use import SCALE_USE_CHOICES
 from .cells import EXCEL_MAX_COLUMNS
-from .errors import InputError, InputProblems, os_error_message
+from .errors import InputError, InputProblems, Terminated, os_error_message
 from .exercises import (
     MAX_PROBLEM_LINES,
     RUNNERS,
@@ -395,12 +398,52 @@ def _print_problems(exc) -> None:
 EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine", "xlsxwriter")
 
 
+def _negative_numbers_attached(argv: list[str]) -> list[str]:
+    """``--threshold -1e308`` as ``--threshold=-1e308``: argparse takes a word starting with '-' for an option
+    unless it looks like a plain negative number, and no option of xlcalib looks like a number."""
+    out: list[str] = []
+    for word in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and word.startswith("-") and _is_number(word):
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm():
+    """SIGTERM raises :class:`~xlcalib.errors.Terminated` while a command runs (as Ctrl-C raises
+    KeyboardInterrupt), so a half-written output's temporary file is removed; the previous handler comes back
+    after.  Only the main thread can install a handler (elsewhere nothing changes)."""
+    def terminate(signum, frame):
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminate)
+    except (ValueError, AttributeError):  # not the main thread, or a platform without SIGTERM
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; exit code 0 success, 2 bad input (one line per problem), 1 internal error or a missing
-    excel extra."""
-    args = _parser().parse_args(argv)
+    excel extra, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
+    args = _parser().parse_args(_negative_numbers_attached(sys.argv[1:] if argv is None else list(argv)))
     try:
-        return COMMANDS[args.command](args)
+        with _stop_on_sigterm():
+            return COMMANDS[args.command](args)
     except InputProblems as exc:
         _print_problems(exc)
         return 2
@@ -413,10 +456,11 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("xlcalib: error: not enough memory for this input (see the limits table in the README)", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: outputs are replaced whole or not at all, so one line is all there is to say
-        print("xlcalib: interrupted (Ctrl-C); output files are replaced whole or not at all, none is left "
-              "half-written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # outputs are replaced whole or not at all, so one line is all there is to say
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+        print(f"xlcalib: {how}; output files are replaced whole or not at all, none is left half-written",
+              file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     except Exception as exc:  # a bug: say so, with the traceback for the report
         if isinstance(exc, ModuleNotFoundError) and exc.name in EXCEL_EXTRA:
             # not a bug: the core installs without the workbook dependencies (for xlwings Lite)

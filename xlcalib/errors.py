@@ -56,6 +56,12 @@ class InputProblems(InputError):
         return [p for p in self.problems if p.severity == "error"]
 
 
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop (SIGTERM: a scheduler, ``kill``, a closed terminal): raised where the
+    command line was, so the atomic writers' clean-up runs as it does for Ctrl-C and no temporary file is
+    left behind."""
+
+
 def os_error_message(exc: OSError, path=None, action: str = "write") -> str:
     """One line for a file-system error (read-only folder, disk full, a folder where a file is expected ...).
 
