@@ -144,3 +144,49 @@ def test_weights_table_shows_ranks_for_text_and_values_for_numbers():
     assert by_rank[0] == ["category", "low", "mid", "high"] and by_rank[1][1:] == pytest.approx([1.0, 0.5, 0.0])
     by_value = harness.call("REL_AGREEMENT_WEIGHTS", [["low", 0.0], ["mid", 1.0], ["high", 4.0]], "linear")
     assert by_value[1][1:] == pytest.approx([1.0, 0.75, 0.0])
+
+
+# ----------------------------------------------------------------------------- a header row selected with the ratings
+_NAMES = ["Ann", "Bo", "Cy", "Di"]
+_RATED = [["K", "L", "K", "M"], ["L", "L", "L", "L"], ["M", "K", "M", "M"], ["K", "K", "K", "L"],
+          ["L", "M", "L", "L"], ["M", "M", "K", "M"]]
+
+
+@pytest.mark.parametrize("name", ["REL_AGREEMENT", "REL_AGREEMENT_PAIRS", "REL_AGREEMENT_MATRIX"])
+def test_a_header_row_selected_with_the_ratings_names_the_raters(name):
+    """B1:E7 with the raters' names in row 1 -- what people select -- is six subjects rated by Ann, Bo, Cy and
+    Di, not seven subjects one of whose categories are the names (percent agreement 0.286 instead of 0.333)."""
+    with_header = harness.call(name, [_NAMES, *_RATED])
+    if name == "REL_AGREEMENT":
+        assert with_header == harness.call(name, _RATED)
+        assert _estimates(with_header)["Percent agreement"] == pytest.approx(
+            agreement.percent_agreement(np.array(_RATED, dtype=object)).estimate, abs=1e-15)
+    else:
+        before_raters = 4 if name == "REL_AGREEMENT_PAIRS" else 3  # the arguments between ratings and raters
+        assert with_header == harness.call(name, _RATED, *([None] * before_raters), [_NAMES])  # as if named there
+        flat = {c for row in with_header for c in row}
+        assert set(_NAMES) <= flat and "1" not in {str(c) for c in flat}
+
+
+def test_a_first_row_of_ratings_is_not_taken_for_a_header():
+    """A first subject whose categories the others use too (or that are declared categories) is a subject."""
+    rows = [["K", "L", "K", "M"], *_RATED]
+    assert harness.call("REL_AGREEMENT", rows) != harness.call("REL_AGREEMENT", rows[1:])
+    unique_first = [["X", "Y", "Z", "W"], *_RATED]  # categories nobody else used -- but declared
+    declared = harness.call("REL_AGREEMENT", unique_first, None, None, [["K"], ["L"], ["M"], ["W"], ["X"], ["Y"], ["Z"]])
+    assert declared != harness.call("REL_AGREEMENT", _RATED, None, None, [["K"], ["L"], ["M"], ["W"], ["X"], ["Y"], ["Z"]])
+
+
+def test_messages_name_the_cell_below_a_header_row():
+    bad = [_NAMES, *[row[:] for row in _RATED]]
+    bad[3][2] = True
+    assert _text(harness.call("REL_AGREEMENT", bad)) == (f"{ERROR_PREFIX}row 4 of the ratings range (rater 'Cy') is a "
+                                                         "logical value; type the category as text or a number")
+
+
+@pytest.mark.parametrize("name", ["REL_ICC", "REL_KALPHA"])
+def test_a_header_row_over_numeric_ratings_is_left_out(name):
+    ratings = [[1, 2, 2], [2, 3, 3], [3, 3, 5], [4, 5, 4], [2, 2, 3]]
+    assert harness.call(name, [["Ann", "Bo", "Cy"], *ratings]) == harness.call(name, ratings)
+    text = _text(harness.call(name, [["Ann", "Bo", "Cy"], *ratings[:2], [3, "three", 5], *ratings[3:]]))
+    assert "row 4, column 2 of the ratings range" in text

@@ -16,6 +16,7 @@ from xlcalib import agreement
 from xlcalib.cells import (
     as_rows,
     as_vector,
+    header_cells,
     is_blank,
     is_blank_range,
     label_vector,
@@ -51,9 +52,22 @@ _SE = ("SE by Gwet's (2008) linearisation over subjects; interval estimate +- t(
 # ----------------------------------------------------------------------------
 # Arguments
 # ----------------------------------------------------------------------------
-def _ratings(ratings, raters=None):
-    """The ratings range as the core's table: rows of cells (numbers stay numbers), raters named when given."""
+def _ratings(ratings, raters=None, categories=None):
+    """The ratings range as the core's table: rows of cells (numbers stay numbers), raters named when given.
+
+    A first row of names selected with the ratings (B1:E7 with the raters' names in row 1) is read as the
+    raters' names, not as a subject (:func:`xlcalib.cells.header_cells`); the subjects are then numbered by
+    their rows in the range, so messages still name the cell the user sees.
+    """
     rows = as_rows(ratings)
+    known = [] if categories is None else (list(categories.index) if isinstance(categories, pd.Series)
+                                           else list(categories))
+    names = header_cells(rows, known)
+    if names is not None:
+        rows = rows[1:]
+        if is_blank_range(raters):
+            raters = [names]
+    first = 2 if names is not None else 1
     width = len(rows[0]) if rows else 0
     if all(type(c) in (int, float) or c is None for row in rows for c in row):
         values = np.array(rows, dtype=float).reshape(len(rows), width)  # numbers and blanks: the fast path
@@ -62,7 +76,7 @@ def _ratings(ratings, raters=None):
         if values.size:
             values[:] = rows
     if is_blank_range(raters):
-        return values
+        return values if first == 1 else pd.DataFrame(values, index=range(first, first + len(rows)))
     names = label_vector(raters, "raters")
     if len(names) != width:
         raise InputError(f"the raters range has {len(names)} name(s) for {width} column(s) of ratings")
@@ -70,7 +84,7 @@ def _ratings(ratings, raters=None):
     twice = next((n for n in names if n in seen or seen.add(n)), None)
     if twice is not None:
         raise InputError(f"rater name '{twice}' appears twice in the raters range")
-    return pd.DataFrame(values, index=range(1, len(rows) + 1), columns=names)
+    return pd.DataFrame(values, index=range(first, first + len(rows)), columns=names)
 
 
 def _weights(weights):
@@ -134,7 +148,8 @@ def _core(function, *args, **kwargs):
      columns=("coefficient", "estimate", "SE", "lower", "upper", "p"),
      example='=REL_AGREEMENT(B2:F41, "quadratic", 0.95, Categories!A2:A6)', formula=f"{_FORMULA}; {_SE}")
 def rel_agreement(ratings, weights=None, level=None, categories=None, header=True):
-    table = _core(agreement.agreement_coefficients, _ratings(ratings), _weights(weights), _categories(categories),
+    cats = _categories(categories)
+    table = _core(agreement.agreement_coefficients, _ratings(ratings, None, cats), _weights(weights), cats,
                   confidence=_level(level))
     return pd.DataFrame({"coefficient": table["name"].to_numpy(), "estimate": table["estimate"].to_numpy(),
                          "SE": table["se"].to_numpy(), "lower": table["ci_low"].to_numpy(),
@@ -150,8 +165,9 @@ def rel_agreement(ratings, weights=None, level=None, categories=None, header=Tru
      formula=f"{_FORMULA}, on each pair's two columns (subjects neither rated dropped); {_SE}")
 def rel_agreement_pairs(ratings, coefficient=None, weights=None, level=None, categories=None, raters=None,
                         header=True):
-    table = _core(agreement.pairwise_agreement, _ratings(ratings, raters), _coefficient(coefficient),
-                  _weights(weights), _categories(categories), confidence=_level(level))
+    cats = _categories(categories)
+    table = _core(agreement.pairwise_agreement, _ratings(ratings, raters, cats), _coefficient(coefficient),
+                  _weights(weights), cats, confidence=_level(level))
     return pd.DataFrame({"rater1": table["rater_1"].to_numpy(), "rater2": table["rater_2"].to_numpy(),
                          "coefficient": table["name"].to_numpy(), "estimate": table["estimate"].to_numpy(),
                          "SE": table["se"].to_numpy(), "lower": table["ci_low"].to_numpy(),
@@ -166,8 +182,9 @@ def rel_agreement_pairs(ratings, coefficient=None, weights=None, level=None, cat
      example='=REL_AGREEMENT_MATRIX(B2:F41, "gwet_ac", , , B1:F1)',
      formula=f"{_FORMULA}, on each pair's two columns (subjects neither rated dropped)")
 def rel_agreement_matrix(ratings, coefficient=None, weights=None, categories=None, raters=None, header=True):
-    matrix = _core(agreement.agreement_matrix, _ratings(ratings, raters), _coefficient(coefficient),
-                   _weights(weights), _categories(categories))
+    cats = _categories(categories)
+    matrix = _core(agreement.agreement_matrix, _ratings(ratings, raters, cats), _coefficient(coefficient),
+                   _weights(weights), cats)
     out = matrix.reset_index()
     out.columns = ["rater", *map(str, matrix.columns)]
     return out
@@ -188,8 +205,10 @@ def rel_agreement_matrix(ratings, coefficient=None, weights=None, categories=Non
              "interval = the (1 - level)/2 and (1 + level)/2 quantiles, SE = SD of the replicates (Zapf et al. 2016)")
 def rel_agreement_bootstrap(ratings, coefficient=None, weights=None, n_boot=None, seed=None, level=None,
                             categories=None, header=True):
-    result = _core(agreement.agreement_bootstrap, _ratings(ratings), _coefficient(coefficient, "krippendorff_alpha"),
-                   _weights(weights), _categories(categories), n_boot=parse_whole(n_boot, "n_boot", 1000, low=2),
+    cats = _categories(categories)
+    result = _core(agreement.agreement_bootstrap, _ratings(ratings, None, cats),
+                   _coefficient(coefficient, "krippendorff_alpha"), _weights(weights), cats,
+                   n_boot=parse_whole(n_boot, "n_boot", 1000, low=2),
                    seed=parse_whole(seed, "seed", 0, low=0), confidence=_level(level))
     return pd.DataFrame({"coefficient": [result.name], "estimate": [result.estimate], "SE": [result.se],
                          "lower": [result.ci_low], "upper": [result.ci_high], "n_boot": [result.n_boot],

@@ -31,7 +31,7 @@ def _number(value, name, default):
      core=xlcalib.icc, returns="scalar", example='=REL_ICC(B2:N354, "ICC1")',
      formula="ICC1 = (MSB-MSW)/(MSB+(k-1)MSW); ICC1k = (MSB-MSW)/MSB (Shrout & Fleiss 1979)")
 def rel_icc(ratings, form=None):
-    return xlcalib.icc(number_grid(ratings, "ratings"), parse_choice(form, "form", _FORMS, "ICC1k"))
+    return xlcalib.icc(number_grid(ratings, "ratings", header=True), parse_choice(form, "form", _FORMS, "ICC1k"))
 
 
 @udf("REL_ICC_TABLE", category=CATEGORY, help="All six ICC forms with F test, p-value and confidence interval (spills).",
@@ -39,7 +39,7 @@ def rel_icc(ratings, form=None):
      core=xlcalib.icc_table, returns="table", columns=('form', 'description', 'ICC', 'F', 'df1', 'df2', 'pval', 'CI_low', 'CI_high'), example="=REL_ICC_TABLE(B2:N354)",
      formula="Shrout & Fleiss (1979) / McGraw & Wong (1996) ICC forms; unbalanced one-way ANOVA for missing cells")
 def rel_icc_table(ratings, alpha=None, header=True):
-    return xlcalib.icc_table(number_grid(ratings, "ratings"), alpha=_number(alpha, "alpha", 0.05)).reset_index()
+    return xlcalib.icc_table(number_grid(ratings, "ratings", header=True), alpha=_number(alpha, "alpha", 0.05)).reset_index()
 
 
 @udf("REL_SPEARMAN_BROWN", category=CATEGORY, help="Reliability of the mean of k ratings from single-rating reliability.",
@@ -65,7 +65,7 @@ def rel_raters_needed(icc1, target):
      core=xlcalib.krippendorff_alpha, returns="scalar", example='=REL_KALPHA(B2:F41, "ordinal")',
      formula="alpha = 1 - D_o / D_e (Krippendorff 2011)")
 def rel_kalpha(ratings, level=None):
-    return xlcalib.krippendorff_alpha(number_grid(ratings, "ratings"),
+    return xlcalib.krippendorff_alpha(number_grid(ratings, "ratings", header=True),
                                       parse_choice(level, "level", ("nominal", "ordinal", "interval", "ratio"), "interval"))
 
 
@@ -76,7 +76,7 @@ def rel_kalpha(ratings, level=None):
      core=xlcalib.krr_bootstrap, returns="table", columns=('statistic', 'value'), example="=REL_KRR_BOOTSTRAP(B2:N354)",
      formula="resample ratings within items twice, mean, interval alpha between the two mean vectors (Wong & Paritosh 2022, section 5.1)")
 def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
-    result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings"), k=parse_whole(k, "k", None),
+    result = xlcalib.krr_bootstrap(number_grid(ratings, "ratings", header=True), k=parse_whole(k, "k", None),
                                    n_boot=parse_whole(n_boot, "n_boot", 1000), seed=parse_whole(seed, "seed", 0, low=0))
     return result.to_frame()
 
@@ -89,7 +89,7 @@ def rel_krr_bootstrap(ratings, k=None, n_boot=None, seed=None, header=True):
      core=xlcalib.krr_empirical, returns="table", columns=('k', 'kRR', 'sd', 'n_draws'), example="=REL_KRR_EMPIRICAL(Rep1!B2:N354, Rep2!B2:N354)",
      formula="k random columns from each replication, item means, interval alpha between them (Wong & Paritosh 2022, section 4.2)")
 def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, header=True):
-    return xlcalib.krr_empirical(number_grid(replication1, "replication 1"), number_grid(replication2, "replication 2"),
+    return xlcalib.krr_empirical(number_grid(replication1, "replication 1", header=True), number_grid(replication2, "replication 2", header=True),
                                  n_draws=parse_whole(n_draws, "n_draws", 100), seed=parse_whole(seed, "seed", 0, low=0))
 
 
@@ -99,5 +99,5 @@ def rel_krr_empirical(replication1, replication2, n_draws=None, seed=None, heade
      core=xlcalib.krr_curve, returns="table", columns=('k', 'empirical', 'icc_k', 'spearman_brown'), example="=REL_KRR_CURVE(Rep1!B2:N354, Rep2!B2:N354)",
      formula="ICC(k) = var_item / (var_item + var_error / k); SB from ICC(1) of 2 ratings per item (Wong & Paritosh 2022, Fig. 1)")
 def rel_krr_curve(ratings, replication=None, k_max=None, header=True):
-    rep = None if is_blank_range(replication) else number_grid(replication, "replication")
-    return xlcalib.krr_curve(number_grid(ratings, "ratings"), replication=rep, k_max=parse_whole(k_max, "k_max", None))
+    rep = None if is_blank_range(replication) else number_grid(replication, "replication", header=True)
+    return xlcalib.krr_curve(number_grid(ratings, "ratings", header=True), replication=rep, k_max=parse_whole(k_max, "k_max", None))

@@ -78,7 +78,7 @@ EVAL_R2 = _scalar("EVAL_R2", "r2", "Proportional reduction in mean squared error
      formula="PRMSE = 1 - MSE(T|M) / var(T) with pooled rater-error variance")
 def eval_prmse(system, human):
     m = number_vector(system, "system")
-    hh = number_grid(human, "human", allow_blank=True)
+    hh = number_grid(human, "human", allow_blank=True, header=True)
     same_length(system=m, human=hh)
     value = xlcalib.prmse_true(m, hh)
     if value is None:

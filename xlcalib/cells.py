@@ -357,13 +357,41 @@ def label_vector(value: Any, name: str, allow_blank: bool = False) -> list[str |
     return out
 
 
-def number_grid(value: Any, name: str, allow_blank: bool = True) -> np.ndarray:
-    """A block of cells as a 2-D float array; blanks are NaN (missing) when allowed."""
+def header_cells(rows: list[list[Any]], known: Iterable[Any] = ()) -> list[str] | None:
+    """The first row of a selected block when it is a row of names above the data (rater names over their
+    ratings: what people select with B1:E7), else None.
+
+    A header when every cell of the first row is text that is not a number, the texts are distinct, and none of
+    them is a value of the rows below nor one of the *known* values (declared categories): a first subject's
+    ratings always share a value with the others, or are declared categories.  Needs a row below it.
+
+    >>> header_cells([["Ann", "Bo"], [1, 2], [2, 2]]), header_cells([["K", "L"], ["L", "K"]])
+    (['Ann', 'Bo'], None)
+    """
+    if len(rows) < 2 or not rows[0]:
+        return None
+    first = rows[0]
+    if not all(isinstance(c, str) and c.strip() and not is_number_text(c) for c in first):
+        return None
+    names = [c.strip() for c in first]
+    below = {str(c).strip() for row in rows[1:] for c in row if not is_blank(c)}
+    below |= {str(c).strip() for c in known if not is_blank(c)}
+    if len(set(names)) < len(names) or any(n in below for n in names):
+        return None
+    return names
+
+
+def number_grid(value: Any, name: str, allow_blank: bool = True, header: bool = False) -> np.ndarray:
+    """A block of cells as a 2-D float array; blanks are NaN (missing) when allowed.  ``header``: a first row
+    of names above the numbers (:func:`header_cells`) is left out; every message still names the cell by its
+    row in the block selected."""
     rows = as_rows(value)
+    skip = 1 if header and header_cells(rows) is not None else 0
+    rows = rows[skip:]
     out = np.empty((len(rows), len(rows[0]) if rows else 0), dtype=float)
     for r, row in enumerate(rows):
         for c, cell in enumerate(row):
-            out[r, c] = parse_number(cell, f"row {r + 1}, column {c + 1} of the {name} range", allow_blank)
+            out[r, c] = parse_number(cell, f"row {r + 1 + skip}, column {c + 1} of the {name} range", allow_blank)
     return out
 
 
