@@ -234,3 +234,14 @@ def test_krr_with_undefined_replicates_is_refused_in_words():
     with pytest.raises(InputError, match="undefined in [0-9]+ of 200 bootstrap replicates"):
         xlcalib.krr_bootstrap(ratings, n_boot=200, seed=1)
     assert np.isfinite(xlcalib.krr_bootstrap(ratings[:, :2], n_boot=200, seed=1).estimate)
+
+
+@pytest.mark.parametrize("ratings", [[[1e308, -1e308], [1, 2], [-1e308, 1e308], [4, 2]],
+                                     [[1, 2], [2, 1], [1, 2], [2, 1]]])
+def test_items_with_equal_mean_ratings_are_refused_not_answered_with_infinities(ratings):
+    """Nothing between items (every item's mean the same, here or to the precision of ratings near 1e308): every
+    form would divide by the between-item mean square -- ICC(k) ran to minus infinity, ICC2 left [-1, 1]."""
+    with pytest.raises(InputError, match="every item has the same mean rating"):
+        xlcalib.icc_table(ratings)
+    with pytest.raises(InputError, match="every item has the same mean rating"):
+        xlcalib.icc(ratings, "ICC3k")

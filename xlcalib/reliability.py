@@ -164,6 +164,14 @@ def _one_way_unbalanced(x: np.ndarray):
     return ssb / (n - 1), ssw / (N - n), n - 1, N - n, k0, n
 
 
+def _refuse_equal_item_means(msb: float) -> None:
+    """Items whose mean ratings are all the same leave nothing between items: every ICC form would divide by the
+    between-item mean square (the average-rater forms run to minus infinity, ICC2 leaves [-1, 1])."""
+    if msb == 0:
+        raise InputError("every item has the same mean rating (to the precision of the ratings): the items do not "
+                         "differ at all, so the ICC -- how well the ratings tell the items apart -- is not defined")
+
+
 def _one_way_forms(x: np.ndarray, q: float) -> tuple[dict, list[str]]:
     """ICC1 and ICC1k rows (ICC, F, df1, df2, p, CI) from the unbalanced one-way ANOVA on every rating (equal
     to the balanced one when the table is complete), and a note when ratings are missing."""
@@ -171,6 +179,7 @@ def _one_way_forms(x: np.ndarray, q: float) -> tuple[dict, list[str]]:
     msb1, msw, df1, df2w, k0, n1 = _one_way_unbalanced(x)
     if msw == 0 and msb1 == 0:
         raise InputError("all ratings are equal: the ICC is undefined")
+    _refuse_equal_item_means(msb1)
     f1 = msb1 / msw if msw > 0 else np.inf
     icc1 = (msb1 - msw) / (msb1 + (k0 - 1) * msw)
     icc1k = (msb1 - msw) / msb1 if msb1 > 0 else np.nan
@@ -201,6 +210,7 @@ def _two_way_forms(x: np.ndarray, q: float, note: list[str]) -> dict:
     ssw = np.sum((xc - item_mean[:, None]) ** 2)  # within items = raters + residual
     sse = ssw - ssj
     msb, msj = ssb / (n - 1), ssj / (k - 1)
+    _refuse_equal_item_means(msb)
     dfe = (n - 1) * (k - 1)
     mse = sse / dfe
     f3 = msb / mse if mse > 0 else np.inf
