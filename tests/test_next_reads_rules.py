@@ -514,3 +514,24 @@ def test_udf_reads_blank_scores_as_pending_reads():
     repeated = [c + [c[4]] for c in cells]  # row 5 entered again, below the pending rows
     message = calib_values(*repeated)
     assert message.startswith("xlcalib: assessor") and f"(rows 5, {len(ev) + 4} of the ranges)" in message
+
+
+def test_next_reads_standard_errors_say_whose_they_are():
+    """Next reads weigh reads on the decisions' posterior (the default model draws decisions from random-both,
+    and a line of places measures relative to the line): its standard errors differ from the Values table's,
+    so every place that shows them says which they are (one number per quantity, or a label)."""
+    from xlcalib.calibration.panel.simulate import simulate_panel
+    from xlcalib.cli import next_reads_text
+    from xlcalib.presentation import next_reads_sheet
+
+    ev = simulate_panel(16, 80, 3, seed=3).evaluations.drop(columns="sd")
+    r = xlcalib.calibrate(ev)
+    table = r.next_reads(3, top_k=10)
+    values_se = r.values.loc[table["object"], "se"].to_numpy()
+    assert not np.allclose(table["se_before"].to_numpy(), values_se, rtol=1e-3)  # two different numbers ...
+    basis = table.attrs["se_basis"]
+    assert "random-both" in basis and "Values table" in basis and "random-assessors" in basis  # ... labelled
+    assert f"Standard errors here are {basis}." in next_reads_text(table)
+    sheet = next_reads_sheet(table, [["next reads"]])
+    assert "decision SE now" in sheet.frame.columns and "standard error now" not in sheet.frame.columns
+    assert any(basis in str(row) for row in sheet.footer)

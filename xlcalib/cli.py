@@ -331,6 +331,8 @@ def next_reads_text(suggestions) -> str:
         lines.append(f"  Note: {attrs['note']}.")
     if attrs.get("advice"):
         lines.append(f"  {attrs['advice']}.")
+    if len(suggestions) and attrs.get("se_basis"):
+        lines.append(f"  Standard errors here are {attrs['se_basis']}.")
     if len(suggestions) == 0 and not attrs.get("note"):
         lines.append("  none")
     return "\n".join(lines)

@@ -344,11 +344,13 @@ def next_reads_sheet(suggestions: pd.DataFrame, preamble) -> SheetSpec:
         out["P(above line) now"] = s["p_above"].to_numpy()
         cols["P(above line) now"] = Column("P(above line) now", PROB, "the object's chance of being above the line "
                                                                       "before the read")
-    out["standard error now"] = s["se_before"].to_numpy()
-    out["after the read"] = s["se_after"].to_numpy()
-    cols["standard error now"] = Column("standard error now", SCORE, "the object's standard error before the read")
-    cols["after the read"] = Column("after the read", SCORE, "its standard error after the read (with the reads "
-                                                             "suggested before it and those pending)")
+    basis = attrs.get("se_basis") or "as the decisions see it"
+    out["decision SE now"] = s["se_before"].to_numpy()
+    out["decision SE after"] = s["se_after"].to_numpy()
+    cols["decision SE now"] = Column("decision SE now", SCORE, f"the object's standard error before the read, {basis}")
+    cols["decision SE after"] = Column("decision SE after", SCORE, "its standard error after the read (with the "
+                                                                   "reads suggested before it and those pending), "
+                                                                   "measured the same way")
     if not len(out):
         out = pd.DataFrame({"order": [None], "in plain words": [attrs.get("note") or "no read can be suggested"]})
     spec = SheetSpec("Next reads", out, preamble, cols, freeze_columns=1)
@@ -356,5 +358,6 @@ def next_reads_sheet(suggestions: pd.DataFrame, preamble) -> SheetSpec:
             "the most decisions; each within the panel's rules)." if attrs.get("line") else
             "Goal: no funding line is set, so these are the reads that most reduce the values' uncertainty.")
     spec.footer = ([[goal]] + ([[f"Note: {attrs['note']}."]] if attrs.get("note") else [])
-                   + ([[f"{attrs['advice']}."]] if attrs.get("advice") else []))
+                   + ([[f"{attrs['advice']}."]] if attrs.get("advice") else [])
+                   + ([[f"Decision SE: the standard error {basis}."]] if len(s) else []))
     return spec

@@ -317,7 +317,20 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     frame.attrs["rules"] = rules.lines
     frame.attrs["excluded"] = dict(rules.excluded)
     frame.attrs["advice"] = rounds_advice(len(frame)) if line else ""
+    frame.attrs["se_basis"] = _se_basis(result, top_k is not None)
     return frame
+
+
+def _se_basis(result, places: bool) -> str:
+    """What se_before / se_after measure, in words: the decisions' posterior, not the values' one -- so that no
+    one compares them with the Values table's standard errors as if they were the same number."""
+    model = result.decision_basis().model
+    words = f"as the decisions see it: in the {model} model the ranking and P(above) are drawn from"
+    if places:
+        words += ", relative to the objects at the line (the common offset of all values cancels)"
+    if model != result.stats.get("model", model) or places:
+        words += f"; the Values table's standard errors come from the {result.stats.get('model')} fit"
+    return words
 
 
 #: Asked for in this many rounds, the suggested reads settled the line best on simulated grouped panels.
