@@ -544,17 +544,33 @@ _LINES = {  # a funding line from each place it can come from -> (Settings cells
 }
 
 
-@pytest.mark.parametrize("run", [["calibrate"], ["calibrate", "--per-component"], ["next-reads"]], ids=" ".join)
 @pytest.mark.parametrize("source", sorted(_LINES))
-def test_funding_line_on_a_disconnected_panel_is_refused_by_its_place(source, run, tmp_path, capsys):
-    """Exit 0 without a Ranking and without a word was the old answer: now one line naming where the line came from."""
+def test_funding_line_on_groups_kept_apart_is_refused_by_its_place(source, tmp_path, capsys):
+    """Groups each calibrated on its own scale (--per-component) have no ranking that spans them: one line naming
+    where the line came from (exit 0 without a Ranking and without a word was the old answer)."""
     cells, options, place = _LINES[source]
     book = _disconnected_book(tmp_path / "two.xlsx", **cells)
     out = tmp_path / "out.xlsx"
-    argv = [run[0], str(book), "-o", str(out), *options, *run[1:]]
-    err = _one_line_error(capsys, main(argv))
+    err = _one_line_error(capsys, main(["calibrate", str(book), "-o", str(out), *options, "--per-component"]))
     assert place(openpyxl.load_workbook(book)) in err and "share no object" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["calibrate", "next-reads"])
+@pytest.mark.parametrize("source", sorted(_LINES))
+def test_funding_line_on_groups_the_model_compares_is_applied_and_said(source, command, tmp_path, capsys):
+    """One rule everywhere: the default model calibrates unconnected groups together (each as strict as the panel
+    on average), CALIB_RANKING ranks them, and so do the command line and the workbook -- with the assumption
+    said (Summary, the ranking's note rows in the spreadsheet functions)."""
+    cells, options, _place = _LINES[source]
+    book = _disconnected_book(tmp_path / "two.xlsx", **cells)
+    out = tmp_path / "out.xlsx"
+    assert main([command, str(book), "-o", str(out), *options]) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    result = openpyxl.load_workbook(out)
+    assert "Ranking" in result.sheetnames
+    if command == "calibrate":
+        assert "share no objects" in printed and "as strict as the panel" in printed
 
 
 def test_a_disconnected_panel_without_a_line_still_runs(tmp_path, capsys):

@@ -75,7 +75,8 @@ def test_duplicate_pair_and_disconnected_panel_in_cell_words():
     got = harness.call("CALIB_VALUES", COL(["A", "A", "B", "B"]), COL(["x", "y", "z", "w"]),
                        COL([1.0, 2.0, 3.0, 4.0]), COL([1.0] * 4))
     # the default model compares unconnected groups through its prior: values, with the biases' uncertainty in the SE
-    assert got[0][:3] == ["object", "value", "se"] and all(row[2] > 1.0 for row in got[1:])
+    assert got[0][:3] == ["object", "value", "se"] and all(row[2] > 1.0 for row in got[1:-1])
+    assert got[-1][0].startswith("note: 2 groups share no object")  # and the cells say what the comparison rests on
 
 
 def test_design_errors_and_whole_numbers():
@@ -273,3 +274,18 @@ def test_cache_key_copes_with_date_cells(monkeypatch):
     assert first[1][0] == "2024-01-01T00:00:00" and second[0] == ["assessor", "bias", "se", "lower", "upper", "n"]
     assert len(calls) == 1
     fam._cache.clear()
+
+
+def test_cells_comparing_unconnected_groups_carry_the_assumption():
+    """Two groups of assessors that share no object, fitted together by the default model: the tables that
+    compare objects or assessors across the panel end with the short form of the Summary's sentence, and
+    CALIB_RANKING ranks them (one rule with the command line); CALIB_STATS needs no such note."""
+    a = ["A", "A", "B", "B", "C", "C", "D", "D", "E", "E", "F", "F"]
+    o = ["x", "y", "x", "y", "x", "z", "u", "v", "u", "v", "u", "w"]
+    s = [5, 7, 6, 8, 5, 6, 3, 4, 4, 5, 3, 6]
+    args = (COL(a), COL(o), COL(s), COL([1.0] * 12))
+    for name, extra in (("CALIB_VALUES", ()), ("CALIB_BIASES", ()), ("CALIB_RANKING", (2,))):
+        rows = harness.call(name, *args, *extra)
+        assert str(rows[-1][0]).startswith("note: 2 groups share no object") and "as strict as the panel" in rows[-1][0]
+        assert all(c in (None, "") for c in rows[-1][1:]) and not str(rows[-2][0]).startswith("note")
+    assert not any(str(r[0]).startswith("note") for r in harness.call("CALIB_STATS", *args))

@@ -34,6 +34,7 @@ from xlcalib.cells import (
     same_length,
     trim_trailing_blanks,
 )
+from xlcalib.calibration.behaviour.verdict import linkage_note
 from xlcalib.calibration.meanings import statistic_meaning
 from xlcalib.errors import InputError
 from xlcalib.imports import evaluations_frame
@@ -156,13 +157,22 @@ def _result(assessors, objects, scores, uncertainty, kind, levels, gauge) -> xlc
     return _solved(assessors, objects, scores, uncertainty, kind, levels, gauge).result
 
 
+#: Tables whose numbers compare objects or assessors across the panel: on unconnected groups fitted together
+#: they rest on the model's assumption, and their last row says so.
+_COMPARING = {"values", "biases", "ranking", "next_reads"}
+
+
 def _spill(solved: _Solved, name: str, header, build) -> Cells:
     """The cell table *name* of a cached solve, built once per header setting."""
     flag = parse_flag(header, "header", True)
     key = (name, flag)
     if key not in solved.cells:
         table = build(solved.result)
-        solved.cells[key] = Cells(table_cells(table, flag) if isinstance(table, dict) else to_cells(table, flag))
+        rows = table_cells(table, flag) if isinstance(table, dict) else to_cells(table, flag)
+        note = linkage_note(solved.result) if name.split(":")[0] in _COMPARING else ""
+        if note and rows and isinstance(rows[0], list):
+            rows = [*rows, [note] + [None] * (len(rows[0]) - 1)]
+        solved.cells[key] = Cells(rows)
     return solved.cells[key]
 
 

@@ -170,6 +170,14 @@ class CalibrationResult:
         return (f"Estimated from the scores, {which} lies typically {np.sqrt(w):.2f} score points from what the model "
                 f"expects (technical: noise scale w = {w:.3g}).")
 
+    @property
+    def one_scale(self) -> bool:
+        """Whether every value is on one scale, so one ranking spans them all: a connected panel, or unconnected
+        groups fitted together by a model that compares them (each group as strict as the panel on average) --
+        not groups fitted each on its own scale (``per_component``).  The one rule every entry point applies
+        to a funding line."""
+        return len(self.components) == 1
+
     def decision_basis(self) -> DecisionBasis:
         """What rankings, P(above the line) and next reads are computed from (one connected, comparable panel)."""
         if self.decision_basis_maker is not None:
@@ -178,7 +186,7 @@ class CalibrationResult:
             return self._made["basis"]
         if not self.components:
             raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
-        if len(self.components) > 1:
+        if not self.one_scale:
             raise InputError("the panel has several unconnected groups: values of different groups cannot be ranked "
                              "against each other (rank each group's result separately)")
         part = self.components[0]

@@ -7,6 +7,7 @@ Messages speak the command line's language (``--fund``, ``-o``), the only way th
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,7 +81,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
             _write_problem_listing(exc, path, out)
         raise
     except InputError as exc:  # speak the command line's language
-        raise InputError(exc.message.replace("per_component=True", "--per-component"), exc.where) from None
+        raise InputError(command_line_words(exc.message), exc.where) from None
     finally:
         if hasattr(book, "close"):
             book.close()
@@ -141,7 +142,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
             if len(moved.errors) > MAX_PROBLEM_LINES:
                 _write_problem_listing(moved, path, out)
             raise moved from None
-        raise InputError(moved.message.replace("per_component=True", "--per-component"), moved.where) from None
+        raise InputError(command_line_words(moved.message), moved.where) from None
     frames["Checks"] = checks_at_export(frames.get("Checks"), imported)
     run.result, run.decisions, run.groups = panel_run.result, panel_run.decisions, panel_run.groups
     if frames["Checks"] is not None and len(frames["Checks"]):
@@ -149,6 +150,13 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     frames["Import report"] = imported.report
     _write_export_results(run, frames, settings, path, out, fmt, feedback)
     return run, out
+
+
+def command_line_words(message: str) -> str:
+    """A core message in the command line's language: ``per_component=True`` is ``--per-component``,
+    ``model='random-assessors'`` is ``--model random-assessors``."""
+    message = message.replace("per_component=True", "--per-component")
+    return re.sub(r"\bmodel='([\w-]+)'", r"--model \1", message)
 
 
 def _only_a_scale(export) -> bool:

@@ -183,7 +183,7 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
     frames = result_frames(result, frame)
     ranking = None
-    if result.stats["n_components"] == 1:
+    if result.one_scale:
         ranking = result.ranking(**settings.ranking_arguments())  # the ranking the run decides on, made once
         frames = {"Ranking": ranking_frame(ranking), **frames}
     frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)

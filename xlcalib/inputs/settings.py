@@ -299,9 +299,11 @@ def check_line_fits(settings: CalibrationSettings, n_objects: int) -> None:
 
 
 def check_line_applies(settings: CalibrationSettings, result: CalibrationResult) -> None:
-    """A funding line on a panel fitted as separate groups is refused, not silently left without a Ranking."""
+    """A funding line on a panel fitted as separate groups, each on its own scale, is refused, not silently left
+    without a Ranking (unconnected groups the model fits together are ranked, as everywhere: one rule,
+    :attr:`~xlcalib.calibration.CalibrationResult.one_scale`)."""
     n = result.stats["n_components"]
-    if n > 1 and (settings.fund_top_k is not None or settings.fund_threshold is not None):
+    if not result.one_scale and (settings.fund_top_k is not None or settings.fund_threshold is not None):
         key = "fund_top_k" if settings.fund_top_k is not None else "fund_threshold"
         how = ("each calibrated on its own scale (--per-component)" if settings.per_component else
                "so their standards cannot be compared")

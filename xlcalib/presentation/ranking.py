@@ -45,7 +45,7 @@ def ranking_table(result, settings, decisions: pd.DataFrame | None = None) -> pd
     try:
         return result.ranking(**kwargs)
     except InputError:
-        if result.stats.get("n_components", 1) == 1:
+        if result.one_scale:
             raise
     v = result.values.sort_values("value", ascending=False, kind="mergesort")
     v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))

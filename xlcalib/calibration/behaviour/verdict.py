@@ -14,7 +14,7 @@ import numpy as np
 from ..system.graph import overlap_verdict
 from ..models.scale_use import scale_use_sentence
 
-__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "trust_sentences"]
+__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "linkage_note", "trust_sentences"]
 
 #: Below this p-value the test of "no difference in stringency" counts as evidence that assessors differ.
 DIFFERENCE_P = 0.05
@@ -75,6 +75,16 @@ def linkage_sentence(result) -> str:
     if np.isfinite(mu2) and mu2 < 0.1 and s.get("sigma_b") is not None:
         text += " The model keeps poorly linked assessors' biases close to 0, so their values stay close to plain averages."
     return text
+
+
+def linkage_note(result) -> str:
+    """The short form of :func:`linkage_sentence` for unconnected groups fitted together (cells carry it beside
+    the numbers that compare the groups); '' for a connected panel or groups kept apart."""
+    n = result.stats.get("n_components", 1)
+    if n <= 1 or "group" not in result.biases:
+        return ""
+    return (f"note: {n} groups share no object; values compared across groups rest on the model's assumption that "
+            "each group is on average as strict as the panel")
 
 
 def trust_sentences(result) -> list[str]:
