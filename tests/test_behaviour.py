@@ -425,3 +425,18 @@ def test_group_bias_scales_with_the_scores(seed, factor):
         ["assessor", "group"]).index]
     assert b["bias"].to_numpy() == pytest.approx(a["bias"].to_numpy() * factor, rel=1e-5, abs=1e-9)
     assert b["p"].to_numpy() == pytest.approx(a["p"].to_numpy(), rel=1e-5, abs=1e-9)
+
+
+def test_outfit_is_the_mean_z_squared_of_the_residuals_table():
+    """The Residuals table shows the z the fit statistics use (leverage-corrected) and the leverage, so anyone can
+    recompute an assessor's outfit from it; std_residual (no leverage) is smaller, most at few reads."""
+    p, ev = _sd_panel(12, 60, 4, seed=5)
+    r = xlcalib.calibrate(ev)
+    table = r.residual_table()
+    fit = r.fit_statistics()
+    outfit = (table["z"] ** 2).groupby(table["assessor"]).mean()
+    np.testing.assert_allclose(fit["outfit"].to_numpy(), outfit.loc[fit.index].to_numpy(), rtol=1e-12)  # same sums
+    h = table["leverage"].to_numpy()
+    assert ((h > 0) & (h < 1)).all()
+    np.testing.assert_allclose(table["z"], table["std_residual"] / np.sqrt(1 - h), rtol=1e-12)
+    assert list(r.to_frames()["Residuals"].columns[-2:]) == ["leverage", "z"]

@@ -86,7 +86,7 @@ CASES = {
     "CALIB_NEXT_READS": ((*CALIB_ARGS, 3, 4), CORE.next_reads(3, top_k=4)[
         ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after", "settles",
          "reason"]], 2),
-    "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residuals, 2),
+    "CALIB_RESIDUALS": (CALIB_ARGS, CORE.residual_table(), 2),
     "CALIB_DESIGN": ((COL(PANEL.assessor), COL(PANEL.object), COL([1.0] * len(PANEL))), None, 2),
     "CALIB_FROM_GRID": ((LETTER_GRID, GRADES), xlcalib.imports.evaluations_frame(_GRID_READ.evaluations), (0, 2, 1)),
     "CALIB_GRID_REPORT": ((LETTER_GRID, GRADES), pd.DataFrame({

@@ -355,12 +355,17 @@ def calib_stats(assessors, objects, scores, uncertainty, kind=None, levels=None,
     return _spill(solved, "stats", header, build)
 
 
-@udf("CALIB_RESIDUALS", category=CATEGORY, help="Per evaluation: fitted score, residual, standardised residual, anomaly flag.",
-     args=_COMMON, core=xlcalib.calibrate, returns="table", columns=('assessor', 'object', 'score', 'fitted', 'residual', 'std_residual', 'anomalous'),
-     example=f"=CALIB_RESIDUALS({_EXAMPLE_ARGS})", formula="residual = s_ao - v_o - b_a; std = sqrt(c_ao) residual / sqrt(w); anomalous if |std| > 3")
+@udf("CALIB_RESIDUALS", category=CATEGORY,
+     help="Per evaluation: fitted score, residual, standardised residual, anomaly flag, leverage and the z the fit "
+          "statistics use (an assessor's outfit is the mean of their z squared).",
+     args=_COMMON, core=xlcalib.calibration.CalibrationResult.residual_table, returns="table",
+     columns=('assessor', 'object', 'score', 'fitted', 'residual', 'std_residual', 'anomalous', 'leverage', 'z'),
+     example=f"=CALIB_RESIDUALS({_EXAMPLE_ARGS})",
+     formula="residual e = s_ao - v_o - b_a; std = sqrt(c_ao) e / sqrt(w); anomalous if |std| > 3; leverage h = the "
+             "fitted value's share of the read's own score; z = e sqrt(c_ao / (w (1 - h)))")
 def calib_residuals(assessors, objects, scores, uncertainty, kind=None, levels=None, gauge=None, header=True):
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge)
-    return _spill(solved, "residuals", header, lambda r: r.residuals)
+    return _spill(solved, "residuals", header, lambda r: r.residual_table())
 
 
 @udf("CALIB_DESIGN", category=CATEGORY,

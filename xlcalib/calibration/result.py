@@ -19,7 +19,7 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from .decide.ranking import rank_objects
-from .behaviour.fitstats import fit_statistics, read_geometry, unexpected_reads
+from .behaviour.fitstats import fit_statistics, read_geometry, residual_table, unexpected_reads
 from .behaviour.group_bias import group_audit, group_bias
 from .meanings import statistic_meaning
 from .models import MODEL_WORDS
@@ -257,6 +257,13 @@ class CalibrationResult:
 
     # ------------------------------------------------------------------ assessor behaviour (fitstats, separation,
     # group_bias): tables computed from the residuals, standard errors and posterior of any model
+    def residual_table(self) -> pd.DataFrame:
+        """The residuals with each read's leverage and the leverage-corrected z the fit statistics use.
+
+        See :func:`xlcalib.calibration.behaviour.fitstats.residual_table`.
+        """
+        return residual_table(self)
+
     def fit_statistics(self, by: str = "assessor") -> pd.DataFrame:
         """Infit and outfit mean-squares per assessor (or ``by="object"``), their ZSTD and a reading.
 
@@ -316,6 +323,6 @@ class CalibrationResult:
         return {
             "Values": self.values.reset_index(),
             "Biases": self.biases.reset_index(),
-            "Residuals": self.residuals.copy(),
+            "Residuals": self.residual_table(),
             "Diagnostics": self.diagnostics(),
         }

@@ -31,8 +31,8 @@ from .import_export import (
 )
 from .panel_calibration import compute_calibration, next_reads_frame, write_calibration
 
-#: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous).
-RESIDUALS_COLUMNS = 7
+#: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous, leverage, z).
+RESIDUALS_COLUMNS = 9
 #: Problems printed by the command line before "... and N more problems"; beyond it they go to a file.
 MAX_PROBLEM_LINES = 20
 #: Input-check warnings (other than pending reads) printed in full after a run; the rest are in Checks.
@@ -295,7 +295,8 @@ def _residuals_fit_a_sheet(panel, settings: CalibrationSettings) -> None:
     f = panel.frame
     score = f["score"].to_numpy(dtype=float)
     stand_in = pd.DataFrame({"assessor": f["assessor"].to_numpy(), "object": f["object"].to_numpy(), "score": score,
-                             "fitted": score, "residual": score, "std_residual": score, "anomalous": False})
+                             "fitted": score, "residual": score, "std_residual": score, "anomalous": False,
+                             "leverage": score, "z": score})
     spec = residuals_sheet(stand_in, run_preamble("calibration", settings.describe(), None)).printable()
     check_sheet_size(stand_in, spec.preamble, "Residuals", n_rows=len(f), n_columns=RESIDUALS_COLUMNS)
 

@@ -41,7 +41,12 @@ COLUMNS: dict[str, Column] = {c.name: c for c in [
     Column("score", SCORE, "the score as entered"),
     Column("fitted", SCORE, "what the model expects: calibrated value + the assessor's bias"),
     Column("residual", SIGNED, "score minus what the model expects (score units)"),
-    Column("std_residual", SIGNED, "residual in units of its expected spread; beyond the anomaly threshold = flagged"),
+    Column("std_residual", SIGNED, "residual over the read's noise SD (not corrected for leverage, so a little "
+                                   "smaller than z); beyond the anomaly threshold = flagged"),
+    Column("leverage", "0.00", "how much of the read's own score its fitted value takes up (0 to 1): a read that "
+                               "decides its object's value has a high leverage and a small residual"),
+    Column("z", SIGNED, "the residual over its own expected spread, corrected for leverage: the z the fit "
+                        "statistics square (an assessor's outfit is the mean of their z squared)"),
     Column("anomalous", None, "yes = the read stands out: ask the assessor to confirm it"),
     Column("certainty", "0.0%", "probability that the most certain label is right"),
 ]}

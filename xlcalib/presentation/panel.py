@@ -158,7 +158,7 @@ def values_sheet(frame: pd.DataFrame, preamble, scatter_bounds, level: float = 0
 
 #: The Residuals sheet's columns under plain headers.
 RESIDUAL_HEADERS = {"fitted": "expected", "residual": "difference", "std_residual": "standardised difference",
-                    "anomalous": "stands out"}
+                    "anomalous": "stands out", "z": "z (fit statistics)"}
 
 
 def residuals_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
@@ -170,6 +170,9 @@ def residuals_sheet(frame: pd.DataFrame, preamble) -> SheetSpec:
             "difference": Column("difference", SIGNED, COLUMNS["residual"].meaning),
             "standardised difference": Column("standardised difference", SIGNED, COLUMNS["std_residual"].meaning),
             "stands out": Column("stands out", None, COLUMNS["anomalous"].meaning)}
+    if "z" in frame:  # the leverage and the z the fit statistics use: outfit can be recomputed from this sheet
+        cols["leverage"] = COLUMNS["leverage"]
+        cols["z (fit statistics)"] = Column("z (fit statistics)", SIGNED, COLUMNS["z"].meaning)
     return SheetSpec("Residuals", shown, preamble, cols, highlight="stands out", landscape=False)
 
 

@@ -42,7 +42,8 @@ import pandas as pd
 from ...cells import whole_argument
 from ...errors import InputError
 
-__all__ = ["ERRATIC", "PREDICTABLE", "SIGNIFICANT_ZSTD", "ReadGeometry", "read_geometry", "mean_squares",
+__all__ = ["ERRATIC", "PREDICTABLE", "SIGNIFICANT_ZSTD", "ReadGeometry", "read_geometry", "residual_table",
+           "mean_squares",
            "fit_statistics", "unexpected_reads", "fit_reading"]
 
 #: Mean-squares above this read as erratic, below PREDICTABLE as too predictable (Linacre's "productive for
@@ -119,7 +120,30 @@ def _leverage(post) -> tuple[np.ndarray, bool]:
 
 
 def read_geometry(result) -> ReadGeometry:
-    """Where every evaluation sits in its component's posterior, with its leverage (see :class:`ReadGeometry`)."""
+    """Where every evaluation sits in its component's posterior, with its leverage (see :class:`ReadGeometry`);
+    made once per result (the fit statistics, the unexpected reads, exact agreement, group bias and the
+    Residuals table all read it)."""
+    made = getattr(result, "_made", None)
+    if made is not None and "geometry" in made:
+        return made["geometry"]
+    geometry = _read_geometry(result)
+    if made is not None:
+        made["geometry"] = geometry
+    return geometry
+
+
+def residual_table(result) -> pd.DataFrame:
+    """The residuals with each read's ``leverage`` h and its ``z`` = e sqrt(c / (w (1 - h))), the residual over
+    its own expected spread: the z the fit statistics square (outfit is the mean z^2 of an assessor's rows);
+    ``std_residual`` = e sqrt(c / w) leaves out the leverage, so it is smaller than z, most at few reads."""
+    geo = read_geometry(result)
+    table = result.residuals.copy()
+    table["leverage"] = geo.leverage
+    table["z"] = geo.studentised
+    return table
+
+
+def _read_geometry(result) -> ReadGeometry:
     if not result.components:
         raise InputError("this result carries no uncertainty information (make it with xlcalib.calibrate)")
     res = result.residuals
