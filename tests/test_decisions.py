@@ -328,3 +328,26 @@ def test_joint_statement_is_wrong_in_at_most_5_percent_of_simulated_panels():
         named += len(above) + len(below)
     assert named / 40 > 50  # the statements say something (about 85 objects per panel)
     assert wrong <= 2  # at most 5% of the 40 panels
+
+
+@pytest.mark.parametrize("model", ["random-assessors", "random-both", "fixed", "random-objects"])
+def test_decisions_do_not_depend_on_the_unit_of_the_scores(model):
+    """Scores x 0.244 - 23886 with SDs x 0.244 (another unit, a large offset): the same P(above), the same
+    decisions and the values in the new unit.  Before, the grid's rounding was recognised only in whole points,
+    the draws kept the offset in single precision, and the random-effects variance searches found other optima
+    (P moved by up to 0.12)."""
+    from xlcalib.calibration.panel.simulate import simulate_panel
+
+    ev = simulate_panel(16, 80, 3, seed=2).evaluations.drop(columns="level")
+    a, b = 0.244, -23886.0
+    other = ev.assign(score=ev["score"] * a + b, sd=ev["sd"] * a)
+    for kwargs, line in (({}, {"top_k": 10}), ({"scale": (1, 6)}, {"top_k": 10}), ({}, {"threshold": 4.0})):
+        scaled = {"scale": (1 * a + b, 6 * a + b)} if kwargs else {}
+        r1, r2 = xlcalib.calibrate(ev, model=model, **kwargs), xlcalib.calibrate(other, model=model, **scaled)
+        line2 = {"threshold": line["threshold"] * a + b} if "threshold" in line else line
+        t1, t2 = r1.ranking(draws=2000, **line), r2.ranking(draws=2000, **line2)
+        t2 = t2.loc[t1.index]
+        # the fits agree to ~1e-10 in score points (rounding in another unit); P(above) from the same draws
+        np.testing.assert_allclose(t2["value"], t1["value"] * a + b, rtol=0, atol=1e-9 * abs(b))
+        np.testing.assert_allclose(t2["p_above"], t1["p_above"], rtol=0, atol=1e-9)
+        assert (t2["final"] == t1["final"]).all()

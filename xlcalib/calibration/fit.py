@@ -23,6 +23,8 @@ would hide that.  ``std_residual = sqrt(c) * residual / sqrt(w)``.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -116,7 +118,7 @@ def _gather(parts: list[Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]
 
 
 def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_component: bool, parts, w: float,
-                    scale=None):
+                    scale=None, centre: float = 0.0):
     """A maker of the posterior decisions are drawn from, when the model names another one for them (see
     :class:`~xlcalib.calibration.result.DecisionBasis`), and that model; (None, None): the values' own.
 
@@ -133,11 +135,24 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
 
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores)
-        fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
+        shifted = None if scale is None else (scale[0] - centre, scale[1] - centre)
+        fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w, shifted)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
-        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
+        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values + centre, t_df, other.NAME)
 
     return make, other
+
+
+def _centred(data: PanelData, centre: float) -> PanelData:
+    """The panel with *centre* taken off every score.
+
+    Why: every model is shift-equivariant (a common shift of the scores moves the values by it and nothing
+    else), but their sums of squares (sum c s^2 - sum V^2 / C) lose digits to a large common level -- scores of
+    23,000 + 0.24 x points kept only about 6 of them, and the random-effects models' variance search then
+    found other optima in other units.  Fitted about the confidence-weighted mean score, every unit gives the
+    same decisions.
+    """
+    return replace(data, scores=data.scores - centre) if centre else data
 
 
 #: Relative confidences whose fit leaves less than this share of the scores' weighted squares: an exact fit.
@@ -273,9 +288,11 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     chosen = fitted_model
     if not data.face_value and np.ptp(data.scores) == 0:  # every score the same: every model's values are that
         fitted_model = MODELS["fixed"]                    # score; the fixed fit gives them without a variance search
-    parts = _fit_parts(data, Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model, gauge,
-                       per_component)
+    centre = float(np.average(data.scores, weights=data.confidences))
+    parts = _fit_parts(_centred(data, centre), Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model,
+                       gauge, per_component)
     v, b = _gather(parts, data)
+    v += centre
     R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
     dof = N - A - O + n_comp
     weights, t_df = fitted_model.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value,
@@ -297,7 +314,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         stats["exact_fit"] = _exact_fit_words(data)
     decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
     make_basis, decision_model = (None, None) if exact else _decision_basis(data, fitted_model, gauge, per_component,
-                                                                            parts, w, decision_scale)
+                                                                            parts, w, decision_scale, centre)
     if decision_model is not None:
         stats["decision_model"] = decision_model.NAME
         if decision_scale is not None and decision_model.CENSORED_READS:

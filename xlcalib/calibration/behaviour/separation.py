@@ -32,11 +32,10 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError
+from ..panel.resolution import score_step
 
-__all__ = ["separation_index", "separation_table", "exact_agreement", "GRID_STEPS", "MAX_CATEGORIES"]
+__all__ = ["separation_index", "separation_table", "exact_agreement", "MAX_CATEGORIES"]
 
-#: Score grids recognised for exact agreement (the largest step that fits every score is used).
-GRID_STEPS = (1.0, 0.5, 0.25, 0.2, 0.1)
 #: More categories than this: the scores are treated as continuous (no exact agreement).
 MAX_CATEGORIES = 201
 
@@ -123,14 +122,14 @@ def separation_table(result) -> pd.DataFrame:
 
 
 def _grid(scores: np.ndarray):
-    """(step, lowest, number of categories) when every score lies on a grid, else None."""
-    for step in GRID_STEPS:
-        k = scores / step
-        if np.all(np.abs(k - np.round(k)) < 1e-9):
-            low, high = float(np.round(k.min())), float(np.round(k.max()))
-            n = int(high - low) + 1
-            return (step, low * step, n) if n <= MAX_CATEGORIES else None
-    return None
+    """(step, lowest, number of categories) when every score lies on a grid (:func:`..panel.resolution.score_step`,
+    the grid the rounding variance is read from too), else None."""
+    step = score_step(scores)
+    if step is None:
+        return None
+    low = float(np.min(scores))
+    n = int(np.round((float(np.max(scores)) - low) / step)) + 1
+    return (step, low, n) if n <= MAX_CATEGORIES else None
 
 
 def _category_probabilities(mean: np.ndarray, sd: np.ndarray, step: float, low: float, n: int) -> np.ndarray:

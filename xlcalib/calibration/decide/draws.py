@@ -195,7 +195,10 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
     starts = list(range(0, draws, chunk))
     streams = np.random.SeedSequence(seed).spawn(len(starts))
     positions = np.arange(1, O + 1, dtype=np.int32)
-    v32 = v_hat.astype(np.float32)
+    # ranks do not change with a common shift, and single precision keeps about 7 digits of the number it holds:
+    # the draws are made about the values' median, so scores in any unit (1-6, or 23,000 + 0.24 x that) rank alike
+    centre = float(np.median(v_hat)) if v_hat.size else 0.0
+    v32 = (v_hat - centre).astype(np.float32)
     scatter = o_idx.size != O or not np.array_equal(o_idx, np.arange(O))
 
     def prepare_chunk(j: int):
@@ -214,7 +217,7 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
         if t_df:
             dev *= np.sqrt(t_df / rng.chisquare(t_df, n)).astype(np.float32)[:, None]
         dev += v32[None, :]
-        edges = line_edges(dev >= np.float32(score_line[0]), score_line[1]) if score_line is not None else None
+        edges = line_edges(dev >= np.float32(score_line[0] - centre), score_line[1]) if score_line is not None else None
         order = best_first(dev)
         del dev
         ranks = np.empty((n, O), dtype=np.int32)

@@ -41,7 +41,7 @@ from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check
 from .moments import bias_moments, object_variance
-from .variance import boundary_p, grid_weights, share_grid, spare_reads, weighted_quantiles
+from .variance import boundary_p, grid_weights, search_ratio, share_grid, spare_reads, weighted_quantiles
 
 NAME = "random-both"
 ALIASES = ()
@@ -145,32 +145,27 @@ def _basis(design: Design, s: np.ndarray, lam: float, latent=None) -> _Basis:
 
 
 def _best_kappa(basis: _Basis, n_free, face_value, scale) -> tuple[float, float]:
-    from scipy.optimize import minimize_scalar
-
-    f = lambda x: float(basis.minus_two_loglik(np.exp(x), n_free, face_value)[0])  # noqa: E731
-    best = minimize_scalar(f, bounds=(np.log(scale * 1e-8), np.log(scale * 1e8)), method="bounded",
-                           options={"xatol": 1e-6})
+    kappa, best, _edge = search_ratio(lambda k: float(basis.minus_two_loglik(k, n_free, face_value)[0]), scale,
+                                      (1e-8, 1e8), 1e-6)
     at_zero = float(basis.minus_two_loglik(np.inf, n_free, face_value)[0])
-    return (np.inf, at_zero) if at_zero <= best.fun else (float(np.exp(best.x)), float(best.fun))
+    return (np.inf, at_zero) if at_zero <= best else (kappa, best)
 
 
 def _reml(design: Design, s: np.ndarray, n_free: int, face_value: bool, latent=None):
     """(basis at the REML lam, REML kappa, its -2 l)."""
-    from scipy.optimize import minimize_scalar
-
     scale = float(np.median(design.c))
     cache = {}
 
-    def profile(log_lam):
-        basis = _basis(design, s, float(np.exp(log_lam)), latent)
+    def profile(lam):
+        basis = _basis(design, s, lam, latent)
         kappa, value = _best_kappa(basis, n_free, face_value, scale)
-        cache[log_lam] = (basis, kappa, value)
+        cache[lam] = (basis, kappa, value)
         return value
 
-    typical = float(np.median(design.C_o))
-    best = minimize_scalar(profile, bounds=(np.log(typical * 1e-4), np.log(typical * 1e4)), method="bounded",
-                           options={"xatol": 1e-4})
-    return cache[best.x] if best.x in cache else (lambda v: (cache[best.x]))(profile(best.x))
+    lam, _value, _edge = search_ratio(profile, float(np.median(design.C_o)), (1e-4, 1e4), 1e-4)
+    if lam not in cache:
+        profile(lam)
+    return cache[lam]
 
 
 def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
@@ -197,14 +192,11 @@ def _mixture(basis: _Basis, n_free: int, face_value: bool, scale: float):
 def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_value: bool, start: float,
                 latent=None) -> float:
     """REML lam at a fixed kappa by a bounded search around the moment estimate, one Cholesky factor per trial."""
-    from scipy.optimize import minimize_scalar
-
     c = design.c
     V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
     B = np.bincount(design.ai, weights=c * s, minlength=design.n_assessors)
 
-    def m2l(log_lam):
-        lam = float(np.exp(log_lam))
+    def m2l(lam):
         Cd = design.C_o + lam
         r = B - design.Cm @ (V / Cd)
         solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
@@ -212,9 +204,7 @@ def _lam_search(design: Design, s: np.ndarray, kappa: float, n_free: int, face_v
         fit = R if face_value else n_free * np.log(R)
         return fit + float(np.log1p(design.C_o / lam).sum()) + solver.log_determinant()
 
-    best = minimize_scalar(m2l, bounds=(np.log(start / 50), np.log(start * 50)), method="bounded",
-                           options={"xatol": 1e-3})
-    return float(np.exp(best.x))
+    return search_ratio(m2l, start, (1 / 50, 50), 1e-3)[0]
 
 
 def _moment_start(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float, float]:

@@ -21,6 +21,7 @@ from ...errors import InputError
 from ..system.graph import DENSE_ASSESSOR_LIMIT, Design, ReducedSolver
 from ..system.posterior import ReducedCovariance
 from .base import ComponentFit, no_noise_check, refuse_latent
+from .variance import search_ratio
 
 NAME = "random-objects"
 #: The name this model had before the model family grew (still accepted).
@@ -50,8 +51,6 @@ def _solve(design: Design, s: np.ndarray, V: np.ndarray, B: np.ndarray, lam: flo
 
 def reml(design: Design, s: np.ndarray, fixed_w: bool = False):
     """REML fit (see the module docstring).  Returns (theta, u, lam, w, solver, at_upper_edge)."""
-    from scipy.optimize import minimize_scalar
-
     N, A = design.c.size, design.n_assessors
     if N - A <= 0:
         raise InputError(f"the random-objects model needs more evaluations than assessors ({N} <= {A})")
@@ -59,19 +58,15 @@ def reml(design: Design, s: np.ndarray, fixed_w: bool = False):
     V = np.bincount(design.oi, weights=c * s, minlength=design.n_objects)
     B = np.bincount(design.ai, weights=c * s, minlength=A)
 
-    def objective(log_lam):
-        lam = float(np.exp(log_lam))
+    def objective(lam):
         solver, _theta, _u, R = _solve(design, s, V, B, lam)
         fit = R if fixed_w else (N - A) * np.log(max(R, 1e-300))
         return fit + np.sum(np.log1p(design.C_o / lam)) + solver.log_determinant()
 
-    scale = float(np.median(design.C_o))
-    lo, hi = np.log(scale * 1e-6), np.log(scale * 1e6)
-    best = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-6})
-    lam = float(np.exp(best.x))
+    lam, _value, at_edge = search_ratio(objective, float(np.median(design.C_o)), (1e-6, 1e6), 1e-6)
     solver, theta, u, R = _solve(design, s, V, B, lam)
     w = 1.0 if fixed_w else R / (N - A)
-    return theta, u, lam, w, solver, bool(best.x > hi - 1e-3)
+    return theta, u, lam, w, solver, at_edge
 
 
 def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, latent=None) -> ComponentFit:

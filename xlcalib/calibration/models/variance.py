@@ -17,7 +17,7 @@ from ...errors import InputError
 from ..system.graph import Design
 
 __all__ = ["RHO_GRID", "MIN_WEIGHT", "share_grid", "grid_weights", "boundary_p", "weighted_quantiles",
-           "spare_reads"]
+           "spare_reads", "search_ratio"]
 
 #: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.
 RHO_GRID = 48
@@ -54,6 +54,23 @@ def weighted_quantiles(x: np.ndarray, weight: np.ndarray, qs) -> list[float]:
     order = np.argsort(x)
     cum = np.cumsum(weight[order])
     return [float(x[order][min(np.searchsorted(cum, q), x.size - 1)]) for q in qs]
+
+
+def search_ratio(objective, reference: float, span: tuple[float, float], xatol: float) -> tuple[float, float, bool]:
+    """(argmin, min, at the upper end) of ``objective(p)`` over ``p = reference * e^x``, x between the logs of
+    *span*: a bounded scalar search in the unit-free coordinate x.
+
+    Why unit-free: a variance ratio such as ``w / tau^2`` scales with the square of the scores' unit, and a
+    search over ``log p`` itself would try other points (its tolerances are relative to |log p|) for the same
+    panel in other units -- the fitted values then moved in the 4th digit when the scores were rescaled.
+    *reference* (a typical confidence) carries the unit, x does not.
+    """
+    from scipy.optimize import minimize_scalar
+
+    lo, hi = np.log(span[0]), np.log(span[1])
+    best = minimize_scalar(lambda x: objective(reference * float(np.exp(x))), bounds=(lo, hi), method="bounded",
+                           options={"xatol": xatol})
+    return reference * float(np.exp(best.x)), float(best.fun), bool(best.x > hi - 1e-3)
 
 
 def spare_reads(design: Design, face_value: bool) -> int:

@@ -28,24 +28,67 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GRID_STEPS", "score_step", "rounding_variance", "effective_confidences"]
+__all__ = ["MAX_GRID_STEPS", "score_step", "rounding_variance", "effective_confidences"]
 
-#: Grid steps recognised, coarsest first: whole, half, quarter and tenth points.
-GRID_STEPS = (1.0, 0.5, 0.25, 0.1)
+#: A grid has at most this many steps between its lowest and highest score (finer: the scores are read as
+#: continuous), and its step is the smallest gap between distinct scores divided by at most :data:`DIVISORS`.
+MAX_GRID_STEPS = 100_000
+DIVISORS = 12
+#: A gap lies on the grid when it is within this share of a step of a whole number of steps.
+ON_GRID = 1e-6
 
 
 def score_step(scores: np.ndarray) -> float | None:
-    """The coarsest grid step in :data:`GRID_STEPS` every score is a multiple of (None: scores off every grid).
+    """The step of the grid the scores lie on (None: off every grid), found from the scores themselves.
+
+    The step is the largest h that divides every gap between distinct scores -- the smallest gap divided by 1,
+    2, ... -- so it does not depend on the unit of the scores: whole points 1-6 have step 1, the same scores as
+    percentages (0, 20, ... 100) step 20, half points 0.5, a form of 1/3/6/8 the common divisor 1.  Scores
+    with no such step (more than :data:`MAX_GRID_STEPS` steps, or gaps that share none) are continuous.  Fewer
+    than three distinct scores say nothing about a step (any two numbers have one): the usual decimal grids
+    (:data:`DECIMAL_STEPS`) are recognised then.
 
     >>> score_step(np.array([1.0, 4.0, 6.0])), score_step(np.array([2.5, 3.0])), score_step(np.array([3.14]))
     (1.0, 0.5, None)
+    >>> score_step(np.array([1.0, 4.0, 6.0]) * 0.244 - 23886) == 0.244 * score_step(np.array([1.0, 4.0, 6.0]))
+    True
     """
-    scores = np.asarray(scores, dtype=float)
-    for step in GRID_STEPS:
-        ratio = scores / step
+    values = np.unique(np.asarray(scores, dtype=float))
+    if values.size < 3:  # two numbers always share a "step" (their gap): only the usual grids are recognised
+        return _decimal_step(values)
+    gaps = np.diff(values)
+    span = float(values[-1] - values[0])
+    smallest = float(gaps.min())
+    for m in range(1, DIVISORS + 1):
+        step = smallest / m
+        if span / step > MAX_GRID_STEPS:
+            return None
+        ratio = gaps / step
+        if np.all(np.abs(ratio - np.round(ratio)) <= ON_GRID * np.maximum(1.0, ratio)):
+            return _rounded_step(step, span)
+    return None
+
+
+#: Grid steps recognised when the scores take fewer than three values: whole, half, quarter and tenth points.
+DECIMAL_STEPS = (1.0, 0.5, 0.25, 0.1)
+
+
+def _decimal_step(values: np.ndarray) -> float | None:
+    """The coarsest of :data:`DECIMAL_STEPS` every value is a multiple of (None: none is)."""
+    for step in DECIMAL_STEPS:
+        ratio = values / step
         if np.all(np.abs(ratio - np.round(ratio)) <= 1e-9 * np.maximum(1.0, np.abs(ratio))):
             return step
     return None
+
+
+def _rounded_step(step: float, span: float) -> float:
+    """The step as the user typed it: the nearest number with few significant digits when within rounding."""
+    for digits in range(1, 16):
+        typed = float(f"{step:.{digits}g}")
+        if abs(typed - step) <= 1e-9 * max(abs(step), 1e-300) + 1e-12 * span / MAX_GRID_STEPS:
+            return typed
+    return step
 
 
 def rounding_variance(scores: np.ndarray) -> float:
