@@ -414,3 +414,51 @@ def test_a_run_never_changes_the_result_it_was_given(tmp_path, monkeypatch, fmt)
     for key, before in at_birth["stats"].items():
         after = result.stats[key]
         assert after == before or (after != after and before != before), key  # NaN stays NaN
+
+
+def _run_on_a_terminal(argv, cwd):
+    """Run the command line with stderr on a pseudo-terminal (as a person at a terminal sees it); returns
+    (stderr as shown, stdout, exit code)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "xlcalib", *argv], stdout=subprocess.PIPE, stderr=slave, cwd=cwd)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed: the process is gone
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=600)
+    os.close(master)
+    return shown.decode("utf-8", "replace"), out.decode(), proc.returncode
+
+
+def test_the_steps_show_on_a_terminal_while_they_run(tmp_path):
+    """A person at a terminal sees each step as it starts (reading, fitting, ranking with its draws, writing,
+    saving), on one line of stderr that is cleared before the results are printed; a pipe or --quiet sees none."""
+    from xlcalib.calibration.panel.simulate import simulate_panel
+
+    ev = simulate_panel(24, 150, 4, seed=1).evaluations.drop(columns="sd")
+    ev.rename(columns=str.title).to_csv(tmp_path / "panel.csv", index=False)
+    argv = ["calibrate", "panel.csv", "--fund", "20", "-o", "out.xlsx"]
+    shown, out, code = _run_on_a_terminal(argv, tmp_path)
+    assert code == 0 and "results written to out.xlsx" in out
+    steps = ["reading and checking the evaluations", "fitting the random-assessors model", "standard errors",
+             "ranking", "writing the result sheets", "saving out.xlsx"]
+    positions = [shown.find(words) for words in steps]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions), shown[:2000]
+    quiet, _, code = _run_on_a_terminal([*argv, "--quiet"], tmp_path)
+    assert code == 0 and "fitting" not in quiet
+    import subprocess
+    import sys
+
+    piped = subprocess.run([sys.executable, "-m", "xlcalib", *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert piped.returncode == 0 and piped.stderr == ""

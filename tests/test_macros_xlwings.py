@@ -108,3 +108,36 @@ def test_every_input_problem_gets_its_own_checks_line():
     _tell_excel(book, "2 problems", {}, "Please fix the input", problems)
     rows = [r for r in book.sheets["Checks"].rows() if r and r[0] in ("error", "warning")]
     assert [(r[1], r[2], r[3]) for r in rows] == [(p.sheet, p.cell, p.message) for p in problems]
+
+
+def test_run_main_shows_its_steps_on_excels_status_bar_and_clears_it():
+    """The Run main button's long wait: each step on Excel's status bar while it runs, Excel's own text back
+    (status_bar = False) at the end -- also when the run stops at a problem of the input."""
+    from xlcalib.macros import run_from_excel
+
+    class App:
+        def __init__(self):
+            self.shown = []
+
+        @property
+        def status_bar(self):
+            return self.shown[-1] if self.shown else False
+
+        @status_bar.setter
+        def status_bar(self, text):
+            self.shown.append(text)
+
+        def alert(self, *args, **kwargs):
+            pass
+
+    book, _ = _demo_book()
+    book.app = App()
+    assert run_from_excel("calibrate_panel", book)
+    shown = book.app.shown
+    assert any(str(s).startswith("xlcalib: fitting the ") for s in shown)
+    assert any(str(s).startswith("xlcalib: writing the result sheets ...") and s.endswith("%") for s in shown)
+    assert shown[-1] is False
+    broken = Book([Sheet("Evaluations", [["Assessor", "Object", "Score", "SD"], ["A", "x", "lots", 1.0]])])
+    broken.app = App()
+    assert not run_from_excel("calibrate_panel", broken)
+    assert broken.app.shown[-1] is False

@@ -38,7 +38,9 @@ from .exercises import (
     next_reads_file,
     report_file,
 )
+from .progress import listening
 from .templates import KINDS, build, build_all
+from .terminal import TerminalProgress
 
 #: Template size limits: rows of assessors/objects/items, and prepared item x rater cells.
 TEMPLATE_MAX_ROWS = 100_000
@@ -70,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("workbook")
     rep.add_argument("-o", "--out", help="output workbook (default <stem>_report.xlsx; the input is never modified)")
     _add_agreement(sub)
+    for command in sub.choices.values():  # every command: its steps on stderr unless asked not to
+        command.add_argument("--quiet", action="store_true", help="show no progress line on stderr (it is shown only "
+                                                                  "when stderr is a terminal)")
     return parser
 
 
@@ -397,7 +402,7 @@ def _print_problems(exc) -> None:
 
 
 #: packages of the `excel` extra (workbook files, macros, classic add-in); not needed by the core
-EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine", "xlsxwriter")
+EXCEL_EXTRA = ("openpyxl", "xlwings", "defusedxml", "et_xmlfile", "python_calamine", "xlsxwriter", "tqdm")
 
 
 def _negative_numbers_attached(argv: list[str]) -> list[str]:
@@ -443,8 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; exit code 0 success, 2 bad input (one line per problem), 1 internal error or a missing
     excel extra, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
     args = _parser().parse_args(_negative_numbers_attached(sys.argv[1:] if argv is None else list(argv)))
+    shown = TerminalProgress(enabled=False if args.quiet else None)
     try:
-        with _stop_on_sigterm():
+        with _stop_on_sigterm(), listening(shown):
             return COMMANDS[args.command](args)
     except InputProblems as exc:
         _print_problems(exc)
@@ -472,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
         print("xlcalib: internal error (please report this with the traceback below)", file=sys.stderr)
         traceback.print_exc()
         return 1
+    finally:
+        shown.close()
 
 
 if __name__ == "__main__":

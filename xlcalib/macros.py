@@ -12,6 +12,7 @@ import re
 import pandas as pd
 
 from .errors import InputError
+from .progress import listening
 from .exercises import (
     calibrate_panel,
     check_own_sheets,
@@ -43,8 +44,10 @@ def run_from_excel(entry: str, book) -> bool:
     results.  Internal errors (bugs) are announced the same way and then raised, so the traceback reaches
     the log for a bug report.
     """
+    status = ExcelStatusBar(book)
     try:
-        runner(entry)(book)
+        with listening(status):
+            runner(entry)(book)
         return True
     except InputError as exc:
         _tell_excel(book, exc.message, exc.where, "Please fix the input", getattr(exc, "problems", None))
@@ -53,6 +56,49 @@ def run_from_excel(entry: str, book) -> bool:
         _tell_excel(book, f"xlcalib stopped with an internal error ({type(exc).__name__}: {exc}); please report it "
                           "with the Python log", {}, "xlcalib internal error")
         raise
+    finally:
+        status.clear()
+
+
+class ExcelStatusBar:
+    """The steps of a run on Excel's status bar ("xlcalib: fitting the random-assessors model ... 40%"), cleared
+    when the run ends: the Run main button's answer to a long wait (a book without an application to show it
+    on -- an openpyxl file, xlwings Server or Lite -- shows nothing)."""
+
+    def __init__(self, book):
+        self.app = getattr(book, "app", None)
+        self._steps: list[list] = []  # [words, total, done]
+
+    def _show(self, text) -> None:
+        if self.app is None:
+            return
+        try:
+            self.app.status_bar = text
+        except Exception:  # no status bar here: the run goes on without it
+            self.app = None
+
+    def _current(self) -> str:
+        words, total, done = self._steps[-1]
+        share = f" {min(done / total, 1.0):.0%}" if total else ""
+        return f"xlcalib: {words} ...{share}"
+
+    def begin(self, words: str, total: int | None) -> None:
+        self._steps.append([words, total, 0])
+        self._show(self._current())
+
+    def advance(self, amount: int) -> None:
+        if self._steps:
+            self._steps[-1][2] += amount
+            self._show(self._current())
+
+    def end(self) -> None:
+        if self._steps:
+            self._steps.pop()
+        self._show(self._current() if self._steps else False)
+
+    def clear(self) -> None:
+        self._steps.clear()
+        self._show(False)  # Excel's own text comes back
 
 
 def _tell_excel(book, message: str, where: dict, title: str, problems=None) -> None:

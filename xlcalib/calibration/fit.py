@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
+from ..progress import step
 from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name
 from .models.iterate import fit_censored
 from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
@@ -136,7 +137,8 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores)
         shifted = None if scale is None else (scale[0] - centre, scale[1] - centre)
-        fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w, shifted)
+        with step(f"fitting the {other.NAME} model the decisions are drawn from"):
+            fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w, shifted)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values + centre, t_df, other.NAME)
 
@@ -289,8 +291,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     if not data.face_value and np.ptp(data.scores) == 0:  # every score the same: every model's values are that
         fitted_model = MODELS["fixed"]                    # score; the fixed fit gives them without a variance search
     centre = float(np.average(data.scores, weights=data.confidences))
-    parts = _fit_parts(_centred(data, centre), Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model,
-                       gauge, per_component)
+    with step(f"fitting the {chosen.NAME} model ({A:,} assessors, {O:,} objects)"):
+        parts = _fit_parts(_centred(data, centre), Design(data.ai, data.oi, data.confidences, A, O), comps,
+                           fitted_model, gauge, per_component)
     v, b = _gather(parts, data)
     v += centre
     R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
@@ -302,7 +305,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         weights = [float("nan")] * len(weights)
     # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
     w = float(np.average(weights, weights=[p.n_evaluations for p in parts]))
-    pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
+    with step("standard errors and the design's figures"):
+        pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
     values, biases, residuals = result_tables(data, parts, pieces, v, b, w, t_df, interval_level,
                                               anomaly_threshold, per_component, comps[1:])
     stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,

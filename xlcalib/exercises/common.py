@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cells import is_blank
 from ..errors import InputError
+from ..progress import advance, step
 
 
 def run_preamble(title: str, settings: str, now: _dt.datetime | None = None) -> list[list[Any]]:
@@ -49,7 +50,12 @@ def write_sheets(backend, specs) -> dict[str, int]:
     Every name is checked before the first sheet is written, so a refused run leaves the workbook as it was.
     """
     check_own_sheets(backend, [spec.name for spec in specs])
-    return {spec.name: backend.write_sheet(spec) for spec in specs}
+    tops = {}
+    with step("writing the result sheets", total=len(specs)):
+        for spec in specs:
+            tops[spec.name] = backend.write_sheet(spec)
+            advance()
+    return tops
 
 
 def sheet_grid(backend, sheet: str, first_data_column: int = 2):

@@ -31,6 +31,7 @@ from ..inputs import (
     read_groups,
     table_from_block,
 )
+from ..progress import step
 from ..workbook import open_book
 from .common import run_preamble, write_sheets
 
@@ -175,16 +176,19 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     panel whose result sheets cannot hold it, before minutes of work).
     """
     backend = open_book(book)
-    settings, panel = read_calibration_inputs(backend, settings or CalibrationSettings(), overrides, origins)
+    with step("reading and checking the evaluations"):
+        settings, panel = read_calibration_inputs(backend, settings or CalibrationSettings(), overrides, origins)
     if before_fit is not None:
         before_fit(panel, settings)
-    result, frame = run_calibration(None, settings, panel)
+    with step(f"calibrating {len(panel.frame):,} evaluations"):
+        result, frame = run_calibration(None, settings, panel)
     check_line_applies(settings, result)
     groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
     frames = result_frames(result, frame)
     ranking = None
     if result.one_scale:
-        ranking = result.ranking(**settings.ranking_arguments())  # the ranking the run decides on, made once
+        with step("ranking"):
+            ranking = result.ranking(**settings.ranking_arguments())  # the ranking the run decides on, made once
         frames = {"Ranking": ranking_frame(ranking), **frames}
     frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..cells import cell_position, cell_value
 from ..errors import InputError, os_error_message
+from ..progress import step
 from .base import (
     FONT_NAME,
     FONT_SIZE,
@@ -208,7 +209,8 @@ def save_atomically(book, path: str | os.PathLike, *, fixed_time: _dt.datetime |
         book.properties.modified = fixed_time
     elif fixed_time is not None:  # an XlsxWriterBook (rendered when saved)
         book.created = fixed_time
-    return _write_via_temporary(path, book.save)
+    with step(f"saving {Path(path).name}"):
+        return _write_via_temporary(path, book.save)
 
 
 def write_bytes_atomically(data: bytes, path: str | os.PathLike) -> Path:

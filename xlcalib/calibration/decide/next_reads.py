@@ -122,6 +122,7 @@ import pandas as pd
 from scipy.special import ndtr, ndtri, owens_t
 
 from ...cells import whole_argument
+from ... import progress
 from ...errors import InputError
 from ..panel.levels import Levels, levels_table
 from .read_rules import per_assessor, read_rules
@@ -312,7 +313,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     rules = read_rules(design, assessors, objects, candidates=candidates, conflicts=conflicts, pending=pending,
                        suitability=suitability, min_suitability=min_suitability, max_load=max_load)
     reader = _assumed_confidence(result, post, confidence, levels, assessors, rules.suitable)
-    with _blas_limit(design.n_assessors):
+    with _blas_limit(design.n_assessors), progress.step(f"choosing {k} next read{'s' if k > 1 else ''}", total=k):
         frame = _greedy(post, k, line, X, kvec, rules, reader, assessors, objects, values, OBJECTIVES[objective])
     frame.attrs["rules"] = rules.lines
     frame.attrs["excluded"] = dict(rules.excluded)
@@ -586,6 +587,7 @@ def _greedy(post, k, line, X, kvec, rules, reader: _Reader, assessors, objects, 
         picks.append(dict(order=step + 1, a=a_b, o=o_b, confidence=float(reader.conf[a_b]), gain=gain,
                           var_after=max(var_after, 0.0),
                           settles=settles, alone=_variance_after_alone(start, a_b, o_b, settles, c_b)))
+        progress.advance()
         # ---- add the read to the design (scores are not needed for covariances) and re-solve
         load[a_b] += 1
         allowed = allowed[allowed != a_b * O + o_b]

@@ -91,6 +91,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .... import progress
 from ....cells import real_argument, seed_argument, whole_argument
 from ..report import DesignReport
 # TRADEOFF_SHARES belongs to the face too: the shares tradeoff_shares= usually takes
@@ -205,7 +206,8 @@ def assign(assessors, objects, reads_per_object, max_load, min_load=None, confli
                                                   for s in np.atleast_1d(np.asarray(tradeoff_shares, dtype=object))]
     problem = allocation_problem(assessors, objects, reads_per_object, max_load, min_load, conflicts, suitability,
                                  planned_confidence, fixed)
-    ba, bo = suitability_optimum(problem, np.random.default_rng(seed))  # 1. the suitability-only optimum
+    with progress.step("allocating by suitability alone"):
+        ba, bo = suitability_optimum(problem, np.random.default_rng(seed))  # 1. the suitability-only optimum
     best = problem.total_suitability(ba, bo)
     lp_seconds = time.perf_counter() - started
     shares = stage_shares(share, extra, problem.S is not None)  # 2.-3. linking at each share, largest first

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .... import progress
 from ...system.graph import overlap_verdict
 from ..report import DesignReport
 from .linking import link, takes_blocks
@@ -79,7 +80,10 @@ def continuation(problem: AllocationProblem, ba, bo, best: float, shares: list[f
         now = time.perf_counter()
         deadline = now + max(0.0, end - now) * weights[i] / sum(weights[i:])
         required = share * best if problem.S is not None else -np.inf
-        ea, eo, stats = run_stage(problem, ea, eo, required, max_rounds, deadline, seed)
+        words = f"linking the assessors, keeping {share:.0%} of the suitability" if problem.S is not None else \
+            "linking the assessors"
+        with progress.step(words):
+            ea, eo, stats = run_stage(problem, ea, eo, required, max_rounds, deadline, seed)
         report = report_of(problem, ea, eo, best)
         stages.append(Stage(share, share == chosen_share, ea, eo, report, stats, time.perf_counter() - now))
     return stages
