@@ -23,7 +23,7 @@ would hide that.  ``std_residual = sqrt(c) * residual / sqrt(w)``.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,7 @@ from .panel.resolution import rounding_variance
 from .result import CalibrationResult, DecisionBasis
 from .system.graph import Design, components
 from .system.posterior import ComponentPosterior, Posterior, quantile
+from .system.threads import blas_limit
 from .tables import Part, diagnostics_figures, part_uncertainty, result_tables
 
 __all__ = ["calibrate"]
@@ -137,7 +138,7 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores)
         shifted = None if scale is None else (scale[0] - centre, scale[1] - centre)
-        with step(f"fitting the {other.NAME} model the decisions are drawn from"):
+        with step(f"fitting the {other.NAME} model the decisions are drawn from"), blas_limit(A):
             fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w, shifted)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values + centre, t_df, other.NAME)
@@ -185,6 +186,74 @@ def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | 
     gains = fit_gains(data) if choice != "off" else None
     applied = gains is not None and (choice == "on" or gains.differ)
     return (rescaled(data, gains) if applied else data), gains, applied
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The fit's options, checked."""
+
+    model: CalibrationModel
+    gauge: str
+    per_component: bool
+    interval_level: float
+    anomaly_threshold: float
+    scale: tuple[float, float] | None
+
+
+def _calibrated(original: PanelData, choice: str, o: _Options) -> CalibrationResult:
+    """The steps of :func:`calibrate` on a checked panel: scale use, components, the model's fit, the noise
+    scale, standard errors and design figures, the tables, the decision basis, the result."""
+    data, gains, scaled = _with_scale_use(original, choice)
+    fitted_model, gauge, per_component = o.model, o.gauge, o.per_component
+    interval_level, anomaly_threshold, scale = o.interval_level, o.anomaly_threshold, o.scale
+    N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
+    comps = components(data.ai, data.oi, A, O)
+    n_comp = comps[0]
+    _check_panel(data, fitted_model, comps, per_component)
+    chosen = fitted_model
+    if not data.face_value and np.ptp(data.scores) == 0:  # every score the same: every model's values are that
+        fitted_model = MODELS["fixed"]                    # score; the fixed fit gives them without a variance search
+    centre = float(np.average(data.scores, weights=data.confidences))
+    with step(f"fitting the {chosen.NAME} model ({A:,} assessors, {O:,} objects)"):
+        parts = _fit_parts(_centred(data, centre), Design(data.ai, data.oi, data.confidences, A, O), comps,
+                           fitted_model, gauge, per_component)
+    v, b = _gather(parts, data)
+    v += centre
+    R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
+    dof = N - A - O + n_comp
+    weights, t_df = fitted_model.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value,
+                                              data.kind)
+    exact = _fits_exactly(data, R)
+    if exact:  # no scatter to estimate the noise from: no standard errors rather than zero ones
+        weights = [float("nan")] * len(weights)
+    # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
+    w = float(np.average(weights, weights=[p.n_evaluations for p in parts]))
+    with step("standard errors and the design's figures"):
+        pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
+    values, biases, residuals = result_tables(data, parts, pieces, v, b, w, t_df, interval_level,
+                                              anomaly_threshold, per_component, comps[1:])
+    stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
+                                model=fitted_model, gauge=gauge, interval_level=interval_level,
+                                anomaly_threshold=anomaly_threshold)
+    if exact:
+        stats["model"] = chosen.NAME
+        stats["noise_scale"] = "not estimable: the scores fit the model exactly"
+        stats["exact_fit"] = _exact_fit_words(data)
+    decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
+    make_basis, decision_model = (None, None) if exact else _decision_basis(data, fitted_model, gauge, per_component,
+                                                                            parts, w, decision_scale, centre)
+    if decision_model is not None:
+        stats["decision_model"] = decision_model.NAME
+        if decision_scale is not None and decision_model.CENSORED_READS:
+            stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
+    if gains is not None:  # scale use: back to the panel's units, gains beside the biases
+        stats.update(scale_use_stats(gains, choice, scaled))
+        if scaled:
+            values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
+                                                       quantile(0.5 + interval_level / 2, t_df))
+    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects) for part, p in zip(parts, pieces))
+    return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
+                             components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
@@ -281,53 +350,6 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     original = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd,
                           confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(original.scores, scale)
-    choice = scale_use_choice(scale_use)
-    data, gains, scaled = _with_scale_use(original, choice)
-    N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
-    comps = components(data.ai, data.oi, A, O)
-    n_comp = comps[0]
-    _check_panel(data, fitted_model, comps, per_component)
-    chosen = fitted_model
-    if not data.face_value and np.ptp(data.scores) == 0:  # every score the same: every model's values are that
-        fitted_model = MODELS["fixed"]                    # score; the fixed fit gives them without a variance search
-    centre = float(np.average(data.scores, weights=data.confidences))
-    with step(f"fitting the {chosen.NAME} model ({A:,} assessors, {O:,} objects)"):
-        parts = _fit_parts(_centred(data, centre), Design(data.ai, data.oi, data.confidences, A, O), comps,
-                           fitted_model, gauge, per_component)
-    v, b = _gather(parts, data)
-    v += centre
-    R = float(np.sum(data.confidences * (data.scores - v[data.oi] - b[data.ai]) ** 2))
-    dof = N - A - O + n_comp
-    weights, t_df = fitted_model.noise_scales([p.fit for p in parts], R, (N, A, O, n_comp), data.face_value,
-                                              data.kind)
-    exact = _fits_exactly(data, R)
-    if exact:  # no scatter to estimate the noise from: no standard errors rather than zero ones
-        weights = [float("nan")] * len(weights)
-    # the panel's noise scale: their evaluation-weighted mean (one value unless a model estimates one per component)
-    w = float(np.average(weights, weights=[p.n_evaluations for p in parts]))
-    with step("standard errors and the design's figures"):
-        pieces = [part_uncertainty(part, wk, gauge, not data.face_value) for part, wk in zip(parts, weights)]
-    values, biases, residuals = result_tables(data, parts, pieces, v, b, w, t_df, interval_level,
-                                              anomaly_threshold, per_component, comps[1:])
-    stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
-                                model=fitted_model, gauge=gauge, interval_level=interval_level,
-                                anomaly_threshold=anomaly_threshold)
-    if exact:
-        stats["model"] = chosen.NAME
-        stats["noise_scale"] = "not estimable: the scores fit the model exactly"
-        stats["exact_fit"] = _exact_fit_words(data)
-    decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
-    make_basis, decision_model = (None, None) if exact else _decision_basis(data, fitted_model, gauge, per_component,
-                                                                            parts, w, decision_scale, centre)
-    if decision_model is not None:
-        stats["decision_model"] = decision_model.NAME
-        if decision_scale is not None and decision_model.CENSORED_READS:
-            stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
-    if gains is not None:  # scale use: back to the panel's units, gains beside the biases
-        stats.update(scale_use_stats(gains, choice, scaled))
-        if scaled:
-            values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
-                                                       quantile(0.5 + interval_level / 2, t_df))
-    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects) for part, p in zip(parts, pieces))
-    return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
-                             components=posteriors, t_df=t_df, decision_basis_maker=make_basis)
+    options = _Options(fitted_model, gauge, per_component, interval_level, anomaly_threshold, scale)
+    with blas_limit(original.n_assessors):  # small panels: one BLAS thread is fastest (system/threads.py)
+        return _calibrated(original, scale_use_choice(scale_use), options)

@@ -25,6 +25,7 @@ from .meanings import statistic_meaning
 from .models import MODEL_WORDS
 from .decide.next_reads import suggest_next_reads
 from .system.posterior import ComponentPosterior, Posterior, quantile
+from .system.threads import blas_limit
 from .behaviour.separation import exact_agreement, separation_table
 from .behaviour.verdict import trust_sentences
 
@@ -239,8 +240,9 @@ class CalibrationResult:
 
         See :func:`xlcalib.calibration.decide.ranking.rank_objects` for the columns and the method.
         """
-        return rank_objects(self, top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
-                            epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
+        with blas_limit(len(self.biases)):  # small panels: one BLAS thread for the draws' solves
+            return rank_objects(self, top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
+                                epsilon=epsilon, lottery=lottery, lottery_seed=lottery_seed)
 
     def next_reads(self, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
                    confidence=None, objective: str = "errors", suitability=None, min_suitability=None,

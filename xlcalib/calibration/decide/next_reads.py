@@ -125,6 +125,7 @@ from ...cells import whole_argument
 from ... import progress
 from ...errors import InputError
 from ..panel.levels import Levels, levels_table
+from ..system.threads import blas_limit
 from .read_rules import per_assessor, read_rules
 
 __all__ = ["suggest_next_reads", "likely_range", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS",
@@ -140,8 +141,6 @@ MAX_CELLS = 20_000_000
 MAX_READS = 10_000
 #: Up to this many assessors the dense algebra runs on one BLAS thread: the matrices are small, and
 #: multi-threaded BLAS spinning on a shared machine cost 5-100x here (measured: 100 x 100 inverse 19 ms
-#: with threads vs 0.14 ms without).
-SINGLE_THREAD_ASSESSORS = 512
 #: Relative tolerance for naming a confidence by its level (a result records its levels to 4 digits).
 LEVEL_MATCH = 1e-3
 
@@ -217,17 +216,6 @@ def _expected_errors(z: np.ndarray, rho: np.ndarray) -> np.ndarray:
 
 #: What a funding-line objective counts: the borderline mass P(1-P), or the expected number of wrong sides.
 OBJECTIVES = {"borderline": _expected_mass, "errors": _expected_errors}
-
-
-def _blas_limit(n_assessors: int):
-    """One BLAS thread for small systems when threadpoolctl is available (it is optional: not in Pyodide)."""
-    if n_assessors > SINGLE_THREAD_ASSESSORS:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, max_load=None, conflicts=None,
@@ -313,7 +301,7 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
     rules = read_rules(design, assessors, objects, candidates=candidates, conflicts=conflicts, pending=pending,
                        suitability=suitability, min_suitability=min_suitability, max_load=max_load)
     reader = _assumed_confidence(result, post, confidence, levels, assessors, rules.suitable)
-    with _blas_limit(design.n_assessors), progress.step(f"choosing {k} next read{'s' if k > 1 else ''}", total=k):
+    with blas_limit(design.n_assessors), progress.step(f"choosing {k} next read{'s' if k > 1 else ''}", total=k):
         frame = _greedy(post, k, line, X, kvec, rules, reader, assessors, objects, values, OBJECTIVES[objective])
     frame.attrs["rules"] = rules.lines
     frame.attrs["excluded"] = dict(rules.excluded)
