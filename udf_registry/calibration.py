@@ -469,10 +469,9 @@ _NEXT_READS_COLUMNS = tuple(xlcalib.calibration.NEXT_READS_COLUMNS)
 
 
 @udf("CALIB_NEXT_READS", category=CATEGORY,
-     help="The extra (assessor, object) reads that settle the funding decision best, each with one plain sentence; "
-          "never a conflicted pair, a load above the maximum or a pair outside the subjects; blank scores are pending "
-          "reads; se_before/se_after are the decisions' standard errors (the model the ranking is drawn from; "
-          "relative to a line of places), not CALIB_VALUES' (spills).",
+     help="The reads that settle the funding decision best, each with a sentence; never a conflicted pair, a "
+          "load above the maximum or a pair outside the subjects; blank scores are pending; se_before/after: "
+          "the decisions' SEs, not CALIB_VALUES' (spills).",
      args=(*_COMMON[:4],
            Arg("reads", "Number of extra reads to suggest (default 10)", range=False),
            Arg("top_k", "Optional funding line: number of places", range=False),
