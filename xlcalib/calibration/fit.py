@@ -23,12 +23,14 @@ would hide that.  ``std_residual = sqrt(c) * residual / sqrt(w)``.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from ..cells import real_argument
 from ..errors import InputError
-from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name
+from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name, one_way
 from .models.iterate import fit_censored
 from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
 from .panel.censoring import check_on_scale, declared_scale, scale_end_words
@@ -52,6 +54,11 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[Cal
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
+    if not data.assessors_linked:
+        raise InputError(f"every assessor read one object ({data.n_assessors} assessors, {data.n_objects} objects: "
+                         "reviewers anonymous per object?), so no assessor's standard can be compared with another's "
+                         f"and this model cannot be fitted; the default model ('{DEFAULT_MODEL}') and model "
+                         f"'{one_way.NAME}' take each reviewer's stringency as part of the noise of their read")
     comp_a = comp_of_a
     shown = 5  # a message stays one readable line however many groups there are
     names = data.assessor_names
@@ -89,7 +96,14 @@ def _check_panel(data: PanelData, model: CalibrationModel, comps, per_component:
     if model.MAX_ASSESSORS is not None and A > model.MAX_ASSESSORS:
         raise InputError(f"the {model.NAME} model is available up to {model.MAX_ASSESSORS} assessors "
                          f"(this panel has {A})")
-    if not data.face_value and N - A - O + n_comp <= 0:
+    if model.POOLED:
+        if per_component:
+            raise InputError(f"the {model.NAME} model pools every reader into the noise: there are no groups of "
+                             "linked assessors to fit apart (leave per_component off)")
+        if N - O <= 0:
+            raise InputError("every object was read once, so the reads cannot be compared: the noise of a read "
+                             "(the reviewers' stringency included) cannot be estimated; add second reads")
+    elif not data.face_value and N - A - O + n_comp <= 0:
         _refuse_no_spare_reads(data, n_comp)
 
 
@@ -98,10 +112,14 @@ def _fit_parts(data: PanelData, design: Design, comps, model: CalibrationModel, 
     """Each component's design (local indices) and its model fit; the whole panel as one part for a model
     that links unconnected groups (unless each group is asked for on its own scale)."""
     n_comp, comp_of_a, comp_of_o = comps
+    everything = np.ones(data.n_evaluations, dtype=bool)
+    if model.POOLED:  # every reader pooled into one, "any reviewer": the assessors' terms are in the noise
+        pooled = design.pooled()
+        fit = model.fit_component(pooled, data.scores, gauge, data.face_value)
+        return [Part(everything, np.arange(data.n_assessors), np.arange(data.n_objects), pooled, fit, pooled=True)]
     design.shared["components"] = comps  # found already: the variance moments need them too
     if model.LINKS_GROUPS and not per_component:
         fit = model.fit_component(design, data.scores, gauge, data.face_value)
-        everything = np.ones(data.n_evaluations, dtype=bool)
         return [Part(everything, np.arange(data.n_assessors), np.arange(data.n_objects), design, fit,
                      connected=n_comp == 1)]
     return [Part(mask, a_idx, o_idx, sub, model.fit_component(sub, data.scores[mask], gauge, data.face_value))
@@ -111,7 +129,8 @@ def _fit_parts(data: PanelData, design: Design, comps, model: CalibrationModel, 
 def _gather(parts: list[Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]:
     v, b = np.empty(data.n_objects), np.empty(data.n_assessors)
     for part in parts:
-        v[part.objects], b[part.assessors] = part.fit.values, part.fit.biases
+        v[part.objects] = part.fit.values
+        b[part.assessors] = 0.0 if part.pooled else part.fit.biases  # pooled: stringency is in the noise
     return v, b
 
 
@@ -135,9 +154,34 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
         rounding = rounding_variance(data.scores)
         fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
-        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
+        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME, pooled=other.POOLED)
 
     return make, other
+
+
+def _model_for(data: PanelData, model: CalibrationModel, scale_use: str) -> tuple[CalibrationModel, PanelData, str]:
+    """(the model fitted, the panel it is fitted to, why it is not the one asked for -- '' when it is).
+
+    A panel in which every assessor read one object links no assessor to another: its readers' stringency and
+    the noise of their reads appear only as their sum.  The random-effects models (their biases a prior N(0,
+    sigma_b^2)) then reduce to the one-way model, which estimates that sum (:mod:`.models.one_way`); it is fitted
+    instead, and said.  The fixed and random-objects models are refused on it (:func:`_refuse_unconnected`).
+    Under a pooled model declared SDs are read as relative: the reviewers' stringency adds to every read.
+    """
+    note = ""
+    if not model.POOLED and not data.assessors_linked and model.LINKS_GROUPS:
+        note = (f"every assessor read one object ({data.n_assessors:,} assessors, {data.n_objects:,} objects): no "
+                "assessor's stringency can be told apart from the noise of their read, so it is taken as part of "
+                f"that noise (model {one_way.NAME} instead of {model.NAME})")
+        model = MODELS[one_way.NAME]
+    if model.POOLED and scale_use == "on":
+        raise InputError(f"scale use fits a gain per assessor, and the {model.NAME} model pools the assessors into "
+                         "the noise: leave scale_use off")
+    if model.POOLED and data.face_value:
+        data = replace(data, kind="confidence", levels=None)
+        note += ("; " if note else "") + ("the declared SDs are read as relative confidences: the reviewers' "
+                                          "stringency, which cannot be estimated apart, adds to every read")
+    return model, data, note
 
 
 def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
@@ -244,6 +288,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
                           confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(original.scores, scale)
     choice = scale_use_choice(scale_use)
+    fitted_model, original, model_note = _model_for(original, fitted_model, choice)
+    if fitted_model.POOLED:
+        choice = "off"  # no gains of readers pooled into the noise ("auto" finds nothing to test)
     data, gains, scaled = _with_scale_use(original, choice)
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
     comps = components(data.ai, data.oi, A, O)
@@ -264,6 +311,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
                                 model=fitted_model, gauge=gauge, interval_level=interval_level,
                                 anomaly_threshold=anomaly_threshold)
+    if model_note:
+        stats["model_note"] = model_note
     decision_scale = None if scaled else scale  # scores put on the panel's scale by gains left the ends behind
     make_basis, decision_model = _decision_basis(data, fitted_model, gauge, per_component, parts, w, decision_scale)
     if decision_model is not None:
@@ -275,6 +324,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         if scaled:
             values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
                                                        quantile(0.5 + interval_level / 2, t_df))
-    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects) for part, p in zip(parts, pieces))
+    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects, part.pooled)
+                       for part, p in zip(parts, pieces))
     return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
                              components=posteriors, t_df=t_df, decision_basis_maker=make_basis)

@@ -40,8 +40,12 @@ STATISTICS: dict[str, Statistic] = {
     "noise_check": Statistic("declared SDs checked", "the declared SDs against the scatter of the scores (a "
                              "chi-square test; fixed model)"),
     "noise_check_p": Statistic("declared SDs checked: p", "two-sided p-value of that check"),
-    "model": Statistic("model", "how values and biases are estimated (random-assessors, random-both, fixed or "
-                       "random-objects)"),
+    "model": Statistic("model", "how values and biases are estimated (random-assessors, random-both, fixed, "
+                       "random-objects, or one-way when no reader can be linked to another)"),
+    "model_note": Statistic("why this model", "why the model fitted is not the one asked for (e.g. every reader "
+                            "read one object, so stringency is part of the noise)"),
+    "icc": Statistic("agreement of reads of one object (ICC(1))", "share of a typical read's variance that is the "
+                     "object's value; the rest is the readers' stringency and noise together"),
     "decision_model": Statistic("model the decisions are drawn from", "rankings and P(above the line) come from "
                                 "this model (values and biases both random: no winner's curse)"),
     "interval_level": Statistic("interval level", "the level of every ± and interval"),

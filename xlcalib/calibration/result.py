@@ -73,6 +73,9 @@ class DecisionBasis:
     t_df: int | None
     model: str
     known_se: np.ndarray | None = None
+    #: the posterior pools every reader into one, "any reviewer" (see :class:`ComponentPosterior`): a next read is
+    #: then a new reviewer's
+    pooled: bool = False
 
     @property
     def se(self) -> np.ndarray:
@@ -138,11 +141,13 @@ class CalibrationResult:
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
             f"(model {s.get('model', 'fixed')}: {MODEL_WORDS.get(s.get('model', 'fixed'), '')}).",
             *trust_sentences(self),
-            f"Values are on the panel's own scale: biases are measured from the "
-            f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. {self._noise_words()}",
+            ("Values are on the panel's own scale. " if self.biases["bias"].isna().all() else
+             f"Values are on the panel's own scale: biases are measured from the "
+             f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. ") + self._noise_words(),
             f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score points, "
-            f"assessor biases {self.biases['se'].median():.2g}; every ± shown is half the width of the {level:.0%} "
-            f"interval{t_words}.",
+            + (f"assessor biases {self.biases['se'].median():.2g}" if self.biases["se"].notna().any() else
+               "readers' biases none (not estimable)")
+            + f"; every ± shown is half the width of the {level:.0%} interval{t_words}.",
             f"{int(self.residuals['anomalous'].sum())} read(s) stand out (further than {s['anomaly_threshold']:g} "
             "expected spreads from what the model expects).",
         ]
@@ -177,7 +182,7 @@ class CalibrationResult:
         rows = self.values.iloc[part.object_index]
         return DecisionBasis(part.posterior, part.assessor_index, part.object_index,
                              rows["value"].to_numpy(dtype=float), self.t_df, self.stats.get("model", "fixed"),
-                             rows["se"].to_numpy(dtype=float))
+                             rows["se"].to_numpy(dtype=float), part.pooled)
 
     def locate(self, name) -> tuple[Posterior, int, int]:
         """(posterior, component number, position within the component) of an object name."""

@@ -48,7 +48,9 @@ class CalibrationModel(Protocol):
         than refused; ``DECISIONS_BY``: the name of the model rankings, P(above the line) and next reads are
         drawn from when it is another one (None: this model's own posterior); ``CENSORED_READS``: its fit takes
         ``latent`` (the variance censored reads keep, :mod:`..panel.censoring`), so scores at the ends of a
-        declared scale can be read as censored.
+        declared scale can be read as censored; ``POOLED``: its fit takes the panel's assessors pooled into one
+        ("any reviewer", :meth:`..system.graph.Design.pooled`) -- every read's assessor term is part of its noise,
+        so no bias is fitted (reviewers who cannot be linked across objects).
     Fit
         ``fit_component(design, scores, gauge, face_value, latent=None) -> ComponentFit`` for one connected
         component (or the whole panel, for a model that links groups), values and biases in the gauge asked
@@ -66,6 +68,7 @@ class CalibrationModel(Protocol):
     LINKS_GROUPS: bool
     DECISIONS_BY: str | None
     CENSORED_READS: bool
+    POOLED: bool
 
     def fit_component(self, design, scores: np.ndarray, gauge: str, face_value: bool,
                       latent: np.ndarray | None = None) -> ComponentFit: ...

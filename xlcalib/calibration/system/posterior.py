@@ -362,8 +362,15 @@ class Posterior:
 
 
 class ComponentPosterior(NamedTuple):
-    """One connected component's posterior and where its assessors and objects sit in the result's tables."""
+    """One connected component's posterior and where its assessors and objects sit in the result's tables.
+
+    ``pooled``: the posterior's design has a single assessor, "any reviewer", standing for every reader in
+    ``assessor_index`` (readers who cannot be linked: their stringency is in the noise, see
+    :meth:`.graph.Design.pooled`); otherwise ``assessor_index[a]`` is the result's row of the posterior's
+    assessor ``a``.
+    """
 
     posterior: Posterior
     assessor_index: np.ndarray
     object_index: np.ndarray
+    pooled: bool = False
