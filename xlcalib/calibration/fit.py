@@ -86,6 +86,12 @@ def _refuse_no_spare_reads(data: PanelData, n_comp: int) -> None:
     )
 
 
+def _pooled_components(A: int, O: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The components of a pooled fit: one -- every object is read by the one pooled reader, and every value is
+    on the scale of one model (how the readers themselves fall apart no longer matters)."""
+    return 1, np.zeros(A, dtype=np.intp), np.zeros(O, dtype=np.intp)
+
+
 def _check_panel(data: PanelData, model: CalibrationModel, comps, per_component: bool) -> None:
     """What the chosen model cannot fit is refused before any fit: unconnected groups it cannot compare, more
     assessors than it reaches, relative confidences without spare reads."""
@@ -293,7 +299,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         choice = "off"  # no gains of readers pooled into the noise ("auto" finds nothing to test)
     data, gains, scaled = _with_scale_use(original, choice)
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
-    comps = components(data.ai, data.oi, A, O)
+    comps = _pooled_components(A, O) if fitted_model.POOLED else components(data.ai, data.oi, A, O)
     n_comp = comps[0]
     _check_panel(data, fitted_model, comps, per_component)
     parts = _fit_parts(data, Design(data.ai, data.oi, data.confidences, A, O), comps, fitted_model, gauge,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..calibration.behaviour.verdict import is_pooled
 from ..workbook.base import Column, SheetSpec
 from .common import (
     COLUMNS,
@@ -43,7 +44,8 @@ class BehaviourTables:
                 self.notes[key] = exc.message
                 return None
 
-        self.fit = attempt("fit", result.fit_statistics)
+        # readers pooled into the noise read one object each: no reader's consistency can be judged
+        self.fit = None if is_pooled(result) else attempt("fit", result.fit_statistics)
         self.unexpected = attempt("unexpected", result.unexpected_reads)
         if self.unexpected is None:
             self.unexpected = pd.DataFrame(columns=["assessor", "object", "score", "expected", "value", "residual",

@@ -248,8 +248,8 @@ def robustness_rows(result) -> pd.DataFrame:
     2017): worst-case changes, not the ± of anything."""
     rows = []
     for what, table in (("values", result.values), ("biases", result.biases)):
-        if "robustness_bound" not in table.columns or not len(table):
-            continue
+        if "robustness_bound" not in table.columns or not table["robustness_bound"].notna().any():
+            continue  # none (readers pooled into the noise have no bias to bound)
         bound = table["robustness_bound"].astype(float)
         worst = bound.idxmax()
         rows.append({"statistic": f"robustness_bound ({what})",
