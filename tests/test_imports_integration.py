@@ -112,26 +112,31 @@ def test_letters_turned_so_that_higher_is_better_said_on_the_summary(tmp_path, c
     assert "inferred" in summary["Score scale"]
 
 
-def test_unlinked_reviewers_get_plain_averages_and_reliability_said_plainly(tmp_path, capsys):
+def test_unlinked_reviewers_get_the_whole_decision_said_plainly(tmp_path, capsys):
+    """Per-paper reviewer ids (no identity map): calibrated with each reviewer's stringency inside the noise, the
+    funding line applied, the same numbers as calibrate() of the imported table, and said on the Summary."""
     long = connected_panel()
     path, _ = write_export(long, "openreview", tmp_path)
-    out = tmp_path / "plain.xlsx"
+    out = tmp_path / "anonymous.xlsx"
     assert main(["calibrate", str(path), "-o", str(out), "--fund", "3"]) == 0
     printed = capsys.readouterr().out
-    assert "cannot be linked across objects" in printed and "plain average" in printed
-    assert "funding line not applied" in printed
+    assert "cannot be linked across objects" in printed and "every ± includes it" in printed
+    assert "Funding line top 3 (3 places)" in printed
+    imported = xlcalib.imports.read_export(path)
+    direct = xlcalib.calibrate(imported.evaluations)
+    assert direct.stats["model"] == "one-way"
+    expected = direct.ranking(top_k=3, draws=10_000, seed=0)
     ranking = sheet_table(out, "Ranking", "rank").set_index("object")
-    means = long.groupby("object")["score"].mean()
-    np.testing.assert_allclose(ranking.loc[means.index, "plain average"].astype(float), means, rtol=1e-12)
-    assert ranking.loc[means.idxmax(), "rank"] == 1
+    np.testing.assert_allclose(ranking.loc[expected.index, "calibrated value"].astype(float), expected["value"],
+                               rtol=1e-9)  # the same fit; only the digits the workbook stores can differ
+    assert ranking.loc[expected.index, "decision"].astype(str).tolist() == expected["final"].astype(str).tolist()
     summary = dict(sheet_table(out, "Summary", "topic").values)
-    assert "cannot be recognised on two objects" in summary["Why no calibration"]
-    value, _ = xlcalib.presentation.reliability_of_averages(long)
-    assert summary["Reliability of the averaged scores"].startswith(f"{value:.2f}")
-    assert "identity map" in summary["What to do next"]
-    assert main(["calibrate", str(path), "-o", str(tmp_path / "plain.json"), "--format", "json"]) == 0
-    payload = json.loads((tmp_path / "plain.json").read_text())
-    assert payload["import"]["linked"] is False and len(payload["Ranking"]) == 12
+    assert "every ± includes it" in summary["How far to trust calibration"]
+    assert "Biases" not in openpyxl.load_workbook(out, read_only=True).sheetnames  # no reader has a bias to show
+    assert main(["calibrate", str(path), "-o", str(tmp_path / "anonymous.json"), "--format", "json"]) == 0
+    payload = json.loads((tmp_path / "anonymous.json").read_text())
+    assert payload["import"]["linked"] is False and len(payload["Values"]) == 12
+    assert payload["stats"]["model"] == "one-way"
 
 
 def test_calibrate_export_csv_and_json_formats_carry_the_import_report(tmp_path):

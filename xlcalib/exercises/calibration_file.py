@@ -21,11 +21,9 @@ from .import_export import (
     ExportOptions,
     ExportRun,
     at_export_cells,
-    averages_sheets,
     checks_at_export,
     export_sheets,
     is_export,
-    plain_averages,
     read_with_presets,
 )
 from .panel_calibration import compute_calibration, next_reads_frame, write_calibration
@@ -100,8 +98,9 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
-    of the checks and the fit name the export's own rows and cells.  When the reviewers cannot be linked
-    across objects (per-paper ids), plain averages and their reliability instead, said plainly.
+    of the checks and the fit name the export's own rows and cells.  Reviewers who cannot be linked across
+    objects (per-paper ids, or the ids an identity map leaves out) are calibrated too: their stringency is part of
+    the noise of their reads (the one-way model when no reviewer is linked), said on the Summary.
 
     Returns (:class:`~xlcalib.exercises.ExportRun`, output path).
     """
@@ -116,13 +115,6 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     check_output_differs(path, out)
     run = ExportRun(_read_export_file(path, out, options, sheet))
     imported = run.imported
-    if not imported.linked:
-        run.averages = plain_averages(imported.evaluations)
-        if fund is not None or threshold is not None:
-            run.line_note = ("not applied (--fund/--threshold): without calibration a line would rest on plain "
-                             "averages of reviewers whose stringency is unknown")
-        _write_averages(run, path, out, fmt, run.line_note)
-        return run, out
     book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
     scale = imported.mapping.scale
     # a declared scale's end scores say "this or beyond"; one inferred from the scores present may be narrower
@@ -206,32 +198,6 @@ def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str
         payload = _json_payload(run, frames, settings)
         payload["import"] = _import_payload(run.imported)
         write_bytes_atomically(json_bytes(payload), out)
-
-
-def _write_averages(run, path: Path, out: Path, fmt: str, line_note: str) -> None:
-    """Plain averages of an export whose reviewers cannot be linked: a workbook, CSV files or one JSON file."""
-    from ..workbook import new_result_book, open_book, save_atomically, write_bytes_atomically
-    from ..workbook.text_output import csv_bytes, json_bytes
-
-    frames = {"Ranking": run.averages, "Import report": run.imported.report}
-    if fmt == "xlsx":
-        if out.suffix.lower() != ".xlsx":
-            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
-        book = new_result_book()
-        preamble = run_preamble("plain averages", f"export {run.imported.name} read as {run.imported.source}; "
-                                                  "no calibration (reviewers cannot be linked)", None)
-        specs = averages_sheets(run, preamble, line_note)
-        backend = open_book(book)
-        write_sheets(backend, specs)
-        backend.activate(specs[0].name)
-        save_atomically(book, out)
-    elif fmt == "csv":
-        if out.suffix:
-            raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
-        for name, frame in frames.items():
-            write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
-    else:
-        write_bytes_atomically(json_bytes({**frames, "import": _import_payload(run.imported)}), out)
 
 
 def _import_payload(imported) -> dict:

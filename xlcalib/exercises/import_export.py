@@ -10,7 +10,7 @@ needs around it:
 * the Import report: every row or cell not imported, with its reason (printed, and a sheet);
 * errors of the later checks (the evaluations check, the calibration) pointed back at the export's own
   rows and cells, through the import's ``origin``;
-* reviewers who cannot be linked across objects: plain averages and their reliability, said plainly.
+* reviewers who cannot be linked across objects: calibrated with their stringency inside the noise, said plainly.
 """
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..calibration.decide.ranking import ranks_with_ties
 from ..cells import header_key, is_blank
 from ..errors import InputError, InputProblems
 from ..imports import (
@@ -47,7 +46,7 @@ from ..workbook import open_book
 from .common import check_output_differs, run_preamble, write_sheets
 
 __all__ = ["EXPORT_SUFFIXES", "PRESET_ROLES", "ExportOptions", "ExportRun", "ImportForm", "at_export_cells",
-           "import_export", "import_file", "import_into_book", "import_text", "is_export", "plain_averages",
+           "import_export", "import_file", "import_into_book", "import_text", "is_export",
            "presets_frame", "presets_from_rows", "read_import_form", "read_with_presets", "saved_presets",
            "write_problem_listing"]
 
@@ -541,43 +540,20 @@ def _csv_header(path: Path) -> list[str]:
         return []  # not a table this can read: the evaluations reader names the row and the reason
 
 
-def plain_averages(evaluations: pd.DataFrame) -> pd.DataFrame:
-    """Objects ranked by the plain average of their scores, with its standard error, reads and range."""
-    by = evaluations.groupby("object", sort=False)["score"]
-    n = by.size()
-    table = pd.DataFrame({"plain average": by.mean(), "± (standard error)": by.std(ddof=1) / np.sqrt(n),
-                          "reads": n.astype(np.intp), "lowest": by.min(), "highest": by.max()})
-    table = table.sort_values("plain average", ascending=False, kind="mergesort")
-    table.insert(0, "object", table.index.astype(str))
-    table.insert(0, "rank", ranks_with_ties(table["plain average"].to_numpy(dtype=float)))
-    return table.reset_index(drop=True)
-
-
 @dataclass
 class ExportRun:
-    """A calibrated export: the import and the calibration (``result``), or, when the reviewers cannot be
-    linked across objects, the plain averages (``averages``) instead.  Reads like a calibration result for
+    """A calibrated export: the import and the calibration (``result``).  Reads like a calibration result for
     the command line (``summary()``, ``decisions``, ``input_checks``)."""
 
     imported: ImportResult
     result: Any = None
-    averages: pd.DataFrame | None = None
     input_checks: str = ""
-    #: why a funding line asked for was not applied (plain averages only)
-    line_note: str = ""
     #: the ranking the run decided on, and each object's group as read (as :class:`PanelRun` has them)
     decisions: pd.DataFrame | None = None
     groups: pd.Series | None = None
 
     def summary(self) -> str:
-        head = import_text(self.imported, "the sheet Import report")
-        if self.result is not None:
-            return head + "\n" + self.result.summary()
-        top = ", ".join(f"{o} ({v:.2f})" for o, v in zip(self.averages["object"].head(5),
-                                                          self.averages["plain average"].head(5)))
-        return (head + "\nno calibration: the reviewers cannot be linked across objects, so no stringency can be "
-                f"estimated; objects ranked by plain average (sheet Ranking): {top}"
-                + (f"\nfunding line {self.line_note}" if self.line_note else ""))
+        return import_text(self.imported, "the sheet Import report") + "\n" + self.result.summary()
 
 
 _SHEET_ROWS = re.compile(r"sheet Evaluations, (rows?) ((?:\d+, )*\d+)(?:, column (\w+) \(([A-Z]{1,3}\d+)\))?")
@@ -668,13 +644,3 @@ def export_sheets(run: ExportRun, frames: dict, settings, preamble, *, feedback:
             with_import_rows(spec, imported)
     return specs + [import_report_sheet(imported, preamble),
                     import_sheet(presets_frame({imported.source: imported.mapping}), preamble)]
-
-
-def averages_sheets(run: ExportRun, preamble, line_note: str = "") -> list:
-    """The sheets of an export whose reviewers cannot be linked: plain averages, Summary, Import report, Import."""
-    from ..presentation import import_report_sheet, import_sheet, plain_averages_sheets
-
-    imported = run.imported
-    return plain_averages_sheets(run.averages, imported, preamble, line_note) + [
-        import_report_sheet(imported, preamble), import_sheet(presets_frame({imported.source: imported.mapping}),
-                                                              preamble)]

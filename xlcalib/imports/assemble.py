@@ -160,8 +160,12 @@ def _cells_step(frame: pd.DataFrame, reports: list) -> pd.DataFrame:
 
 
 def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[pd.DataFrame, bool]:
-    """Apply the identity map; assessors are linked unless their ids are per paper and some stay unmapped."""
+    """Apply the identity map; (frame, linked): linked unless the ids are per paper and none is mapped to a person.
+
+    Reviewers the map leaves out stay readers of one object each: the calibration takes their stringency as part
+    of the noise of their reads (as it does for every reviewer when none is linked)."""
     linked = not options.anonymous
+    missing: list = []
     if options.identity:
         ids = frame["assessor"].to_numpy(dtype=object)
         mapped = pd.Series(ids, dtype=object).map(options.identity)
@@ -169,12 +173,13 @@ def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[
         frame = frame.assign(assessor=np.where(found, mapped.to_numpy(dtype=object), ids))
         missing = sorted(set(ids[~found].tolist()))
         notes.append(f"identity map: {int(found.sum()):,} of {len(ids):,} reviews matched to a person"
-                     + (f"; {len(missing)} id(s) not in the map (e.g. {', '.join(missing[:3])})" if missing else ""))
-        linked = linked or not missing
+                     + (f"; {len(missing):,} id(s) not in the map (e.g. {', '.join(missing[:3])}): each is a reader "
+                        "of one object, whose stringency is part of the noise of their read" if missing else ""))
+        linked = linked or bool(found.any())
     if not linked:
-        notes.append("reviewer ids are per paper: assessors cannot be linked across objects, so stringency "
-                     "cannot be estimated; plain averages and reliability are still given (pass an identity map "
-                     "-- anonymous id -> person -- to link them)")
+        notes.append("reviewer ids are per paper: reviewers cannot be linked across objects, so no reviewer's "
+                     "stringency can be estimated or corrected; the calibration takes it as part of the noise of "
+                     "each read, and every ± includes it (an identity map -- anonymous id -> person -- links them)")
     return frame, linked
 
 

@@ -32,7 +32,7 @@ from .mapping import PRESETS, ColumnMapping
 __all__ = ["read_openreview", "load_notes", "is_review", "short_id", "MAX_JSON_DEPTH"]
 
 _ANONYMOUS = re.compile(r"(Reviewer_[A-Za-z0-9]+|AnonReviewer\d+)$")
-_PAPER = re.compile(r"/(?:Submission|Paper)(\d+)/")
+_PAPER = re.compile(r"/((?:Submission|Paper)\d+)/")
 _EXCLUDED_VENUE = {"withdrawn_submission": "withdrawn", "desk_rejected_submission": "desk-rejected"}
 
 
@@ -133,10 +133,16 @@ def read_openreview(source: Any, mapping: ColumnMapping, name: str):
 
 
 def short_id(signature: str) -> str:
-    """An anonymous signature as the import names it: ``Submission12/Reviewer_AbC1`` (a person's tilde id as is)."""
+    """An anonymous signature as the import names it: its paper and reviewer parts as the export writes them
+    (``.../Paper2519/AnonReviewer1`` -> ``Paper2519/AnonReviewer1``, ``.../Submission12/Reviewer_AbC1`` ->
+    ``Submission12/Reviewer_AbC1``: the names the chair's own files use); a person's tilde id as is.
+
+    >>> short_id("ICLR.cc/2020/Conference/Paper2519/AnonReviewer1"), short_id("~Jane_Doe1")
+    ('Paper2519/AnonReviewer1', '~Jane_Doe1')
+    """
     signature = str(signature).strip()
     match = _ANONYMOUS.search(signature)
     if not match:
         return signature
     paper = _PAPER.search(signature)
-    return f"Submission{paper.group(1)}/{match.group(1)}" if paper else match.group(1)
+    return f"{paper.group(1)}/{match.group(1)}" if paper else match.group(1)
