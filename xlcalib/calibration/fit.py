@@ -157,7 +157,7 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     design = parts[0].design if len(parts) == 1 else Design(data.ai, data.oi, data.confidences, A, O)
 
     def make() -> DecisionBasis:
-        rounding = rounding_variance(data.scores)
+        rounding = rounding_variance(data.scores, scale.points if scale is not None else ())
         fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME, pooled=other.POOLED)
