@@ -91,7 +91,7 @@ def test_calibrate_export_end_to_end_to_the_ranking(shape, tmp_path, capsys):
     assert book.sheetnames[:3] == ["Ranking", "Ranking chart", "Summary"]
     assert book.sheetnames[-2:] == ["Import report", "Import"]
     summary = dict(sheet_table(out, "Summary", "topic").values)
-    assert summary["Imported from"].startswith(f"{path.name} (") and "0 row(s) or cell(s) not imported" in \
+    assert summary["Imported from"].startswith(f"{path.name} (") and "0 rows or cells not imported" in \
         summary["Imported from"]
     if shape == "hotcrp-letters":
         assert "A=9" in summary["Score scale"] and "(declared)" in summary["Score scale"]
@@ -145,12 +145,13 @@ def test_calibrate_export_csv_and_json_formats_carry_the_import_report(tmp_path)
     path.write_text(text + "13,Title of 13,13A,Name x,x@example.org,,1,Not scored\n")
     assert main(["calibrate", str(path), "-o", str(tmp_path / "csv"), "--format", "csv"]) == 0
     report = pd.read_csv(tmp_path / "csv" / "hotcrp_Import report.csv")
-    assert report[["row", "cell", "reason"]].values.tolist() == [[38, "F38", "no score entered"]]
+    assert report[["row", "cell", "reason"]].astype(object).fillna("").values.tolist() == [
+        [38, "F38", "no score entered"], ["", "", "no score imported for this object (no score entered)"]]
     assert (tmp_path / "csv" / "hotcrp_Ranking.csv").exists()
     assert main(["calibrate", str(path), "-o", str(tmp_path / "r.json"), "--format", "json"]) == 0
     payload = json.loads((tmp_path / "r.json").read_text())
     assert payload["import"]["source"] == "hotcrp" and payload["import"]["mapping"]["confidence"] == "Reviewer expertise"
-    assert len(payload["Import report"]) == 1 and len(payload["Ranking"]) == 12
+    assert len(payload["Import report"]) == 2 and len(payload["Ranking"]) == 12  # the read and its object
 
 
 def test_a_workbook_or_an_evaluations_csv_is_not_taken_for_an_export(tmp_path):

@@ -419,4 +419,6 @@ def test_cells_in_hand_grid_range_to_long_rows():
     result = read_cells(rng, scale="A, B, C")
     assert long_rows(result)[:3] == [["Assessor", "Object", "Score", "Confidence"], ["Dr Lee", "P-01", 3.0, 1.0],
                                      ["Dr Lee", "P-03", 1.0, 1.0]]
-    assert result.report[["cell", "reason"]].values.tolist() == [["C3", "conflict of interest (COI)"]]
+    assert result.report[["cell", "object", "reason"]].values.tolist() == [
+        ["C3", "P-02", "conflict of interest (COI)"],
+        ["", "P-02", "no score imported for this object (conflict of interest (COI))"]]  # every object named, listed

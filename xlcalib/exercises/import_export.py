@@ -182,6 +182,9 @@ def report_lines(imported: ImportResult, limit: int = REPORT_LINES, where: str =
     report = imported.report
     lines = []
     for row in report.head(limit).itertuples(index=False):
+        if row.row is None or row.row != row.row:  # an object's own line: every read of it was left out
+            lines.append(f"  not imported: object {row.object}: {row.reason}")
+            continue
         place = f"{row.sheet}, row {row.row}" + (f", cell {row.cell}" if row.cell else "")
         who = ", ".join(str(v) for v in (row.assessor, row.object) if not is_blank(v))
         lines.append(f"  not imported: {place}" + (f" ({who})" if who else "") + f": {row.reason}")
@@ -473,7 +476,7 @@ def _save_roles(backend, form: ImportForm, imported: ImportResult) -> None:
     ev = imported.evaluations
     line = (f"{stamp}: {imported.name} read as {imported.source}: {len(ev):,} evaluations of "
             f"{ev['object'].nunique():,} objects by {ev['assessor'].nunique():,} assessors; "
-            f"{len(imported.report):,} not imported (sheet Import report)")
+            f"{imported.left_out()} (sheet Import report)")
     for key, value in (("evaluations imported", len(ev)), ("last import", line)):
         if key in form.cells:
             backend.write_values(form.sheet, *form.cells[key], [[value]])

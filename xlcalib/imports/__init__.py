@@ -71,8 +71,15 @@ class ImportResult:
         """A few lines for a terminal: counts, the source, then every note."""
         lines = [f"{self.name or 'export'} read as {self.source}: {len(self.evaluations):,} evaluations "
                  f"({self.evaluations['assessor'].nunique():,} assessors, {self.evaluations['object'].nunique():,} "
-                 f"objects); {len(self.report):,} rows or cells not imported (see the import report)"]
+                 f"objects); {self.left_out()} (see the import report)"]
         return "\n".join(lines + [f"- {note}" for note in self.notes])
+
+    def left_out(self) -> str:
+        """'3 rows or cells not imported; 2 objects named without any score imported' -- the report's lines counted
+        (an object's own line has no row: every read of it was left out)."""
+        objects = int(self.report["row"].isna().sum()) if len(self.report) else 0
+        words = f"{len(self.report) - objects:,} rows or cells not imported"
+        return words + (f"; {objects:,} object(s) named without any score imported" if objects else "")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """Evaluations, Import report and Import mapping as tables (sheet name -> frame)."""
@@ -85,7 +92,7 @@ class ImportResult:
 def evaluations_frame(evaluations: pd.DataFrame) -> pd.DataFrame:
     """The long table with the evaluations sheet's own headers (Assessor, Object, Score, Level/SD/Confidence)."""
     titles = {"assessor": "Assessor", "object": "Object", "score": "Score", "level": "Level", "sd": "SD",
-              "confidence": "Confidence", "group": "Group", "round": "Round"}
+              "confidence": "Confidence", "group": "Group", "round": "Round", "title": "Title"}
     return evaluations.rename(columns=titles)
 
 

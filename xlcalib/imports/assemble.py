@@ -37,7 +37,7 @@ __all__ = ["RECORD_COLUMNS", "Options", "Assembled", "assemble", "report_frame",
 
 #: Columns of a records frame (readers fill what they have; the rest may be absent).
 RECORD_COLUMNS = ("object", "assessor", "score", "score_cell", "sheet", "row", "confidence", "confidence_cell",
-                  "group", "round", "round_rank", "status", "time", "field", "label")
+                  "group", "round", "round_rank", "status", "time", "field", "label", "title")
 REPORT_COLUMNS = ["sheet", "row", "cell", "assessor", "object", "reason"]
 
 _EXCLUDED_WORDS = (("withdrawn", "the submission was withdrawn"), ("desk", "the submission was desk-rejected"),
@@ -326,6 +326,26 @@ def _order_key(frame: pd.DataFrame) -> np.ndarray:
     return rank if "round_rank" in frame and frame["round_rank"].notna().any() else np.full(len(frame), np.nan)
 
 
+def _objects_left_out(records: pd.DataFrame, evaluations: pd.DataFrame, reports: list) -> pd.DataFrame:
+    """One report line for every object the export names whose every record was left out (withdrawn, all COI,
+    every score blank ...): the object lacks from the evaluations table, and says so once, with its records'
+    reasons (an object a reader found without any record -- a grid row with no score -- has its own line)."""
+    if not len(records) or "object" not in records:
+        return pd.DataFrame(columns=REPORT_COLUMNS)
+    named = [o for o in pd.unique(_text(records["object"])) if o is not None and o != ""]
+    lost = sorted(set(named) - set(evaluations["object"]), key=str)
+    if not lost:
+        return pd.DataFrame(columns=REPORT_COLUMNS)
+    before = pd.concat([r for r in reports if len(r)], ignore_index=True) if any(len(r) for r in reports) else \
+        pd.DataFrame(columns=REPORT_COLUMNS)
+    said = before.assign(object=_text(before["object"])) if len(before) else before
+    why = said.groupby("object")["reason"].agg(lambda s: "; ".join(dict.fromkeys(str(r).split(" (row")[0]
+                                                                                    for r in s))) if len(said) else {}
+    return pd.DataFrame({"sheet": "", "row": None, "cell": "", "assessor": "", "object": lost,
+                         "reason": [f"no score imported for this object ({why.get(o, 'every read left out')})"
+                                    for o in lost]}, columns=REPORT_COLUMNS)
+
+
 def assemble(records: pd.DataFrame, options: Options, reader_reports: list | None = None,
              reader_notes: list | None = None) -> Assembled:
     """Apply the import rules (module docstring) to *records*; raise every error at once."""
@@ -354,12 +374,13 @@ def assemble(records: pd.DataFrame, options: Options, reader_reports: list | Non
     columns = {"assessor": frame["assessor"].to_numpy(dtype=object), "object": frame["object"].to_numpy(dtype=object),
                "score": frame["number"].to_numpy(dtype=float),
                kind: frame["uncertainty"].to_numpy(dtype=object if kind == "level" else float)}
-    for extra in ("group", "round"):
+    for extra in ("group", "round", "title"):
         if extra in frame and frame[extra].notna().any():
             columns[extra] = frame[extra].to_numpy(dtype=object)
     evaluations = pd.DataFrame(columns)
     origin = pd.DataFrame({"sheet": frame["sheet"].to_numpy(dtype=object), "row": frame["row"].to_numpy(),
                            "cell": frame["score_cell"].to_numpy(dtype=object)})
+    reports.append(_objects_left_out(records, evaluations, reports))
     report = pd.concat([r for r in reports if len(r)], ignore_index=True) if any(len(r) for r in reports) else \
         pd.DataFrame(columns=REPORT_COLUMNS)
     if len(report):
@@ -367,7 +388,7 @@ def assemble(records: pd.DataFrame, options: Options, reader_reports: list | Non
         short = np.asarray([r.split(":")[0] if r.startswith("status") else r.split(" (row")[0] for r in reasons],
                            dtype=object)
         summary = pd.Series(short[reason_codes]).value_counts()
-        notes.append(f"{len(report):,} row(s) or cell(s) not imported, listed in the import report: "
+        notes.append(f"{len(report):,} row(s), cell(s) or object(s) not imported, listed in the import report: "
                      + "; ".join(f"{n:,} {reason}" for reason, n in summary.head(6).items())
                      + ("; ..." if len(summary) > 6 else ""))
     return Assembled(evaluations, origin, report, notes, scale, levels, linked)

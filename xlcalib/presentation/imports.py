@@ -59,8 +59,8 @@ def import_summary_rows(imported) -> list[tuple[str, str]]:
     ev = imported.evaluations
     rows = [("Imported from", f"{imported.name or 'the export'} ({imported.source} export): {len(ev):,} "
                               f"evaluations of {ev['object'].nunique():,} objects by {ev['assessor'].nunique():,} "
-                              f"assessors; {len(imported.report):,} row(s) or cell(s) not imported, each listed "
-                              "with its reason on the Import report sheet.")]
+                              f"assessors; {imported.left_out()}, each listed with its reason on the Import "
+                              "report sheet.")]
     topics = (("score scale", "Score scale"), ("score fields", "Score fields"), ("confidence", "Confidences"),
               ("no confidence", "Confidences"), ("identity map", "Reviewer identities"),
               ("reviewer ids", "Reviewer identities"))
