@@ -32,20 +32,43 @@ DECISION_COLOURS = {"funded": "548235", "funded by lottery": "2E8B8B", "to discu
 CHART_OBJECTS = 70
 
 
+class _Shared(tuple):
+    """A list of names kept in a table's ``attrs`` (a lottery's band, the names drawn) that pandas need not copy:
+    every column read of a frame deep-copies its ``attrs``, and a band of thousands of names made the sheets of a
+    10^4-object ranking spend half a second copying it.  Read-only, so sharing it is safe."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _shared_attrs(value):
+    """*value* with every list inside turned into a :class:`_Shared` (dicts walked, the rest as is)."""
+    if isinstance(value, dict):
+        return {k: _shared_attrs(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return _Shared(value)
+    return value
+
+
 def ranking_table(result, settings, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
     """The run's ranking (*decisions*, computed once by the run) or the core's ranking with the run's
     funding line, draws and seed; a panel split into unconnected groups (no common scale, no joint ranking)
-    gets its values sorted with plain ranks, and the Summary says why."""
+    gets its values sorted with plain ranks, and the Summary says why.  The table the sheets read shares its
+    ``attrs``' lists rather than copying them at every column read (the run's own table is left as it is)."""
     from ..errors import InputError
 
+    if decisions is None:
+        kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
+        try:
+            decisions = result.ranking(**kwargs)
+        except InputError:
+            if result.stats.get("n_components", 1) == 1:
+                raise
+            decisions = None
     if decisions is not None:
-        return decisions
-    kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
-    try:
-        return result.ranking(**kwargs)
-    except InputError:
-        if result.stats.get("n_components", 1) == 1:
-            raise
+        table = decisions.copy(deep=False)
+        table.attrs = _shared_attrs(decisions.attrs)
+        return table
     v = result.values.sort_values("value", ascending=False, kind="mergesort")
     v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
     v["raw_rank"] = ranks_with_ties(v["raw_mean"].to_numpy(dtype=float))

@@ -62,6 +62,13 @@ def reliability_of_averages(evaluations: pd.DataFrame) -> tuple[float, str]:
                    f"about {reads:.1f} reads each")
 
 
+def _model_reliability(stats: dict) -> tuple[float, str]:
+    """ICC(1,k) from the one-way model's own variance components (REML): the same quantity as
+    :func:`reliability_of_averages` estimates from the raw scores, for a panel whose readers are pooled."""
+    return float(stats["icc_k"]), ("ICC(1,k), one-way, from the model's variance components (REML) at a typical "
+                                   "object's reads")
+
+
 def _names(values, limit: int = LISTED) -> str:
     values = [str(v) for v in values]
     return ", ".join(values[:limit]) + (f" and {len(values) - limit} more (see Ranking)" if len(values) > limit else "")
@@ -175,7 +182,8 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec | None, evalu
     rows += _assessor_rows(assessors, result)
     rows.append(_changed_row(r, s))
     rows += behaviour_summary_rows(result, behaviour or BehaviourTables.of(result))
-    rel_value, rel_basis = reliability_of_averages(evaluations)
+    rel_value, rel_basis = (_model_reliability(s) if "icc_k" in s and not isinstance(s["icc_k"], list)
+                            else reliability_of_averages(evaluations))
     rows.append(("Reliability of the averaged scores",
                  f"{fmt_number(rel_value)} ({verdict_reliability(rel_value)}): {rel_basis}. It says how well the "
                  "panel's averages would agree with those of a new panel of the same size."))

@@ -136,9 +136,10 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
     V = np.bincount(design.oi, weights=design.c * s, minlength=design.n_objects)
     values = mu + (V - design.C_o * mu) / (design.C_o + lam)
     tau2 = w / lam
-    c_typical = float(np.median(design.c))
+    c_typical, C_typical = float(np.median(design.c)), float(np.median(design.C_o))
     extras = {"tau2": tau2, "shrinkage_lambda": lam, "at_edge": at_edge,
-              "icc": tau2 / (tau2 + w / c_typical)}
+              "icc": tau2 / (tau2 + w / c_typical), "icc_k": tau2 / (tau2 + w / C_typical),
+              "reads_typical": float(np.median(np.bincount(design.oi, minlength=design.n_objects)))}
     return ComponentFit(values, np.zeros(1), _covariance(lam)(design), lam=lam, w=w, extras=extras)
 
 
@@ -151,10 +152,10 @@ def noise_scales(fits, residual: float, counts: tuple[int, int, int, int], face_
 
 
 def extra_stats(fits, one) -> dict:
-    """The values' spread, the shrinkage, and ICC(1): how much of a typical read's variance is the object's value."""
-    stats = {"tau2": one([f.extras["tau2"] for f in fits]),
-             "shrinkage_lambda": one([f.extras["shrinkage_lambda"] for f in fits]),
-             "icc": one([f.extras["icc"] for f in fits])}
+    """The values' spread, the shrinkage, ICC(1) -- how much of a typical read's variance is the object's value --
+    and ICC(1,k), the same for a typical object's reads together (its total confidence, median ``C_o``): the
+    reliability of the scores averaged, ``tau^2 / (tau^2 + w / C_o)``, from the model's own variances."""
+    stats = {key: one([f.extras[key] for f in fits]) for key in ("tau2", "shrinkage_lambda", "icc", "icc_k")}
     if any(f.extras["at_edge"] for f in fits):
         stats["shrinkage_note"] = "REML put the spread of object values at (nearly) zero: values are pooled"
     return stats
