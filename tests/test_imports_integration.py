@@ -263,7 +263,7 @@ def test_template_import_fills_evaluations_lists_scale_and_saves_the_roles(tmp_p
     assert book["Objects"].tables["ObjectList"].ref == "A1:B13"
     assert (book["Settings"]["B2"].value, book["Settings"]["B3"].value) == (1, 9)
     imp = book["Import"]
-    assert imp["B7"].value == 36 and "read as easychair: 36 evaluations" in imp["B8"].value
+    assert imp["B8"].value == 36 and "read as easychair: 36 evaluations" in imp["B9"].value
     presets = presets_from_rows([list(r) for r in imp.iter_rows(values_only=True)])
     assert presets["easychair"].score == ["Overall evaluation"]
     assert book.sheetnames[-1] == "Import report" and book.active.title == "Import report"

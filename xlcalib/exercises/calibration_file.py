@@ -136,6 +136,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
         raise InputError(moved.message.replace("per_component=True", "--per-component"), moved.where) from None
     frames["Checks"] = checks_at_export(frames.get("Checks"), imported)
     run.result, run.decisions, run.groups = panel_run.result, panel_run.decisions, panel_run.groups
+    run.titles = panel_run.titles
     if frames["Checks"] is not None and len(frames["Checks"]):
         run.input_checks = input_checks_text(frames["Checks"])
     frames["Import report"] = imported.report
@@ -147,7 +148,7 @@ def _only_a_scale(export) -> bool:
     """Whether the only export option given is ``--scale``: on an evaluations table it is the panel's scale
     (scores outside it are errors; scores at its ends say "this or beyond")."""
     return export is not None and export.scale is not None and all(
-        getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map"))
+        getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map", "columns_are"))
 
 
 def _range_scale(text) -> tuple[float, float]:

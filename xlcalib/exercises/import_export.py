@@ -40,6 +40,7 @@ from ..imports import (
     scale_argument,
     write_long_table,
 )
+from ..imports.mapping import columns_reading
 from ..inputs import EVALUATION_COLUMNS, checks_frame, find_columns
 from ..templates.import_sheet import IMPORT_SETTINGS, PRESET_ROLES
 from ..workbook import open_book
@@ -67,13 +68,15 @@ SETTING_KEYS = tuple(header_key(name) for name in IMPORT_SETTINGS)
 class ExportOptions:
     """What the user says about an export (each may be None): the system, saved column roles (a path to a
     JSON file or a workbook with an Import sheet, a :class:`ColumnMapping`, or ``{system: ColumnMapping}``),
-    the declared scale, one round, and the identity map (anonymous id -> person)."""
+    the declared scale, one round, the identity map (anonymous id -> person), and how a grid's score columns
+    are read (``"people"`` or ``"review slots"``; None: detected)."""
 
     source: str | None = None
     mapping: Any = None
     scale: Any = None
     round: str | None = None
     identity_map: Any = None
+    columns_are: str | None = None
 
 
 # ----------------------------------------------------------------------------
@@ -171,7 +174,7 @@ def read_with_presets(export, options: ExportOptions, presets: dict[str, ColumnM
             source = named[0]  # a layout only the saved roles explain
     mapping = presets.get(source) or presets.get("") if source else presets.get("")
     return read_export(export, source=source, mapping=mapping, scale=options.scale, round=options.round,
-                       identity_map=options.identity_map)
+                       identity_map=options.identity_map, columns_are=options.columns_are)
 
 
 # ----------------------------------------------------------------------------
@@ -344,8 +347,12 @@ def _form_options(backend, form: ImportForm, options: ExportOptions | None) -> E
                              "keep one")
         scale = scale_argument(rows, f"sheet {sheet}") if rows else scale
     identity = options.identity_map if options.identity_map is not None else form.text("identity map")
+    reading = options.columns_are or form.text("grid columns")
+    if reading is not None:
+        reading = columns_reading(reading, f"sheet {form.sheet}, row {form.cells['grid columns'][0]} (Grid columns)"
+                                  if "grid columns" in form.cells else "Grid columns")
     return ExportOptions(source.lower() if source else None, options.mapping, scale,
-                         options.round or form.text("round"), identity)
+                         options.round or form.text("round"), identity, reading)
 
 
 def _export_path(form: ImportForm, book) -> Path:
@@ -551,9 +558,10 @@ class ExportRun:
     imported: ImportResult
     result: Any = None
     input_checks: str = ""
-    #: the ranking the run decided on, and each object's group as read (as :class:`PanelRun` has them)
+    #: the ranking the run decided on, each object's group and title as read (as :class:`PanelRun` has them)
     decisions: pd.DataFrame | None = None
     groups: pd.Series | None = None
+    titles: pd.Series | None = None
 
     def summary(self) -> str:
         return import_text(self.imported, "the sheet Import report") + "\n" + self.result.summary()
@@ -641,7 +649,7 @@ def export_sheets(run: ExportRun, frames: dict, settings, preamble, *, feedback:
 
     imported = run.imported
     specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback,
-                               decisions=run.decisions, groups=run.groups)
+                               decisions=run.decisions, groups=run.groups, titles=run.titles)
     for spec in specs:
         if spec.name == "Summary":
             with_import_rows(spec, imported)

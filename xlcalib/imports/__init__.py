@@ -31,7 +31,7 @@ import pandas as pd
 from ..cells import header_key
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS, Options, assemble
-from .mapping import PRESETS, SOURCES, ColumnMapping, mapping_argument, nearest_preset
+from .mapping import PRESETS, SOURCES, ColumnMapping, columns_reading, mapping_argument, nearest_preset
 from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sheet_from_cells, source_bytes
 from .values import ConfidenceLevels, Scale, scale_argument
 
@@ -216,17 +216,18 @@ def export_source(export) -> str:
 
 
 def read_cells(rows, source: str = "grid", mapping=None, scale=None, round: str | None = None,
-               identity_map=None, confidence_levels=None, name: str = "Range") -> ImportResult:
+               identity_map=None, confidence_levels=None, name: str = "Range", columns_are=None) -> ImportResult:
     """:func:`read_export` for cells already in hand -- a spreadsheet range or a list of rows (header first):
     the path a spreadsheet function takes to turn a grid range (or a pasted export) into long rows."""
     if source not in SOURCES or source == "openreview":
         raise InputError(f"cells can be read as {', '.join(s for s in SOURCES if s != 'openreview')}; not {source!r}")
     sheets = [sheet_from_cells(rows, name)]
-    return _finish(source, "cells", None, sheets, name, mapping, scale, round, identity_map, confidence_levels)
+    return _finish(source, "cells", None, sheets, name, mapping, scale, round, identity_map, confidence_levels,
+                   columns_are)
 
 
 def read_export(export, source: str | None = None, mapping=None, scale=None, round: str | None = None,
-                identity_map=None, confidence_levels=None) -> ImportResult:
+                identity_map=None, confidence_levels=None, columns_are=None) -> ImportResult:
     """Read a review export into the long evaluations table, with its import report, mapping and notes.
 
     Parameters
@@ -250,6 +251,10 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         Anonymous id -> person (dict, two-column table or CSV) for exports whose reviewer ids are per paper.
     confidence_levels:
         Confidence value -> level name or SD (wins over the mapping's and the default thirds).
+    columns_are:
+        How a grid's score columns are read: ``"people"`` (one assessor each) or ``"review slots"`` (R1, R2 ...
+        each row's reviews from the left, each by a reviewer of that object alone); wins over the mapping's;
+        None: detected (:mod:`~xlcalib.imports.grid`).
 
     Raises :class:`~xlcalib.errors.InputError` (every cell problem at once, as
     :class:`~xlcalib.errors.InputProblems`) for what cannot be imported faithfully.
@@ -258,7 +263,7 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         raise InputError(f"unknown source {source!r}; choose one of {', '.join(SOURCES)}")
     if not isinstance(export, (bytes, bytearray, memoryview, str)) and not hasattr(export, "__fspath__"):
         return _finish(source or "openreview", "objects", export, None, "the OpenReview notes", mapping, scale, round,
-                       identity_map, confidence_levels)  # notes as Python objects
+                       identity_map, confidence_levels, columns_are)  # notes as Python objects
     data, _, name = source_bytes(export)
     kind, sheets = _sheets_of(data, name)
     if kind == "zip-easychair":
@@ -266,13 +271,16 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
     if kind == "json":
         source = source or "openreview"
     return _finish(source or detect_source(sheets), kind, data, sheets, name, mapping, scale, round, identity_map,
-                   confidence_levels)
+                   confidence_levels, columns_are)
 
 
-def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_map, confidence_levels) -> ImportResult:
+def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_map, confidence_levels,
+            columns_are=None) -> ImportResult:
     """Read the records of a detected export and apply the import rules."""
     mapping = mapping_argument(mapping) or ColumnMapping()
     mapping = ColumnMapping.from_dict(mapping.to_dict())  # a copy: the caller's mapping is never changed
+    if columns_are is not None:
+        mapping.columns_are = columns_reading(columns_are)
     declared_scale = scale_argument(scale) or (mapping.scale if mapping.scale and mapping.scale.source == "declared"
                                                else None)
     levels = ConfidenceLevels.from_value(confidence_levels) or (

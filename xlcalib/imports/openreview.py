@@ -112,6 +112,10 @@ def read_openreview(source: Any, mapping: ColumnMapping, name: str):
                          "(score)")
     mapping.object, mapping.assessor, mapping.score = "forum", ["signatures"], [score_name]
     mapping.confidence, mapping.time = conf_name, ["tmdate"]
+    submissions = _submissions(notes)
+    titles = {forum: _value(note.get("content") or {}, "title") for forum, (_k, note) in submissions.items()}
+    if any(titles.values()):
+        mapping.title = "title"
     rows = []
     for k, note in reviews:
         content = note.get("content") or {}
@@ -124,12 +128,35 @@ def read_openreview(source: Any, mapping: ColumnMapping, name: str):
                      "score": _value(content, score_name), "confidence": _value(content, conf_name) if conf_name else None,
                      "time": note.get("tmdate") or note.get("mdate") or note.get("cdate"), "status": status,
                      "sheet": name, "row": k + 1, "score_cell": f"note {note.get('id', k + 1)}, {score_name}",
-                     "confidence_cell": f"note {note.get('id', k + 1)}, {conf_name}", "signature": signature})
+                     "confidence_cell": f"note {note.get('id', k + 1)}, {conf_name}", "signature": signature,
+                     "title": titles.get(forum)})
     records = pd.DataFrame(rows)
     anonymous = bool(records["anonymous"].any())
     out_notes = [f"{len(reviews)} OpenReview review notes read (score field '{score_name}'"
                  + (f", confidence field '{conf_name}'" if conf_name else "") + ")"]
-    return records.drop(columns=["anonymous", "signature"]), [pd.DataFrame(columns=REPORT_COLUMNS)], out_notes, anonymous
+    unreviewed = _unreviewed(submissions, set(records["object"]), excluded_forums, name)
+    if len(unreviewed):
+        out_notes.append(f"{len(unreviewed)} submission(s) without any review (listed in the import report)")
+    return records.drop(columns=["anonymous", "signature"]), [unreviewed], out_notes, anonymous
+
+
+def _submissions(notes: list[dict]) -> dict[str, tuple[int, dict]]:
+    """forum -> (position, note) of the submissions among the notes (a note that is its own forum, not a review)."""
+    return {str(n["id"]): (k, n) for k, n in enumerate(notes)
+            if not is_review(n) and n.get("id") and str(n.get("forum") or n["id"]) == str(n["id"])}
+
+
+def _unreviewed(submissions: dict, reviewed: set, excluded: dict, name: str) -> pd.DataFrame:
+    """The import report's line for every submission the export holds without a review (its title named)."""
+    rows = []
+    for forum, (k, note) in submissions.items():
+        if forum in reviewed:
+            continue
+        why = f" (the submission was {excluded[forum]})" if forum in excluded else ""
+        title = _value(note.get("content") or {}, "title")
+        rows.append({"sheet": name, "row": k + 1, "cell": f"note {forum}", "assessor": "", "object": forum,
+                     "reason": f"no review in the export{why}" + (f": {str(title)[:80]}" if title else "")})
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
 
 
 def short_id(signature: str) -> str:

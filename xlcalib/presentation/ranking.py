@@ -89,11 +89,13 @@ def _line_position(settings, values: np.ndarray) -> tuple[int | None, float | No
     return None, None
 
 
-def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None) -> SheetSpec:
+def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None,
+                  titles: pd.Series | None = None) -> SheetSpec:
     """Ranking: objects sorted by calibrated value, the ± of the interval, raw rank, rank range, reads and, with a
     funding line, P(above the line), the one final decision and the statement it rests on; the line drawn under
     the last place; rows whose side of the line calibration changed marked; a count line and what the words
-    mean under the table.  *table*: the run's ranking table (:func:`ranking_table`), made once for every sheet."""
+    mean under the table.  *table*: the run's ranking table (:func:`ranking_table`), made once for every sheet;
+    *titles*: object -> title (an export's, or the evaluations' Title column), shown beside each object."""
     r = table if table is not None else ranking_table(result, settings)
     level = r.attrs.get("level") or result.stats.get("interval_level") or getattr(settings, "interval_level", None)
     pm = pm_header(level)
@@ -107,6 +109,10 @@ def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None)
         pm: Column(pm, SCORE, pm_meaning(level)),
         "raw mean": Column("raw mean", SCORE, COLUMNS["raw_mean"].meaning),
         "raw rank": Column("raw rank", COUNT, "rank by the plain average (before calibration)")}
+    if titles is not None:
+        out.insert(2, "title", r.index.map(titles).to_numpy(dtype=object))
+        cols["title"] = Column("title", None, "the object's title, as the export or the Title column gives it",
+                               max_width=40)
     if {"rank_lower", "rank_upper"} <= set(r.columns):
         name = f"rank range ({level_text(level)})" if level else "rank range"
         out[name] = [f"{int(a)}-{int(b)}" if a != b else f"{int(a)}" for a, b in zip(r["rank_lower"], r["rank_upper"])]

@@ -211,15 +211,16 @@ def _outside_scores(result, evaluations) -> str:
 
 def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evaluations: pd.DataFrame | None,
                        preamble, *, feedback: bool = False, decisions: pd.DataFrame | None = None,
-                       groups: pd.Series | None = None) -> list[SheetSpec]:
+                       groups: pd.Series | None = None, titles: pd.Series | None = None) -> list[SheetSpec]:
     """Every sheet of the calibration result workbook, in reading order; each chart on a page of its own right
     after the sheet it draws.  *decisions*: the ranking the run decided on (else the core's ranking with the
-    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables)."""
+    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables);
+    *titles*: object -> title, shown on the Ranking beside each object."""
     values = frames["Values"]
     if evaluations is None:  # rebuild the long table from the residuals (same reads)
         evaluations = result.residuals[["assessor", "object", "score"]]
     table = ranking_table(result, settings, decisions)
-    ranking = ranking_sheet(result, settings, preamble, table)
+    ranking = ranking_sheet(result, settings, preamble, table, titles)
     # readers who cannot be linked have no bias and no consistency of their own to show (one read each; the
     # Summary says why): no Biases, Biases chart or Fit sheet -- their reads that stand out are on Unexpected
     pooled = is_pooled(result)
