@@ -117,11 +117,11 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     imported = run.imported
     book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
     scale = imported.mapping.scale
-    # a declared scale's end scores say "this or beyond"; one inferred from the scores present may be narrower
-    # than the form's, and a highest score given is then no end at all
-    if scale is not None and scale.source == "declared" and scale.low is not None and scale.high is not None \
-            and scale.low < scale.high:
-        overrides["scale"] = (float(scale.low), float(scale.high))
+    # a declared scale's end scores say "this or beyond", and so do a form's that the export states (its points
+    # kept when their steps are uneven); one inferred from the scores present may be narrower than the form's,
+    # and a highest score given is then no end at all
+    if scale is not None and scale.for_calibration() is not None:
+        overrides["scale"] = scale.for_calibration()
     try:
         panel_run, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
@@ -151,14 +151,16 @@ def _only_a_scale(export) -> bool:
         getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map", "columns_are"))
 
 
-def _range_scale(text) -> tuple[float, float]:
-    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max)."""
+def _range_scale(text) -> tuple:
+    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max), or a form's points with
+    uneven steps (1, 3, 6, 8) as they are."""
     from ..imports.values import scale_argument
 
     scale = scale_argument(text, "--scale")
     if scale is None or scale.symbols:
-        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6)")
-    return float(scale.low), float(scale.high)
+        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6) "
+                         "or the form's points (e.g. 1, 3, 6, 8)")
+    return scale.for_calibration()
 
 
 def _read_export_file(path: Path, out: Path, options, sheet: str):

@@ -455,19 +455,20 @@ def _fill_list(backend, sheet: str, names: list) -> None:
 
 
 def _set_scale(backend, imported: ImportResult) -> None:
-    """Settings' score scale becomes the export's (declared or inferred), so the checks accept its scores."""
+    """Settings' score scale becomes the export's (declared, the form's or inferred), so the checks accept its
+    scores; a form's uneven points go on the row "Score scale points" (cleared otherwise)."""
     scale = imported.mapping.scale
     sheet = backend.find_sheet("Settings", required=False)
     if scale is None or sheet is None or scale.low is None or scale.high is None:
         return
     block = backend.read_block(sheet)
-    wanted = {"score scale minimum": scale.low, "score scale maximum": scale.high}
+    number = lambda v: int(v) if float(v).is_integer() else float(v)  # noqa: E731
+    wanted = {"score scale minimum": number(scale.low), "score scale maximum": number(scale.high),
+              "score scale points": ", ".join(str(number(p)) for p in scale.points) if scale.uneven else None}
     for i, row in enumerate(block.rows):
         key = header_key(row[0]) if row else ""
         if key in wanted:
-            value = wanted[key]
-            backend.write_values(sheet, block.row_number(i), block.column_number(1),
-                                 [[int(value) if float(value).is_integer() else float(value)]])
+            backend.write_values(sheet, block.row_number(i), block.column_number(1), [[wanted[key]]])
 
 
 def _save_roles(backend, form: ImportForm, imported: ImportResult) -> None:

@@ -31,7 +31,7 @@ import pandas as pd
 from ..cells import is_blank
 from ..errors import InputError, InputProblems
 from ..inputs import Problem
-from .values import MARKS, ConfidenceLevels, Scale, confidence_keys, leading_number, read_values
+from .values import MARKS, ConfidenceLevels, Scale, confidence_keys, form_labels, form_scale, leading_number, read_values
 
 __all__ = ["RECORD_COLUMNS", "Options", "Assembled", "assemble", "report_frame", "REPORT_COLUMNS"]
 
@@ -216,7 +216,14 @@ def _score_step(frame: pd.DataFrame, options: Options, problems: list, notes: li
         problems.append(Problem("error", options.label, "", None, "Score",
                                 f"... and {len(reading.bad) - 1000:,} more unreadable scores"))
     scale = reading.scale
-    if scale is not None and scale.source == "inferred":
+    stated = form_labels(frame["score"].to_numpy(dtype=object), frame["label"].to_numpy(dtype=object)
+                         if "label" in frame and frame["label"].notna().any() else None) \
+        if scale is not None and scale.source == "inferred" and not scale.symbols and not reading.bad else None
+    if stated and len(stated) >= 2:  # the export states its form's options: that scale, not the scores' extremes
+        scale = form_scale(stated)
+        notes.append(f"score scale from the form: {scale.describe()} -- its ends are read as 'this or beyond'; an "
+                     "option nobody chose is not in the export (declare the scale to change it)")
+    elif scale is not None and scale.source == "inferred":
         notes.append(f"score scale inferred: {scale.describe()}" + (f"; {reading.inferred}" if reading.inferred
                                                                     else "") + " -- declare it to change it")
     elif scale is not None:
