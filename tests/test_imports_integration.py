@@ -386,7 +386,9 @@ def test_unknown_layout_names_what_was_recognised_and_the_nearest_preset(tmp_pat
     path.write_text("Paper ID,Title,Notes\n1,x,some words here\n2,y,more words\n")
     assert main(["calibrate", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "unknown layout. Recognised headers: Paper ID, Title, Notes. Nearest preset: cmt" in err
+    assert "unknown layout: not a review export" in err and "one row per object" in err  # what was looked for
+    assert "Headers found: Paper ID, Title, Notes. Nearest preset: cmt" in err and "--mapping" in err
+    assert err.count("\n") == 1  # one line
     book = openpyxl.Workbook()
     book.active.title = "Other"
     book.active.append(["Name", "Remark"])

@@ -192,13 +192,16 @@ def detect_source(sheets: list[Sheet]) -> str:
             return "hotcrp"
     if sheets and looks_like_grid(sheets[0]):
         return "grid"
+    from .grid import GRID_SHAPE
+
     header = sheets[0].header if sheets else []
     preset, found, missing = nearest_preset(header)
     raise InputError(
-        f"{sheets[0].label if sheets else 'the export'}: unknown layout. Recognised headers: "
+        f"{sheets[0].label if sheets else 'the export'}: unknown layout: not a review export xlcalib recognises "
+        f"(looked for HotCRP, CMT, EasyChair or OpenReview's columns) nor {GRID_SHAPE}. Headers found: "
         f"{', '.join(h for h in header if h)[:200] or 'none'}. Nearest preset: {preset} (has "
         f"{', '.join(found) or 'none'} of its headers; missing {', '.join(missing[:6])}). Name the source "
-        f"({', '.join(SOURCES)}) or map the columns")
+        f"(--from {' / '.join(SOURCES)}) or map the columns (--mapping with object, assessor and score)")
 
 
 def export_source(export) -> str:

@@ -77,8 +77,12 @@ def _filled(values: np.ndarray) -> np.ndarray:
 
 
 def _ids_unique(values: np.ndarray) -> bool:
+    """(Nearly) every filled value different, and not measurements: ids are text or whole numbers."""
     filled = _filled(values)
-    return bool(len(filled)) and len(pd.unique(filled.astype(str))) >= UNIQUE_IDS * len(filled)
+    if not len(filled) or len(pd.unique(filled.astype(str))) < UNIQUE_IDS * len(filled):
+        return False
+    numbers = [leading_number(v) for v in pd.unique(filled)[:200]]
+    return not (all(x is not None for x in numbers) and any(not float(x).is_integer() for x in numbers))
 
 
 def _object_column(sheet: Sheet, mapping: ColumnMapping) -> int | None:
@@ -93,8 +97,8 @@ def _object_column(sheet: Sheet, mapping: ColumnMapping) -> int | None:
     named = find_header(sheet.header, [*PRESETS["grid"].object, *_ID_WORDS])
     if named is not None and _ids_unique(sheet.columns[named]):
         return named
-    return next((j for j in range(len(sheet.header)) if sheet.header[j].strip() and _ids_unique(sheet.columns[j])),
-                None)
+    return next((j for j in range(len(sheet.header)) if sheet.header[j].strip() and _ids_unique(sheet.columns[j])
+                 and not re.search(_DERIVED_WORDS, header_key(sheet.header[j]))), None)
 
 
 def _dated(values: np.ndarray) -> bool:
@@ -120,16 +124,38 @@ def column_role(header: str, values: np.ndarray) -> str:
     return "score"
 
 
+def _one_scale(columns: list[np.ndarray]) -> bool:
+    """Whether score columns can share one scale: their numeric ranges, sorted, leave no gap wider than a quarter
+    of the whole span (a temperature and a humidity column do; two assessors' 1-9 scores do not)."""
+    ranges = []
+    for values in columns:
+        numbers = [x for x in (leading_number(v) for v in pd.unique(_filled(values))) if x is not None]
+        if numbers:
+            ranges.append((min(numbers), max(numbers)))
+    if len(ranges) < 2:
+        return True
+    ranges.sort()
+    span = max(hi for _, hi in ranges) - ranges[0][0]
+    reach = ranges[0][1]
+    for lo, hi in ranges[1:]:
+        if lo - reach > 0.25 * span:
+            return False
+        reach = max(reach, hi)
+    return True
+
+
 def looks_like_grid(sheet: Sheet) -> bool:
-    """One row per object (a column of (nearly) all different ids) and at least one column of scores beside it;
-    other columns may describe the object (a title, a subject) or be figures computed from the scores."""
-    if len(sheet.header) < 2 or not sheet.n:
+    """One row per object (a column of (nearly) all different ids) and two or more columns of scores on one scale
+    beside it; other columns may describe the object (a title, a subject) or be figures computed from the scores."""
+    if len(sheet.header) < 3 or not sheet.n:
         return False
     obj = _object_column(sheet, ColumnMapping())
     if obj is None:
         return False
-    return any(column_role(sheet.header[j], sheet.columns[j]) == "score" for j in range(len(sheet.header))
-               if j != obj and sheet.header[j].strip() and not blank_cells(sheet.columns[j]).all())
+    scores = [sheet.columns[j] for j in range(len(sheet.header))
+              if j != obj and sheet.header[j].strip() and not blank_cells(sheet.columns[j]).all()
+              and column_role(sheet.header[j], sheet.columns[j]) == "score"]
+    return len(scores) >= 2 and _one_scale(scores)
 
 
 def _criteria(sheet: Sheet) -> tuple[list[str], Sheet]:
@@ -288,6 +314,7 @@ def read_grid(sheets: list[Sheet], mapping: ColumnMapping, round_name: str | Non
     if obj is None:
         raise InputError(f"{sheet.label}: no column holds one id per row ({GRID_SHAPE}); name the object column "
                          "in the mapping (object)")
+    _refuse_repeated_ids(sheet, obj)
     columns = [j for j in range(len(sheet.header)) if j != obj and sheet.header[j].strip()]
     notes: list[str] = []
     if criteria:
@@ -319,6 +346,21 @@ def read_grid(sheets: list[Sheet], mapping: ColumnMapping, round_name: str | Non
                     f"x {sheet.n} row(s); {blank_total:,} blank cell(s) = "
                     f"{'no review in that slot' if slots else 'not assigned'} (not listed)")
     return records, [unscored], notes, slots
+
+
+def _refuse_repeated_ids(sheet: Sheet, obj: int) -> None:
+    """An object named in two rows of a grid is one error naming its rows (not one per assessor column)."""
+    ids = pd.Series([_id_text(v) for v in sheet.columns[obj]])
+    filled = ~blank_cells(sheet.columns[obj])
+    twice = ids[filled & ids.duplicated(keep=False).to_numpy()]
+    if not len(twice):
+        return
+    lines = [f"{v} (rows {', '.join(str(int(sheet.rows[i])) for i in idx)})"
+             for v, idx in twice.groupby(twice, sort=False).groups.items()]
+    more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+    raise InputError(f"{sheet.label}: the grid names {len(lines)} object(s) in more than one row: "
+                     f"{'; '.join(lines[:5])}{more}; keep one row per object (or rename one)",
+                     {"sheet": sheet.name, "sheet_row": int(sheet.rows[twice.index[1]])})
 
 
 def _confidence_twins(sheet: Sheet, twins: dict[int, int], mapping: ColumnMapping, notes: list) -> None:
