@@ -593,3 +593,10 @@ def test_partial_identity_map_keeps_the_rest_as_one_read_reviewers():
     assert sorted(result.evaluations["assessor"]) == ["Submission2/Reviewer_d", "Submission3/Reviewer_f", "~Ann1",
                                                       "~Ann1", "~Bo1", "~Bo1"]
     assert any("2 id(s) not in the map" in n and "a reader of one object" in n for n in result.notes)
+
+
+def test_a_typo_in_a_score_column_is_an_error_not_a_label_column():
+    """Recognising text columns must not swallow an assessor's column with one slip in it: the slip is named."""
+    text = "Proposal,Dr Lee,Dr Moss\nP1,4,5\nP2,abc,3\nP3,2,4\nP4,5,\n"
+    with pytest.raises(InputProblems, match=r"cell B3: score 'abc' is neither a number nor a scale symbol"):
+        read_export(text.encode())

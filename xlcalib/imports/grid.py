@@ -41,7 +41,7 @@ from .assemble import REPORT_COLUMNS
 from .mapping import PRESETS, ColumnMapping, columns_reading, find_header
 from .sheets import Sheet
 from .values import ConfidenceLevels, leading_number
-from .wide import blank_cells, holds_scores
+from .wide import blank_cells
 
 __all__ = ["read_grid", "looks_like_grid", "GRID_SHAPE", "PERSON_LOAD"]
 
@@ -62,6 +62,9 @@ _SLOT = re.compile(r"^(r|rev|review|reviewer|reader|referee|rater|score|rating|g
 #: Header words of an object's id column (after the preset's own names).
 _ID_WORDS = ("ref", "reference", "no", "no.", "number", "#", "code", "key", "submission", "proposal id",
              "application id", "paper id", "project id", "object id")
+#: A column whose distinct values are mostly not scores (under this share) describes the object: a title, a name.  A
+#: column of scores with a typo in it stays a column of scores, and the typo is an error naming its cell.
+LABEL_SHARE = 0.5
 #: A column is the objects' ids when at least this share of its filled values differ from each other.
 UNIQUE_IDS = 0.9
 #: More reads than a person makes in one call or conference: a column filled this often is not a person's.
@@ -119,9 +122,21 @@ def column_role(header: str, values: np.ndarray) -> str:
     key = header_key(header)
     if re.search(_DERIVED_WORDS, key):
         return "derived"
-    if re.search(_LABEL_WORDS, key) or _dated(values) or not holds_scores(values):
+    if re.search(_LABEL_WORDS, key) or _dated(values) or _score_share(values) < LABEL_SHARE:
         return "label"
     return "score"
+
+
+def _score_share(values: np.ndarray, probe: int = 200) -> float:
+    """The share of a column's distinct filled values that read as scores (numbers, grade symbols, COI/N/A marks)."""
+    from .values import MARKS, is_symbol
+
+    distinct = pd.unique(_filled(values))[:probe]
+    if not len(distinct):
+        return 1.0
+    good = sum(leading_number(v) is not None or is_symbol(v) or (isinstance(v, str) and v.strip().lower() in MARKS)
+               for v in distinct)
+    return good / len(distinct)
 
 
 def _one_scale(columns: list[np.ndarray]) -> bool:
