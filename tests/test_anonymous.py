@@ -76,14 +76,15 @@ def test_unanimous_reads_are_not_certainty():
     result = xlcalib.calibrate(ev)
     v = result.values
     w, lam = result.stats["posterior_variance"], result.stats["shrinkage_lambda"]
-    assert v.at[target, "se"] > 0.25 * np.sqrt(w)
-    np.testing.assert_allclose(v.loc[v["n"] == 3, "se"], v.at[target, "se"], rtol=1e-12)  # one ± per read count
-    assert v.loc[v["n"] == 2, "se"].min() > v.loc[v["n"] == 4, "se"].max()
-    # the formula: w [1/(C_o + lam) + (lam/(C_o + lam))^2 / M], M = sum_o C_o lam / (C_o + lam)
+    # never below the pooled noise the posterior gives three reads: w [1/(C_o + lam) + (lam/(C_o + lam))^2 / M],
+    # M = sum_o C_o lam / (C_o + lam); above it only by the values' spread's own uncertainty (a few per cent)
     C = v["total_confidence"].to_numpy()
     M = float(np.sum(C * lam / (C + lam)))
-    expected = np.sqrt(w * (1 / (3 + lam) + (lam / (3 + lam)) ** 2 / M))
-    np.testing.assert_allclose(v.at[target, "se"], expected, rtol=1e-10)
+    pooled = np.sqrt(w * (1 / (3 + lam) + (lam / (3 + lam)) ** 2 / M))
+    assert pooled <= v.at[target, "se"] <= 1.2 * pooled and v.at[target, "se"] > 0.25 * np.sqrt(w)
+    same = v[(v["n"] == 3) & (v["raw_mean"] == 8.0)]  # papers with the same reads carry the same ±
+    np.testing.assert_allclose(same["se"], v.at[target, "se"], rtol=1e-12)
+    assert v.loc[v["n"] == 2, "se"].min() > v.loc[v["n"] == 4, "se"].max()
     # and the value is shrunk: 8 is pulled towards the panel mean
     assert v.at[target, "value"] < 8.0
 

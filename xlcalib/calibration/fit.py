@@ -159,7 +159,7 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores, scale.points if scale is not None else ())
         fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
-        post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
+        post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c, fit.spread)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME, pooled=other.POOLED)
 
     return make, other

@@ -46,6 +46,9 @@ STATISTICS: dict[str, Statistic] = {
                             "read one object, so stringency is part of the noise)"),
     "icc": Statistic("agreement of reads of one object (ICC(1))", "share of a typical read's variance that is the "
                      "object's value; the rest is the readers' stringency and noise together"),
+    "shrinkage_log_sd": Statistic("uncertainty of the shrinkage", "SD of log(shrinkage strength) from the restricted "
+                                  "likelihood's curvature: how uncertain the values' spread is; every ± carries it "
+                                  "(one-way model)"),
     "icc_k": Statistic("reliability of an object's reads together (ICC(1,k))", "the same for a typical object's reads "
                        "averaged (its median total confidence): how well the averages would agree with those of "
                        "another panel of the same size"),

@@ -65,7 +65,7 @@ def part_uncertainty(part: Part, w: float, gauge: str, estimated: bool) -> Uncer
     """
     design, fit = part.design, part.fit
     solver = graph_solver(design) if design.n_assessors > 1 and part.connected else None
-    post = Posterior(design, fit.covariance, w, fit.lam, gauge)
+    post = Posterior(design, fit.covariance, w, fit.lam, gauge, spread=fit.spread)
     value_var, bias_var = post.variances()
     # the fixed fit's SEs formed the inverse of the very system mu2 needs: Lanczos reads it instead of the factor
     inverse = (fit.covariance.formed_inverse() if isinstance(fit.covariance, ReducedCovariance)

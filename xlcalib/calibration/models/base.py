@@ -24,7 +24,9 @@ class ComponentFit:
     reduced system, or a dense matrix; ``None`` with a single assessor);
     ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed objects); ``w`` the model's own noise scale for
     this component when it estimates one per component (REML), else ``None`` (pooled over the panel);
-    ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...).
+    ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...); ``spread`` (score units, one per
+    object, or ``None``) a rank-one term the values carry beyond the posterior's linear form -- the uncertainty of a
+    variance component the fit plugs in at its estimate, ``v = ... + spread * xi``, ``xi ~ N(0, 1)``.
     """
 
     values: np.ndarray
@@ -33,6 +35,7 @@ class ComponentFit:
     lam: float = 0.0
     w: float | None = None
     extras: dict = field(default_factory=dict)
+    spread: np.ndarray | None = None
 
 
 @runtime_checkable
