@@ -26,7 +26,7 @@ from .import_export import (
     is_export,
     read_with_presets,
 )
-from .panel_calibration import compute_calibration, next_reads_frame, write_calibration
+from .panel_calibration import compute_calibration, next_reads_frame, settings_words, write_calibration
 
 #: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous).
 RESIDUALS_COLUMNS = 7
@@ -188,7 +188,7 @@ def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str
         if out.suffix.lower() != ".xlsx":
             raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
         book = new_result_book()
-        preamble = run_preamble("calibration", f"{settings.describe()}; export {run.imported.name} read as "
+        preamble = run_preamble("calibration", f"{settings_words(settings, run.result)}; export {run.imported.name} read as "
                                                f"{run.imported.source}", None)
         specs = export_sheets(run, frames, settings, preamble, feedback=feedback)
         backend = open_book(book)

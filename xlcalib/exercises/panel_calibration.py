@@ -203,6 +203,13 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
     return PanelRun(result, ranking, groups, titles=titles), frames, settings
 
 
+def settings_words(settings: CalibrationSettings, result: CalibrationResult) -> str:
+    """The run's settings in words, and the model fitted when the panel made it another (one-way: no reader read
+    two objects) -- the preamble of every result sheet says what the numbers below it come from."""
+    note = result.stats.get("model_note")
+    return settings.describe() + (f"; model fitted: {result.stats['model']} ({note})" if note else "")
+
+
 def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
                       settings: CalibrationSettings, *, now: _dt.datetime | None = None,
                       feedback: bool = False, next_reads: pd.DataFrame | None = None) -> dict[str, int]:
@@ -215,7 +222,7 @@ def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
     from ..presentation import calibration_sheets, next_reads_sheet
 
     backend = open_book(book)
-    preamble = run_preamble("calibration", settings.describe(), now)
+    preamble = run_preamble("calibration", settings_words(settings, run.result), now)
     specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback, decisions=run.decisions,
                                groups=run.groups, titles=run.titles)
     if next_reads is not None:

@@ -65,7 +65,10 @@ def behaviour_summary_rows(result, behaviour: BehaviourTables) -> list[tuple[str
     """Summary lines on assessor behaviour: how finely the panel can rank, consistency, agreement, groups."""
     rows = []
     sep = behaviour.separation
-    if sep is not None:
+    if sep is not None and is_pooled(result):  # readers pooled into the noise: no reader to separate, no Fit sheet
+        words = sep.loc["objects", "in_words"]
+        rows.append(("How finely the panel can rank", f"{words[0].upper()}{words[1:]}."))
+    elif sep is not None:
         obj, ass = sep.loc["objects"], sep.loc["assessors"]
         rows.append(("How finely the panel can rank", f"{obj['in_words'][0].upper()}{obj['in_words'][1:]}; "
                                                       f"{ass['in_words']}. (See Fit.)"))
