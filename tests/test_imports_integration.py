@@ -534,3 +534,31 @@ def test_template_table_widens_for_tracks_and_renames_the_uncertainty_column(tmp
     reopened = openpyxl.load_workbook(tmp_path / "saved.xlsx")
     assert [c.name for c in reopened["Evaluations"].tables["Evaluations"].tableColumns][3] == "Confidence"
     assert xlcalib.exercises.calibrate_panel(reopened).result.stats["uncertainty_kind"] == "confidence"
+
+
+def test_template_imports_a_slot_grid_as_asked_and_decides_it(tmp_path):
+    """The Import sheet's Grid columns forces the slot reading; Run main then decides the anonymous panel the way
+    xlcalib calibrate does the same file (the one-way model: no reader linked), with the form's uneven scale on
+    Settings."""
+    rng = np.random.default_rng(4)
+    lines = ["Paper,Title,R1,R2,R3"]
+    for k in range(30):
+        n = 2 + k % 2
+        cells = [str(x) for x in rng.choice([1, 3, 6, 8], n)] + [""] * (3 - n)
+        lines.append(f"P{k:02d},A paper on topic {k},{','.join(cells)}")
+    path = tmp_path / "slots.csv"
+    path.write_text("\n".join(lines) + "\n")
+    book = _template(tmp_path, path, objects=30, B5="1, 3, 6, 8", B7="review slots")
+    assert run_from_excel("import_export", book)
+    settings = {r[0]: r[1] for r in book["Settings"].iter_rows(min_row=2, values_only=True)}
+    assert settings["Score scale points"] == "1, 3, 6, 8" and (settings["Score scale minimum"],
+                                                               settings["Score scale maximum"]) == (1, 8)
+    assessors = [c.value for c in book["Evaluations"]["A"][1:] if c.value]
+    assert len(assessors) == len(set(assessors)) == 75 and "P00/R2" in assessors  # one reviewer per slot cell
+    run = xlcalib.exercises.calibrate_panel(book)
+    assert run.result.stats["model"] == "one-way" and run.titles["P03"] == "A paper on topic 3"
+    direct = xlcalib.calibrate(xlcalib.imports.read_export(path, scale="1, 3, 6, 8", columns_are="slots").evaluations,
+                               scale=(1, 3, 6, 8))
+    np.testing.assert_allclose(run.result.values["value"], direct.values["value"].reindex(run.result.values.index),
+                               rtol=1e-12)  # the same fit, from the sheet's cells or the file
+    assert "Biases" not in book.sheetnames

@@ -188,7 +188,7 @@ def detect_source(sheets: list[Sheet]) -> str:
         if "submission #" in normed and "scores" in normed or is_review_score(sheet):
             return "easychair"
         if is_narrow(sheet) or (("paper" in normed or "pid" in normed)
-                                and normed & {"review", "reviewername", "email", "title"}):
+                                and normed & {"review", "reviewername", "email"}):  # a grid may have Paper, Title
             return "hotcrp"
     if sheets and looks_like_grid(sheets[0]):
         return "grid"
