@@ -251,8 +251,13 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         uncertain -- safe on weakly linked and expertise-grouped panels; its
         rankings and P(above) come from the ``"random-both"`` fit of the same
         panel), ``"random-both"`` (objects random too), ``"fixed"`` (the
-        fixed-effects fit of MacKay et al.) or ``"random-objects"`` (objects
-        random, biases fixed; older name ``"shrinkage"``).
+        fixed-effects fit of MacKay et al.), ``"random-objects"`` (objects
+        random, biases fixed; older name ``"shrinkage"``) or ``"one-way"``
+        (every reader pooled into the noise: one-way random effects).  On a
+        panel in which every assessor read one object (reviewers anonymous
+        per paper) no stringency can be estimated: the default and
+        ``"random-both"`` are fitted as ``"one-way"`` and ``stats["model_note"]``
+        says so; ``"fixed"`` and ``"random-objects"`` refuse it.
     scale_use:
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale
@@ -260,8 +265,10 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         scores put on the panel's scale (:mod:`xlcalib.calibration.models.scale_use`),
         and ``biases`` gains ``gain, gain_se, gain_lower, gain_upper``.
     scale:
-        The score scale ``(lowest, highest)``, when known (a workbook's
-        Settings rows, ``--scale``): scores outside it are refused, and the
+        The score scale ``(lowest, highest)``, or a form's options when their
+        steps are uneven (``(1, 3, 6, 8)``: every score must be one of them),
+        when known (a workbook's Settings rows, ``--scale``, an export's form
+        labels): scores outside it are refused, and the
         fit that rankings, P(above) and next reads are drawn from reads a
         score at an end as censored -- a 6 on a 1-6 scale as "6 or higher"
         (:mod:`xlcalib.calibration.panel.censoring`): clipping otherwise makes the

@@ -49,7 +49,8 @@ class CalibrationModel(Protocol):
         ``MAX_ASSESSORS`` (None = no limit); ``LINKS_GROUPS``: the model ties groups of assessors that share no
         object (its prior on the biases compares them), so an unconnected panel is fitted as one piece rather
         than refused; ``DECISIONS_BY``: the name of the model rankings, P(above the line) and next reads are
-        drawn from when it is another one (None: this model's own posterior); ``CENSORED_READS``: its fit takes
+        drawn from when it is another one, or its own name for itself refitted with the scale's rounding and
+        censored ends (None: this model's own posterior as fitted); ``CENSORED_READS``: its fit takes
         ``latent`` (the variance censored reads keep, :mod:`..panel.censoring`), so scores at the ends of a
         declared scale can be read as censored; ``POOLED``: its fit takes the panel's assessors pooled into one
         ("any reviewer", :meth:`..system.graph.Design.pooled`) -- every read's assessor term is part of its noise,
