@@ -60,9 +60,9 @@ _COMMON = (
     Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
 )
 #: The declared score scale, for the functions whose numbers come from the decision basis (rankings, next reads)
-_SCALE = Arg("scale", "Optional two cells: the score scale's minimum and maximum (e.g. Settings!B2:B3), or three or "
-                      "more: the form's options when their steps are uneven (1, 3, 6, 8); scores outside it (or between "
-                      "the options) are refused, scores at its ends are read as 'this or beyond'")
+_SCALE = Arg("scale", "Optional two cells: the scale's minimum and maximum (e.g. Settings!B2:B3), or three or more: "
+                      "a form's uneven options (1, 3, 6, 8); other scores are refused, scores at its ends read as "
+                      "'this or beyond'")
 _FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (MacKay et al. 2017, eq. 3-5)"
 _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score], Evaluations[Level]"
 

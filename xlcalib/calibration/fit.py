@@ -160,7 +160,7 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
         rounding = rounding_variance(data.scores, scale.points if scale is not None else ())
         fit, used, w_fit, t_df = fit_censored(other, design, data, gauge, rounding, w, scale)
         post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c, fit.spread)
-        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME, pooled=other.POOLED)
+        return DecisionBasis(post, np.arange(A), np.arange(O), fit.values, t_df, other.NAME)
 
     return make, other
 
@@ -337,7 +337,6 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         if scaled:
             values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
                                                        quantile(0.5 + interval_level / 2, t_df))
-    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects, part.pooled)
-                       for part, p in zip(parts, pieces))
+    posteriors = tuple(ComponentPosterior(p.posterior, part.assessors, part.objects) for part, p in zip(parts, pieces))
     return CalibrationResult(values=values, biases=biases, residuals=residuals, stats=stats,
                              components=posteriors, t_df=t_df, decision_basis_maker=make_basis)

@@ -24,7 +24,7 @@ from .behaviour.group_bias import group_audit, group_bias
 from .meanings import statistic_meaning
 from .models import MODEL_WORDS
 from .decide.next_reads import suggest_next_reads
-from .system.posterior import ComponentPosterior, Posterior, quantile
+from .system.posterior import ComponentPosterior, Posterior, is_pooled, quantile
 from .behaviour.separation import exact_agreement, separation_table
 from .behaviour.verdict import trust_sentences
 
@@ -73,9 +73,12 @@ class DecisionBasis:
     t_df: int | None
     model: str
     known_se: np.ndarray | None = None
-    #: the posterior pools every reader into one, "any reviewer" (see :class:`ComponentPosterior`): a next read is
-    #: then a new reviewer's
-    pooled: bool = False
+
+    @property
+    def pooled(self) -> bool:
+        """The posterior pools every reader into one, "any reviewer" (see :class:`ComponentPosterior`): a next
+        read is then a new reviewer's."""
+        return is_pooled(self.posterior, self.assessor_index)
 
     @property
     def se(self) -> np.ndarray:
@@ -182,7 +185,7 @@ class CalibrationResult:
         rows = self.values.iloc[part.object_index]
         return DecisionBasis(part.posterior, part.assessor_index, part.object_index,
                              rows["value"].to_numpy(dtype=float), self.t_df, self.stats.get("model", "fixed"),
-                             rows["se"].to_numpy(dtype=float), part.pooled)
+                             rows["se"].to_numpy(dtype=float))
 
     def locate(self, name) -> tuple[Posterior, int, int]:
         """(posterior, component number, position within the component) of an object name."""

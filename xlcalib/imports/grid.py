@@ -160,17 +160,20 @@ def _one_scale(columns: list[np.ndarray]) -> bool:
 
 
 def looks_like_grid(sheet: Sheet) -> bool:
-    """One row per object (a column of (nearly) all different ids) and two or more columns of scores on one scale
-    beside it; other columns may describe the object (a title, a subject) or be figures computed from the scores."""
-    if len(sheet.header) < 3 or not sheet.n:
+    """One row per object -- a column of (nearly) all different ids, left of the scores -- and columns of scores on
+    one scale (a confidence beside an assessor's aside); other columns may describe the object (a title, a
+    subject) or be figures computed from the scores.  A table of measurements (station, date, temperature,
+    humidity) is none: no id column stands left of its numbers, and its numbers share no scale."""
+    if len(sheet.header) < 2 or not sheet.n:
         return False
     obj = _object_column(sheet, ColumnMapping())
     if obj is None:
         return False
-    scores = [sheet.columns[j] for j in range(len(sheet.header))
+    scores = [j for j in range(len(sheet.header))
               if j != obj and sheet.header[j].strip() and not blank_cells(sheet.columns[j]).all()
-              and column_role(sheet.header[j], sheet.columns[j]) == "score"]
-    return len(scores) >= 2 and _one_scale(scores)
+              and column_role(sheet.header[j], sheet.columns[j]) == "score"
+              and not re.search(_CONF_WORDS, header_key(sheet.header[j]))]
+    return bool(scores) and obj < min(scores) and _one_scale([sheet.columns[j] for j in scores])
 
 
 def _criteria(sheet: Sheet) -> tuple[list[str], Sheet]:

@@ -52,9 +52,10 @@ def _groups_from_evaluations(panel, name: str):
     if (distinct > 1).any():
         obj = distinct.index[distinct > 1][0]
         clash = frame[frame["object"] == obj].drop_duplicates("group").head(2)
-        what = "group" if name != TITLE_COLUMN else "title"
-        raise InputError(f"sheet {panel.sheet}, rows {', '.join(map(str, clash['row']))}: object {obj} has the {what}s "
-                         f"{' and '.join(repr(g) for g in clash['group'])}; give each object one {what}",
+        what = "is in group" if name != TITLE_COLUMN else "has the titles"
+        one = "group" if name != TITLE_COLUMN else "title"
+        raise InputError(f"sheet {panel.sheet}, rows {', '.join(map(str, clash['row']))}: object {obj} {what} "
+                         f"{' and '.join(repr(g) for g in clash['group'])}; give each object one {one}",
                          {"sheet": panel.sheet, "sheet_row": int(clash['row'].iloc[-1])})
     return frame.drop_duplicates("object").set_index("object")["group"]
 

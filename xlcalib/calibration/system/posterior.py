@@ -41,7 +41,7 @@ from .graph import Design, ReducedSolver, plain_pages
 from ..panel.resolution import effective_confidences
 
 __all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "ReducedCovariance", "MatrixCovariance",
-           "quantile"]
+           "quantile", "is_pooled"]
 
 #: Perturbation draws used for standard errors on the sparse (iterative) path.
 SPARSE_SE_DRAWS = 200
@@ -379,8 +379,8 @@ class Posterior:
 class ComponentPosterior(NamedTuple):
     """One connected component's posterior and where its assessors and objects sit in the result's tables.
 
-    ``pooled``: the posterior's design has a single assessor, "any reviewer", standing for every reader in
-    ``assessor_index`` (readers who cannot be linked: their stringency is in the noise, see
+    ``pooled`` (a property): the posterior's design has a single assessor, "any reviewer", standing for every
+    reader in ``assessor_index`` (readers who cannot be linked: their stringency is in the noise, see
     :meth:`.graph.Design.pooled`); otherwise ``assessor_index[a]`` is the result's row of the posterior's
     assessor ``a``.
     """
@@ -388,4 +388,14 @@ class ComponentPosterior(NamedTuple):
     posterior: Posterior
     assessor_index: np.ndarray
     object_index: np.ndarray
-    pooled: bool = False
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the posterior's one assessor stands for several readers (see the class docstring)."""
+        return is_pooled(self.posterior, self.assessor_index)
+
+
+def is_pooled(posterior: Posterior, assessor_index: np.ndarray) -> bool:
+    """A posterior whose design has a single assessor standing for more than one reader: readers pooled into the
+    noise (:meth:`.graph.Design.pooled`); a panel read by one assessor alone is not pooled."""
+    return posterior.design.n_assessors == 1 and np.asarray(assessor_index).size > 1
