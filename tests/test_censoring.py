@@ -186,7 +186,9 @@ def test_the_ranking_function_takes_the_scale_as_two_cells():
     assert {row[0]: row[p] for row in declared[1:]} != {row[0]: row[p] for row in plain[1:]}
     assert udf.calib_ranking(*args, top_k=5, draws=500, scale=[[None], [None]]) == plain  # blank: no scale
     assert str(udf.calib_ranking(*args, top_k=5, scale=[[1, 5]])).startswith("xlcalib: row")
-    assert "two cells" in str(udf.calib_ranking(*args, top_k=5, scale=[[1, 3, 6]]))
+    assert "two cells" in str(udf.calib_ranking(*args, top_k=5, scale=[[6]]))
+    # three or more cells are a form's options: a score between them is refused, naming the rows
+    assert "not one of the scale's points 1, 3, 6" in str(udf.calib_ranking(*args, top_k=5, scale=[[1, 3, 6]]))
 
 
 def test_docstring_examples_run():

@@ -91,7 +91,7 @@ def test_calibrate_export_end_to_end_to_the_ranking(shape, tmp_path, capsys):
     assert book.sheetnames[:3] == ["Ranking", "Ranking chart", "Summary"]
     assert book.sheetnames[-2:] == ["Import report", "Import"]
     summary = dict(sheet_table(out, "Summary", "topic").values)
-    assert summary["Imported from"].startswith(f"{path.name} (") and "0 row(s) or cell(s) not imported" in \
+    assert summary["Imported from"].startswith(f"{path.name} (") and "0 rows or cells not imported" in \
         summary["Imported from"]
     if shape == "hotcrp-letters":
         assert "A=9" in summary["Score scale"] and "(declared)" in summary["Score scale"]
@@ -112,26 +112,31 @@ def test_letters_turned_so_that_higher_is_better_said_on_the_summary(tmp_path, c
     assert "inferred" in summary["Score scale"]
 
 
-def test_unlinked_reviewers_get_plain_averages_and_reliability_said_plainly(tmp_path, capsys):
+def test_unlinked_reviewers_get_the_whole_decision_said_plainly(tmp_path, capsys):
+    """Per-paper reviewer ids (no identity map): calibrated with each reviewer's stringency inside the noise, the
+    funding line applied, the same numbers as calibrate() of the imported table, and said on the Summary."""
     long = connected_panel()
     path, _ = write_export(long, "openreview", tmp_path)
-    out = tmp_path / "plain.xlsx"
+    out = tmp_path / "anonymous.xlsx"
     assert main(["calibrate", str(path), "-o", str(out), "--fund", "3"]) == 0
     printed = capsys.readouterr().out
-    assert "cannot be linked across objects" in printed and "plain average" in printed
-    assert "funding line not applied" in printed
+    assert "cannot be linked across objects" in printed and "every ± includes it" in printed
+    assert "Funding line top 3 (3 places)" in printed
+    imported = xlcalib.imports.read_export(path)
+    direct = xlcalib.calibrate(imported.evaluations)
+    assert direct.stats["model"] == "one-way"
+    expected = direct.ranking(top_k=3, draws=10_000, seed=0)
     ranking = sheet_table(out, "Ranking", "rank").set_index("object")
-    means = long.groupby("object")["score"].mean()
-    np.testing.assert_allclose(ranking.loc[means.index, "plain average"].astype(float), means, rtol=1e-12)
-    assert ranking.loc[means.idxmax(), "rank"] == 1
+    np.testing.assert_allclose(ranking.loc[expected.index, "calibrated value"].astype(float), expected["value"],
+                               rtol=1e-9)  # the same fit; only the digits the workbook stores can differ
+    assert ranking.loc[expected.index, "decision"].astype(str).tolist() == expected["final"].astype(str).tolist()
     summary = dict(sheet_table(out, "Summary", "topic").values)
-    assert "cannot be recognised on two objects" in summary["Why no calibration"]
-    value, _ = xlcalib.presentation.reliability_of_averages(long)
-    assert summary["Reliability of the averaged scores"].startswith(f"{value:.2f}")
-    assert "identity map" in summary["What to do next"]
-    assert main(["calibrate", str(path), "-o", str(tmp_path / "plain.json"), "--format", "json"]) == 0
-    payload = json.loads((tmp_path / "plain.json").read_text())
-    assert payload["import"]["linked"] is False and len(payload["Ranking"]) == 12
+    assert "every ± includes it" in summary["How far to trust calibration"]
+    assert "Biases" not in openpyxl.load_workbook(out, read_only=True).sheetnames  # no reader has a bias to show
+    assert main(["calibrate", str(path), "-o", str(tmp_path / "anonymous.json"), "--format", "json"]) == 0
+    payload = json.loads((tmp_path / "anonymous.json").read_text())
+    assert payload["import"]["linked"] is False and len(payload["Values"]) == 12
+    assert payload["stats"]["model"] == "one-way"
 
 
 def test_calibrate_export_csv_and_json_formats_carry_the_import_report(tmp_path):
@@ -140,12 +145,13 @@ def test_calibrate_export_csv_and_json_formats_carry_the_import_report(tmp_path)
     path.write_text(text + "13,Title of 13,13A,Name x,x@example.org,,1,Not scored\n")
     assert main(["calibrate", str(path), "-o", str(tmp_path / "csv"), "--format", "csv"]) == 0
     report = pd.read_csv(tmp_path / "csv" / "hotcrp_Import report.csv")
-    assert report[["row", "cell", "reason"]].values.tolist() == [[38, "F38", "no score entered"]]
+    assert report[["row", "cell", "reason"]].astype(object).fillna("").values.tolist() == [
+        [38, "F38", "no score entered"], ["", "", "no score imported for this object (no score entered)"]]
     assert (tmp_path / "csv" / "hotcrp_Ranking.csv").exists()
     assert main(["calibrate", str(path), "-o", str(tmp_path / "r.json"), "--format", "json"]) == 0
     payload = json.loads((tmp_path / "r.json").read_text())
     assert payload["import"]["source"] == "hotcrp" and payload["import"]["mapping"]["confidence"] == "Reviewer expertise"
-    assert len(payload["Import report"]) == 1 and len(payload["Ranking"]) == 12
+    assert len(payload["Import report"]) == 2 and len(payload["Ranking"]) == 12  # the read and its object
 
 
 def test_a_workbook_or_an_evaluations_csv_is_not_taken_for_an_export(tmp_path):
@@ -257,7 +263,7 @@ def test_template_import_fills_evaluations_lists_scale_and_saves_the_roles(tmp_p
     assert book["Objects"].tables["ObjectList"].ref == "A1:B13"
     assert (book["Settings"]["B2"].value, book["Settings"]["B3"].value) == (1, 9)
     imp = book["Import"]
-    assert imp["B7"].value == 36 and "read as easychair: 36 evaluations" in imp["B8"].value
+    assert imp["B8"].value == 36 and "read as easychair: 36 evaluations" in imp["B9"].value
     presets = presets_from_rows([list(r) for r in imp.iter_rows(values_only=True)])
     assert presets["easychair"].score == ["Overall evaluation"]
     assert book.sheetnames[-1] == "Import report" and book.active.title == "Import report"
@@ -380,7 +386,9 @@ def test_unknown_layout_names_what_was_recognised_and_the_nearest_preset(tmp_pat
     path.write_text("Paper ID,Title,Notes\n1,x,some words here\n2,y,more words\n")
     assert main(["calibrate", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "unknown layout. Recognised headers: Paper ID, Title, Notes. Nearest preset: cmt" in err
+    assert "unknown layout: not a review export" in err and "one row per object" in err  # what was looked for
+    assert "Headers found: Paper ID, Title, Notes. Nearest preset: cmt" in err and "--mapping" in err
+    assert err.count("\n") == 1  # one line
     book = openpyxl.Workbook()
     book.active.title = "Other"
     book.active.append(["Name", "Remark"])
@@ -526,3 +534,31 @@ def test_template_table_widens_for_tracks_and_renames_the_uncertainty_column(tmp
     reopened = openpyxl.load_workbook(tmp_path / "saved.xlsx")
     assert [c.name for c in reopened["Evaluations"].tables["Evaluations"].tableColumns][3] == "Confidence"
     assert xlcalib.exercises.calibrate_panel(reopened).result.stats["uncertainty_kind"] == "confidence"
+
+
+def test_template_imports_a_slot_grid_as_asked_and_decides_it(tmp_path):
+    """The Import sheet's Grid columns forces the slot reading; Run main then decides the anonymous panel the way
+    xlcalib calibrate does the same file (the one-way model: no reader linked), with the form's uneven scale on
+    Settings."""
+    rng = np.random.default_rng(4)
+    lines = ["Paper,Title,R1,R2,R3"]
+    for k in range(30):
+        n = 2 + k % 2
+        cells = [str(x) for x in rng.choice([1, 3, 6, 8], n)] + [""] * (3 - n)
+        lines.append(f"P{k:02d},A paper on topic {k},{','.join(cells)}")
+    path = tmp_path / "slots.csv"
+    path.write_text("\n".join(lines) + "\n")
+    book = _template(tmp_path, path, objects=30, B5="1, 3, 6, 8", B7="review slots")
+    assert run_from_excel("import_export", book)
+    settings = {r[0]: r[1] for r in book["Settings"].iter_rows(min_row=2, values_only=True)}
+    assert settings["Score scale points"] == "1, 3, 6, 8" and (settings["Score scale minimum"],
+                                                               settings["Score scale maximum"]) == (1, 8)
+    assessors = [c.value for c in book["Evaluations"]["A"][1:] if c.value]
+    assert len(assessors) == len(set(assessors)) == 75 and "P00/R2" in assessors  # one reviewer per slot cell
+    run = xlcalib.exercises.calibrate_panel(book)
+    assert run.result.stats["model"] == "one-way" and run.titles["P03"] == "A paper on topic 3"
+    direct = xlcalib.calibrate(xlcalib.imports.read_export(path, scale="1, 3, 6, 8", columns_are="slots").evaluations,
+                               scale=(1, 3, 6, 8))
+    np.testing.assert_allclose(run.result.values["value"], direct.values["value"].reindex(run.result.values.index),
+                               rtol=1e-12)  # the same fit, from the sheet's cells or the file
+    assert "Biases" not in book.sheetnames

@@ -10,10 +10,14 @@ import io
 import json
 import zipfile
 
+from pathlib import Path
+
 import numpy as np
+import openpyxl
 import pandas as pd
 import pytest
 
+import xlcalib
 from xlcalib.errors import InputError, InputProblems
 from xlcalib.imports import ColumnMapping, read_export
 
@@ -419,4 +423,180 @@ def test_cells_in_hand_grid_range_to_long_rows():
     result = read_cells(rng, scale="A, B, C")
     assert long_rows(result)[:3] == [["Assessor", "Object", "Score", "Confidence"], ["Dr Lee", "P-01", 3.0, 1.0],
                                      ["Dr Lee", "P-03", 1.0, 1.0]]
-    assert result.report[["cell", "reason"]].values.tolist() == [["C3", "conflict of interest (COI)"]]
+    assert result.report[["cell", "object", "reason"]].values.tolist() == [
+        ["C3", "P-02", "conflict of interest (COI)"],
+        ["", "P-02", "no score imported for this object (conflict of interest (COI))"]]  # every object named, listed
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Grids as people lay them out: label columns, review slots, unknown layouts, objects without a score
+# ---------------------------------------------------------------------------------------------------------
+def _slot_grid(headers=("R1", "R2", "R3", "R4"), rows=6, seed=3) -> str:
+    """Per-paper reviews packed from the left, 2-4 a row (ragged): how public conference data is laid out."""
+    rng = np.random.default_rng(seed)
+    lines = [",".join(("Paper", *headers))]
+    for k in range(rows):
+        n = 2 + k % (len(headers) - 1)
+        cells = [str(int(x)) for x in rng.integers(1, 11, n)] + [""] * (len(headers) - n)
+        lines.append(",".join((f"P{k + 1}", *cells)))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("headers", [("R1", "R2", "R3", "R4"), ("0", "1", "2", "3"),
+                                     ("Review 1", "Review 2", "Review 3", "Review 4"),
+                                     ("Score 1", "Score 2", "Score 3", "Score 4")])
+def test_review_slot_grids_are_read_as_anonymous_per_paper_reads(headers):
+    result = read_export(_slot_grid(headers).encode())
+    ev = result.evaluations
+    assert result.source == "grid" and not result.linked  # no reviewer links two papers
+    assert ev.groupby("assessor").size().max() == 1  # every slot cell is its own reviewer ...
+    assert ev["assessor"].iloc[0] == f"P1/{headers[0]}"  # ... named <paper>/<column>
+    assert result.mapping.columns_are == "review slots"
+    assert any("read as review slots" in n and "slot-like headers" in n for n in result.notes)
+    assert xlcalib.calibrate(ev).stats["model"] == "one-way"  # the whole decision, stringency inside the noise
+
+
+def test_slot_reading_forced_either_way_and_saved():
+    text = _slot_grid()
+    people = read_export(text.encode(), columns_are="people")
+    assert sorted(people.evaluations["assessor"].unique()) == ["R1", "R2", "R3", "R4"] and people.linked
+    assert any("as asked" in n for n in people.notes) and people.mapping.columns_are == "people"
+    # a funder's grid of people, forced to slots (and the saved mapping reads it so again, no question asked)
+    grid = "Proposal,Dr Lee,Dr Moss,Dr Nair\nP1,4,5,\nP2,3,,2\nP3,,4,5\n"
+    assert read_export(grid.encode()).mapping.columns_are == "people"  # gaps: people
+    slots = read_export(grid.encode(), columns_are="slots")
+    assert slots.evaluations["assessor"].tolist()[:2] == ["P1/Dr Lee", "P2/Dr Lee"]
+    again = read_export(grid.encode(), mapping=slots.mapping.to_json())
+    assert again.evaluations["assessor"].tolist() == slots.evaluations["assessor"].tolist()
+    with pytest.raises(InputError, match="'people' .* or 'review slots'"):
+        read_export(grid.encode(), columns_are="reviewers please")
+
+
+def test_busy_columns_packed_from_the_left_are_slots_even_with_names():
+    """Columns named like people, but the first one holds more reads than a person makes, every row packed from
+    the left and ragged: review slots."""
+    rows = ["ID,Alpha,Beta,Gamma"] + [f"S{k},{k % 9 + 1},{(k + 3) % 9 + 1}," + (str(k % 5 + 1) if k % 3 else "")
+                                      for k in range(130)]
+    result = read_export(("\n".join(rows) + "\n").encode())
+    assert result.mapping.columns_are == "review slots"
+    assert any("more than a person makes" in n for n in result.notes)
+
+
+def test_a_fully_filled_grid_with_numbered_raters_is_people():
+    """WordSim-353 (set 1, shipped with xlcalib): 13 raters numbered 1..13 scored every pair -- rows are full, not
+    ragged, so the columns are people; the word columns describe the pairs and the mean is left out."""
+    ws = pd.read_csv(Path(xlcalib.__file__).parent / "data" / "wordsim353_set1.csv")
+    ws.insert(0, "Pair", ws["Word 1"] + " / " + ws["Word 2"])
+    with pytest.raises(InputError, match=r"names 1 object\(s\) in more than one row: money / cash \(rows 33, 99\)"):
+        read_export(ws.to_csv(index=False).encode())  # the set lists money / cash twice: one line says so
+    ws = ws.drop_duplicates("Pair")
+    result = read_export(ws.to_csv(index=False).encode())
+    assert result.mapping.columns_are == "people" and result.linked
+    assert sorted(result.evaluations["assessor"].unique(), key=int) == [str(k) for k in range(1, 14)]
+    assert len(result.evaluations) == 13 * len(ws)
+    assert result.mapping.labels == ["Word 1", "Word 2"]
+    assert any("Human (mean)" in n and "left out" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("layout", ["first", "after the id", "last", "between assessors"])
+def test_label_columns_anywhere_are_kept_as_attributes(layout):
+    header = ["ID", "Dr Lee", "Dr Moss", "Dr Nair"]
+    rows = [["A-1", "4", "5", ""], ["A-2", "3", "", "2"], ["A-3", "", "4", "5"]]
+    titles = ["Adaptive Bounds for Sparse Models", "A Study of Tea", "Cake, Revisited"]
+    panels = ["Physics", "Biology", "Physics"]
+    where = {"first": 0, "after the id": 1, "last": 4, "between assessors": 2}[layout]
+    header[where:where] = ["Title", "Panel"]
+    for row, title, panel in zip(rows, titles, panels):
+        row[where:where] = [f'"{title}"', panel]
+    text = "\n".join(",".join(r) for r in [header, *rows]) + "\n"
+    result = read_export(text.encode())
+    ev = result.evaluations
+    assert sorted(ev["assessor"].unique()) == ["Dr Lee", "Dr Moss", "Dr Nair"]  # titles never read as scores
+    assert result.mapping.object == "ID" and result.mapping.title == "Title" and result.mapping.group == "Panel"
+    assert ev.set_index("object")["title"].to_dict()["A-1"] == titles[0]
+    assert ev.set_index("object")["group"].to_dict()["A-2"] == "Biology"
+    assert any("describe the objects" in n and "'Title' shown on the Ranking" in n for n in result.notes)
+
+
+def test_a_title_is_shown_on_the_ranking(tmp_path):
+    from xlcalib.cli import main
+
+    rng = np.random.default_rng(1)
+    lines = ["Proposal,Title,Dr Lee,Dr Moss,Dr Nair,Dr Ott"]
+    for k in range(12):
+        scores = [str(int(x)) for x in rng.integers(2, 9, 4)]
+        scores[k % 4] = ""
+        lines.append(f"P{k:02d},Title number {k},{','.join(scores)}")
+    path = tmp_path / "grid.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["calibrate", str(path), "-o", str(tmp_path / "out.xlsx"), "--scale", "1-9"]) == 0
+    rows = list(openpyxl.load_workbook(tmp_path / "out.xlsx", read_only=True)["Ranking"].iter_rows(values_only=True))
+    head = next(i for i, r in enumerate(rows) if r and r[0] == "rank")
+    assert rows[head][:3] == ("rank", "object", "title")
+    assert {r[1]: r[2] for r in rows[head + 1:head + 13]}["P03"] == "Title number 3"
+
+
+def test_unknown_layout_refused_in_one_line_saying_what_was_looked_for():
+    weather = ("station,date,temperature,humidity\nOslo,2024-03-01,2.5,80\nOslo,2024-03-02,3.1,78\n"
+               "Bergen,2024-03-01,5.0,91\nBergen,2024-03-02,4.2,88\n")
+    with pytest.raises(InputError) as caught:
+        read_export(weather.encode())
+    message = caught.value.message
+    assert "\n" not in message and "unknown layout" in message
+    assert "one row per object" in message and "--mapping" in message and "station, date" in message
+
+
+def test_every_object_named_without_a_score_is_listed():
+    grid = "Proposal,Dr Lee,Dr Moss\nP1,4,5\nP2,,\nP3,COI,N/A\nP4,3,2\n"
+    result = read_export(grid.encode())
+    report = result.report.set_index("object")["reason"]
+    assert "no score in any of its columns" in report["P2"]
+    assert any("no score imported for this object (conflict of interest (COI)" in r for r in report[["P3"]])
+    assert set(result.evaluations["object"]) == {"P1", "P4"}
+    assert "2 object(s) named without any score" not in result.left_out()  # P2's row is a row of the report
+    subs = [{"id": "f1", "forum": "f1", "invitations": ["V/-/Submission"],
+             "content": {"title": {"value": "Unreviewed"}, "venueid": {"value": "V"}}},
+            {"id": "f2", "forum": "f2", "invitations": ["V/-/Submission"], "content": {"title": {"value": "Read"}},
+             "details": {"replies": [or_review("f2", 2, "a", "6: Weak Accept", 3), or_review("f2", 2, "b", "8: Accept", 3)]}}]
+    notes = read_export(json.dumps(subs).encode())
+    assert notes.report.set_index("object").loc["f1", "reason"] == "no review in the export: Unreviewed"
+    assert notes.evaluations["title"].tolist() == ["Read", "Read"]
+
+
+def test_uneven_form_scale_declared_from_the_labels():
+    notes = [or_review(f"f{p}", p, k, rating, 3) for p, ratings in
+             enumerate((("1: Reject", "3: Weak Reject"), ("6: Weak Accept", "8: Accept"), ("8: Accept", "3: Weak Reject")))
+             for k, rating in enumerate(ratings)]
+    result = read_export(json.dumps(notes).encode())
+    scale = result.mapping.scale
+    assert scale.source == "form" and scale.points == (1.0, 3.0, 6.0, 8.0) and scale.uneven
+    assert scale.for_calibration() == (1.0, 3.0, 6.0, 8.0)
+    assert "1: Reject, 3: Weak Reject, 6: Weak Accept, 8: Accept" in scale.describe()
+    assert any(n.startswith("score scale from the form") for n in result.notes)
+    # CMT: a choice's label beside its value states the option too
+    cmt = read_export(cmt_xml({"Main": [cmt_row(1, "Ann", "a@x.org", 1, 3), cmt_row(1, "Bo", "b@x.org", 4, 3),
+                                        cmt_row(2, "Ann", "a@x.org", 3, 2)]}))
+    assert cmt.mapping.scale.source == "form" and cmt.mapping.scale.points == (1.0, 3.0, 4.0)
+    assert cmt.mapping.scale.labels[0] == (1.0, LABELS[1])
+    # a declared points scale refuses a score between them
+    with pytest.raises(InputProblems, match="off the declared scale"):
+        read_export(_slot_grid().encode(), scale="1, 3, 6, 8")
+
+
+def test_partial_identity_map_keeps_the_rest_as_one_read_reviewers():
+    notes = [or_review("f1", 1, "a", 6, 3), or_review("f1", 1, "b", 3, 3), or_review("f2", 2, "c", 8, 3),
+             or_review("f2", 2, "d", 5, 3), or_review("f3", 3, "e", 4, 3), or_review("f3", 3, "f", 6, 3)]
+    identity = {"Venue.cc/2025/Conference/Submission1/Reviewer_a": "~Ann1", "Submission2/Reviewer_c": "~Ann1",
+                "Submission3/Reviewer_e": "~Bo1", "Submission1/Reviewer_b": "~Bo1"}
+    result = read_export(json.dumps(notes).encode(), identity_map=identity)
+    assert result.linked  # two people read two papers each
+    assert sorted(result.evaluations["assessor"]) == ["Submission2/Reviewer_d", "Submission3/Reviewer_f", "~Ann1",
+                                                      "~Ann1", "~Bo1", "~Bo1"]
+    assert any("2 id(s) not in the map" in n and "a reader of one object" in n for n in result.notes)
+
+
+def test_a_typo_in_a_score_column_is_an_error_not_a_label_column():
+    """Recognising text columns must not swallow an assessor's column with one slip in it: the slip is named."""
+    text = "Proposal,Dr Lee,Dr Moss\nP1,4,5\nP2,abc,3\nP3,2,4\nP4,5,\n"
+    with pytest.raises(InputProblems, match=r"cell B3: score 'abc' is neither a number nor a scale symbol"):
+        read_export(text.encode())

@@ -26,9 +26,10 @@ def _load(name):
 def test_core_dependencies_are_what_pyodide_provides():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = lambda reqs: {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in reqs}  # noqa: E731
-    assert names(project["dependencies"]) == {"numpy", "scipy", "pandas"}
+    # all four are in Pyodide 0.27's own package set (threadpoolctl 3.5, pure Python, as scikit-learn's dependency)
+    assert names(project["dependencies"]) == {"numpy", "scipy", "pandas", "threadpoolctl"}
     assert names(project["optional-dependencies"]["excel"]) == {"openpyxl", "xlwings", "defusedxml", "python-calamine",
-                                                                    "polars", "xlsxwriter"}
+                                                                    "polars", "xlsxwriter", "tqdm"}
     assert all(">=" in r for r in project["dependencies"] + project["optional-dependencies"]["excel"])
 
 

@@ -144,10 +144,12 @@ def test_unconnected_groups_are_calibrated_and_said_so():
         xlcalib.calibrate(both, model="fixed")
 
 
-def test_every_object_read_once_needs_declared_sds():
+def test_every_object_read_once_is_refused():
+    # every reader read one object too: the one-way model would take it, but no object has a second read to
+    # measure the noise by
     ev = pd.DataFrame({"assessor": ["a", "b", "c"], "object": ["x", "y", "z"], "score": [1.0, 2.0, 3.0],
                        "level": ["High", "Medium", "Low"]})
-    with pytest.raises(InputError, match="need spare evaluations to estimate the noise of a read"):
+    with pytest.raises(InputError, match="every object was read once"):
         xlcalib.calibrate(ev)
 
 

@@ -45,11 +45,11 @@ def test_calibration_template_structure():
     assert {"AssessorNames", "ObjectNames"} <= set(lists)
     # Import: the export to read, then the roles of its columns saved per review system (blank until an import)
     imp = wb["Import"]
-    assert [imp.cell(row=r, column=1).value for r in range(2, 9)] == [
-        "Export file", "From", "Round", "Scale", "Identity map", "Evaluations imported", "Last import"]
+    assert [imp.cell(row=r, column=1).value for r in range(2, 10)] == [
+        "Export file", "From", "Round", "Scale", "Identity map", "Grid columns", "Evaluations imported", "Last import"]
     assert imp["B2"].protection.locked is False and not imp.protection.sheet
-    assert [c.value for c in imp[10]] == ["Role", "hotcrp", "cmt", "easychair", "openreview", "grid"]
-    assert imp["A11"].value == "menu" and imp["C11"].value.startswith("Chair Console")
+    assert [c.value for c in imp[11]] == ["Role", "hotcrp", "cmt", "easychair", "openreview", "grid"]
+    assert imp["A12"].value == "menu" and imp["C12"].value.startswith("Chair Console")
     # Settings: funding line, interval level, model, lottery rows next to the scale, threshold and gauge
     settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
     assert settings["Interval level"] == 0.95 and settings["Model"] == "random-assessors"

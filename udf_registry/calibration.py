@@ -61,8 +61,9 @@ _COMMON = (
     Arg("header", "Optional TRUE/FALSE: add a header row (default TRUE)", range=False),
 )
 #: The declared score scale, for the functions whose numbers come from the decision basis (rankings, next reads)
-_SCALE = Arg("scale", "Optional two cells: the score scale's minimum and maximum (e.g. Settings!B2:B3); scores "
-                      "outside it are refused, scores at its ends are read as 'this or beyond'")
+_SCALE = Arg("scale", "Optional two cells: the scale's minimum and maximum (e.g. Settings!B2:B3), or three or more: "
+                      "a form's uneven options (1, 3, 6, 8); other scores are refused, scores at its ends read as "
+                      "'this or beyond'")
 _FORMULA = "s_ao = v_o + b_a + sigma_ao*eta_ao; minimise sum c_ao (s_ao - v_o - b_a)^2, c_ao = 1/sigma_ao^2 (MacKay et al. 2017, eq. 3-5)"
 _EXAMPLE_ARGS = "Evaluations[Assessor], Evaluations[Object], Evaluations[Score], Evaluations[Level]"
 
@@ -176,15 +177,16 @@ def _spill(solved: _Solved, name: str, header, build) -> Cells:
     return solved.cells[key]
 
 
-def _scale_cells(scale) -> tuple[float, float] | None:
-    """The scale argument's two cells (minimum, maximum) as numbers; blank: None."""
+def _scale_cells(scale) -> tuple[float, ...] | None:
+    """The scale argument's cells as numbers: two (minimum, maximum), or three or more (the form's points, uneven
+    steps allowed); blank: None."""
     if scale is None or is_blank_range(scale):
         return None
     values = [float(x) for x in number_vector(scale, "scale", allow_blank=True) if x == x]  # blank cells: NaN
-    if len(values) != 2:
-        raise InputError(f"the scale argument takes two cells, the scale's minimum and maximum (it has {len(values)} "
-                         f"number{'' if len(values) == 1 else 's'})")
-    return values[0], values[1]
+    if len(values) < 2:
+        raise InputError(f"the scale argument takes two cells, the scale's minimum and maximum, or the form's options "
+                         f"(it has {len(values)} number{'' if len(values) == 1 else 's'})")
+    return tuple(values)
 
 
 def _solve(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_use: str = "off",

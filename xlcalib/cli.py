@@ -161,6 +161,12 @@ def _add_export_options(parser) -> None:
                                                           "two columns, anonymous id and person")
     parser.add_argument("--mapping", metavar="FILE", help="column roles saved by an earlier import: its .mapping.json, "
                                                           "or a workbook with an Import sheet")
+    reading = parser.add_mutually_exclusive_group()
+    reading.add_argument("--slots", dest="columns_are", action="store_const", const="review slots",
+                         help="a grid's score columns are review slots (R1, R2 ... each row's reviews from the left, "
+                              "each by a reviewer of that object alone), not people; default: detected")
+    reading.add_argument("--people", dest="columns_are", action="store_const", const="people",
+                         help="a grid's score columns are people (one assessor each); default: detected")
 
 
 def _export_options(args, always: bool = False):
@@ -168,7 +174,7 @@ def _export_options(args, always: bool = False):
     from .exercises import ExportOptions
 
     values = {"source": args.source, "scale": args.scale, "round": args.round, "identity_map": args.identity,
-              "mapping": args.mapping}
+              "mapping": args.mapping, "columns_are": args.columns_are}
     if not always and all(v is None for v in values.values()):
         return None
     return ExportOptions(**values)

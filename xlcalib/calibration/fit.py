@@ -31,10 +31,10 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from ..progress import step
-from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name
+from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name, one_way
 from .models.iterate import fit_censored
 from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
-from .panel.censoring import check_on_scale, declared_scale, scale_end_words
+from .panel.censoring import DeclaredScale, check_on_scale, declared_scale, scale_end_words
 from .panel.data import PanelData, panel_data
 from .panel.levels import DEFAULT_LEVEL_RATIO
 from .panel.resolution import rounding_variance
@@ -56,6 +56,11 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[Cal
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
+    if not data.assessors_linked:
+        raise InputError(f"every assessor read one object ({data.n_assessors} assessors, {data.n_objects} objects: "
+                         "reviewers anonymous per object?), so no assessor's standard can be compared with another's "
+                         f"and this model cannot be fitted; the default model ('{DEFAULT_MODEL}') and model "
+                         f"'{one_way.NAME}' take each reviewer's stringency as part of the noise of their read")
     comp_a = comp_of_a
     shown = 5  # a message stays one readable line however many groups there are
     names = data.assessor_names
@@ -83,6 +88,12 @@ def _refuse_no_spare_reads(data: PanelData, n_comp: int) -> None:
     )
 
 
+def _pooled_components(A: int, O: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The components of a pooled fit: one -- every object is read by the one pooled reader, and every value is
+    on the scale of one model (how the readers themselves fall apart no longer matters)."""
+    return 1, np.zeros(A, dtype=np.intp), np.zeros(O, dtype=np.intp)
+
+
 def _check_panel(data: PanelData, model: CalibrationModel, comps, per_component: bool) -> None:
     """What the chosen model cannot fit is refused before any fit: unconnected groups it cannot compare, more
     assessors than it reaches, relative confidences without spare reads."""
@@ -93,7 +104,14 @@ def _check_panel(data: PanelData, model: CalibrationModel, comps, per_component:
     if model.MAX_ASSESSORS is not None and A > model.MAX_ASSESSORS:
         raise InputError(f"the {model.NAME} model is available up to {model.MAX_ASSESSORS} assessors "
                          f"(this panel has {A})")
-    if not data.face_value and N - A - O + n_comp <= 0:
+    if model.POOLED:
+        if per_component:
+            raise InputError(f"the {model.NAME} model pools every reader into the noise: there are no groups of "
+                             "linked assessors to fit apart (leave per_component off)")
+        if N - O <= 0:
+            raise InputError("every object was read once, so the reads cannot be compared: the noise of a read "
+                             "(the reviewers' stringency included) cannot be estimated; add second reads")
+    elif not data.face_value and N - A - O + n_comp <= 0:
         _refuse_no_spare_reads(data, n_comp)
 
 
@@ -102,10 +120,14 @@ def _fit_parts(data: PanelData, design: Design, comps, model: CalibrationModel, 
     """Each component's design (local indices) and its model fit; the whole panel as one part for a model
     that links unconnected groups (unless each group is asked for on its own scale)."""
     n_comp, comp_of_a, comp_of_o = comps
+    everything = np.ones(data.n_evaluations, dtype=bool)
+    if model.POOLED:  # every reader pooled into one, "any reviewer": the assessors' terms are in the noise
+        pooled = design.pooled()
+        fit = model.fit_component(pooled, data.scores, gauge, data.face_value)
+        return [Part(everything, np.arange(data.n_assessors), np.arange(data.n_objects), pooled, fit, pooled=True)]
     design.shared["components"] = comps  # found already: the variance moments need them too
     if model.LINKS_GROUPS and not per_component:
         fit = model.fit_component(design, data.scores, gauge, data.face_value)
-        everything = np.ones(data.n_evaluations, dtype=bool)
         return [Part(everything, np.arange(data.n_assessors), np.arange(data.n_objects), design, fit,
                      connected=n_comp == 1)]
     return [Part(mask, a_idx, o_idx, sub, model.fit_component(sub, data.scores[mask], gauge, data.face_value))
@@ -115,7 +137,8 @@ def _fit_parts(data: PanelData, design: Design, comps, model: CalibrationModel, 
 def _gather(parts: list[Part], data: PanelData) -> tuple[np.ndarray, np.ndarray]:
     v, b = np.empty(data.n_objects), np.empty(data.n_assessors)
     for part in parts:
-        v[part.objects], b[part.assessors] = part.fit.values, part.fit.biases
+        v[part.objects] = part.fit.values
+        b[part.assessors] = 0.0 if part.pooled else part.fit.biases  # pooled: stringency is in the noise
     return v, b
 
 
@@ -136,11 +159,11 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
     design = parts[0].design if len(parts) == 1 else Design(data.ai, data.oi, data.confidences, A, O)
 
     def make() -> DecisionBasis:
-        rounding = rounding_variance(data.scores)
-        shifted = None if scale is None else (scale[0] - centre, scale[1] - centre)
+        rounding = rounding_variance(data.scores, scale.points if scale is not None else ())
         with step(f"fitting the {other.NAME} model the decisions are drawn from"), blas_limit(A):
-            fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w, shifted)
-        post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c)
+            fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w,
+                                                  _shifted(scale, centre))
+        post = Posterior(used, fit.covariance, w_fit, fit.lam, gauge, rounding, design.c, fit.spread)
         return DecisionBasis(post, np.arange(A), np.arange(O), fit.values + centre, t_df, other.NAME)
 
     return make, other
@@ -156,6 +179,13 @@ def _centred(data: PanelData, centre: float) -> PanelData:
     same decisions.
     """
     return replace(data, scores=data.scores - centre) if centre else data
+
+
+def _shifted(scale: DeclaredScale | None, centre: float) -> DeclaredScale | None:
+    """The declared scale about the same centre as :func:`_centred`'s scores (its ends and points moved with them)."""
+    if scale is None or not centre:
+        return scale
+    return DeclaredScale(scale.low - centre, scale.high - centre, tuple(p - centre for p in scale.points))
 
 
 #: Relative confidences whose fit leaves less than this share of the scores' weighted squares: an exact fit.
@@ -177,6 +207,31 @@ def _exact_fit_words(data: PanelData) -> str:
         head = "the scores fit the model exactly (each read is its object's value plus its assessor's bias)"
     return (head + "; with relative confidences the noise of a read is estimated from the scatter, and there is "
             "none, so no standard errors or intervals are given (declared SDs would give them)")
+
+
+def _model_for(data: PanelData, model: CalibrationModel, scale_use: str) -> tuple[CalibrationModel, PanelData, str]:
+    """(the model fitted, the panel it is fitted to, why it is not the one asked for -- '' when it is).
+
+    A panel in which every assessor read one object links no assessor to another: its readers' stringency and
+    the noise of their reads appear only as their sum.  The random-effects models (their biases a prior N(0,
+    sigma_b^2)) then reduce to the one-way model, which estimates that sum (:mod:`.models.one_way`); it is fitted
+    instead, and said.  The fixed and random-objects models are refused on it (:func:`_refuse_unconnected`).
+    Under a pooled model declared SDs are read as relative: the reviewers' stringency adds to every read.
+    """
+    note = ""
+    if not model.POOLED and not data.assessors_linked and model.LINKS_GROUPS:
+        note = (f"every assessor read one object ({data.n_assessors:,} assessors, {data.n_objects:,} objects): no "
+                "assessor's stringency can be told apart from the noise of their read, so it is taken as part of "
+                f"that noise (model {one_way.NAME} instead of {model.NAME})")
+        model = MODELS[one_way.NAME]
+    if model.POOLED and scale_use == "on":
+        raise InputError(f"scale use fits a gain per assessor, and the {model.NAME} model pools the assessors into "
+                         "the noise: leave scale_use off")
+    if model.POOLED and data.face_value:
+        data = replace(data, kind="confidence", levels=None)
+        note += ("; " if note else "") + ("the declared SDs are read as relative confidences: the reviewers' "
+                                          "stringency, which cannot be estimated apart, adds to every read")
+    return model, data, note
 
 
 def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
@@ -203,11 +258,14 @@ class _Options:
 def _calibrated(original: PanelData, choice: str, o: _Options) -> CalibrationResult:
     """The steps of :func:`calibrate` on a checked panel: scale use, components, the model's fit, the noise
     scale, standard errors and design figures, the tables, the decision basis, the result."""
+    fitted_model, original, model_note = _model_for(original, o.model, choice)
+    if fitted_model.POOLED:
+        choice = "off"  # no gains of readers pooled into the noise ("auto" finds nothing to test)
     data, gains, scaled = _with_scale_use(original, choice)
-    fitted_model, gauge, per_component = o.model, o.gauge, o.per_component
+    gauge, per_component = o.gauge, o.per_component
     interval_level, anomaly_threshold, scale = o.interval_level, o.anomaly_threshold, o.scale
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
-    comps = components(data.ai, data.oi, A, O)
+    comps = _pooled_components(A, O) if fitted_model.POOLED else components(data.ai, data.oi, A, O)
     n_comp = comps[0]
     _check_panel(data, fitted_model, comps, per_component)
     chosen = fitted_model
@@ -235,6 +293,8 @@ def _calibrated(original: PanelData, choice: str, o: _Options) -> CalibrationRes
     stats = diagnostics_figures(data, parts, pieces, n_comp=n_comp, R=R, dof=dof, w=w, t_df=t_df,
                                 model=fitted_model, gauge=gauge, interval_level=interval_level,
                                 anomaly_threshold=anomaly_threshold)
+    if model_note:
+        stats["model_note"] = model_note
     if exact:
         stats["model"] = chosen.NAME
         stats["noise_scale"] = "not estimable: the scores fit the model exactly"
@@ -308,8 +368,13 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         uncertain -- safe on weakly linked and expertise-grouped panels; its
         rankings and P(above) come from the ``"random-both"`` fit of the same
         panel), ``"random-both"`` (objects random too), ``"fixed"`` (the
-        fixed-effects fit of MacKay et al.) or ``"random-objects"`` (objects
-        random, biases fixed; older name ``"shrinkage"``).
+        fixed-effects fit of MacKay et al.), ``"random-objects"`` (objects
+        random, biases fixed; older name ``"shrinkage"``) or ``"one-way"``
+        (every reader pooled into the noise: one-way random effects).  On a
+        panel in which every assessor read one object (reviewers anonymous
+        per paper) no stringency can be estimated: the default and
+        ``"random-both"`` are fitted as ``"one-way"`` and ``stats["model_note"]``
+        says so; ``"fixed"`` and ``"random-objects"`` refuse it.
     scale_use:
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale
@@ -317,8 +382,10 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         scores put on the panel's scale (:mod:`xlcalib.calibration.models.scale_use`),
         and ``biases`` gains ``gain, gain_se, gain_lower, gain_upper``.
     scale:
-        The score scale ``(lowest, highest)``, when known (a workbook's
-        Settings rows, ``--scale``): scores outside it are refused, and the
+        The score scale ``(lowest, highest)``, or a form's options when their
+        steps are uneven (``(1, 3, 6, 8)``: every score must be one of them),
+        when known (a workbook's Settings rows, ``--scale``, an export's form
+        labels): scores outside it are refused, and the
         fit that rankings, P(above) and next reads are drawn from reads a
         score at an end as censored -- a 6 on a 1-6 scale as "6 or higher"
         (:mod:`xlcalib.calibration.panel.censoring`): clipping otherwise makes the

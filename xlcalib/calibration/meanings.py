@@ -40,8 +40,18 @@ STATISTICS: dict[str, Statistic] = {
     "noise_check": Statistic("declared SDs checked", "the declared SDs against the scatter of the scores (a "
                              "chi-square test; fixed model)"),
     "noise_check_p": Statistic("declared SDs checked: p", "two-sided p-value of that check"),
-    "model": Statistic("model", "how values and biases are estimated (random-assessors, random-both, fixed or "
-                       "random-objects)"),
+    "model": Statistic("model", "how values and biases are estimated (random-assessors, random-both, fixed, "
+                       "random-objects, or one-way when no reader can be linked to another)"),
+    "model_note": Statistic("why this model", "why the model fitted is not the one asked for (e.g. every reader "
+                            "read one object, so stringency is part of the noise)"),
+    "icc": Statistic("agreement of reads of one object (ICC(1))", "share of a typical read's variance that is the "
+                     "object's value; the rest is the readers' stringency and noise together"),
+    "shrinkage_log_sd": Statistic("uncertainty of the shrinkage", "SD of log(shrinkage strength) from the restricted "
+                                  "likelihood's curvature: how uncertain the values' spread is; every ± carries it "
+                                  "(one-way model)"),
+    "icc_k": Statistic("reliability of an object's reads together (ICC(1,k))", "the same for a typical object's reads "
+                       "averaged (its median total confidence): how well the averages would agree with those of "
+                       "another panel of the same size"),
     "decision_model": Statistic("model the decisions are drawn from", "rankings and P(above the line) come from "
                                 "this model (values and biases both random: no winner's curse)"),
     "interval_level": Statistic("interval level", "the level of every ± and interval"),

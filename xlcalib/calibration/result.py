@@ -24,7 +24,7 @@ from .behaviour.group_bias import group_audit, group_bias
 from .meanings import statistic_meaning
 from .models import MODEL_WORDS
 from .decide.next_reads import suggest_next_reads
-from .system.posterior import ComponentPosterior, Posterior, quantile
+from .system.posterior import ComponentPosterior, Posterior, is_pooled, quantile
 from .system.threads import blas_limit
 from .behaviour.separation import exact_agreement, separation_table
 from .behaviour.verdict import trust_sentences
@@ -74,6 +74,12 @@ class DecisionBasis:
     t_df: int | None
     model: str
     known_se: np.ndarray | None = None
+
+    @property
+    def pooled(self) -> bool:
+        """The posterior pools every reader into one, "any reviewer" (see :class:`ComponentPosterior`): a next
+        read is then a new reviewer's."""
+        return is_pooled(self.posterior, self.assessor_index)
 
     @property
     def se(self) -> np.ndarray:
@@ -139,8 +145,9 @@ class CalibrationResult:
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} assessors "
             f"(model {s.get('model', 'fixed')}: {MODEL_WORDS.get(s.get('model', 'fixed'), '')}).",
             *trust_sentences(self),
-            f"Values are on the panel's own scale: biases are measured from the "
-            f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. {self._noise_words()}",
+            ("Values are on the panel's own scale. " if self.biases["bias"].isna().all() else
+             f"Values are on the panel's own scale: biases are measured from the "
+             f"{'confidence-weighted ' if s['gauge'] == 'weighted' else ''}average assessor. ") + self._noise_words(),
             self._precision_words(level, t_words),
             f"{int(self.residuals['anomalous'].sum())} read(s) stand out (further than {s['anomaly_threshold']:g} "
             "expected spreads from what the model expects).",
@@ -155,9 +162,10 @@ class CalibrationResult:
         """How precise the values and biases are (or that no precision could be estimated)."""
         if "exact_fit" in self.stats:
             return "No standard errors: the noise of a read could not be estimated (see the note below)."
+        biases = (f"assessor biases {self.biases['se'].median():.2g}" if self.biases["se"].notna().any() else
+                  "readers' biases none (not estimable)")
         return (f"Calibrated values carry a standard error of median {self.values['se'].median():.2g} score points, "
-                f"assessor biases {self.biases['se'].median():.2g}; every ± shown is half the width of the "
-                f"{level:.0%} interval{t_words}.")
+                f"{biases}; every ± shown is half the width of the {level:.0%} interval{t_words}.")
 
     def _noise_words(self) -> str:
         """How much a read scatters around the model, in score points, with the technical figure in a note."""

@@ -34,6 +34,9 @@ class Part:
     design: Design
     fit: ComponentFit
     connected: bool = True  # False: a model that links groups fitted unconnected groups together
+    #: True: the design fitted pools every reader into one ("any reviewer"; :attr:`Design.pooled`), so ``assessors``
+    #: are the panel's readers it stands for and no bias of theirs is fitted
+    pooled: bool = False
 
     @property
     def n_evaluations(self) -> int:
@@ -62,7 +65,7 @@ def part_uncertainty(part: Part, w: float, gauge: str, estimated: bool) -> Uncer
     """
     design, fit = part.design, part.fit
     solver = graph_solver(design) if design.n_assessors > 1 and part.connected else None
-    post = Posterior(design, fit.covariance, w, fit.lam, gauge)
+    post = Posterior(design, fit.covariance, w, fit.lam, gauge, spread=fit.spread)
     value_var, bias_var = post.variances()
     # the fixed fit's SEs formed the inverse of the very system mu2 needs: Lanczos reads it instead of the factor
     inverse = (fit.covariance.formed_inverse() if isinstance(fit.covariance, ReducedCovariance)
@@ -108,12 +111,15 @@ def result_tables(data: PanelData, parts: list[Part], pieces: list[Uncertainty],
          "raw_mean": np.bincount(data.oi, weights=data.scores, minlength=O) / n_o},
         index=pd.Index(data.object_names.to_numpy(), name="object"),
     )
-    biases = pd.DataFrame(
-        {"bias": b, "se": b_se, "lower": b - q * b_se, "upper": b + q * b_se,
-         "robustness_bound": _spread(parts, pieces, "bias_bound", A, "a"),
-         "total_confidence": _totals(parts, "C_a", A, "a"), "n": np.bincount(data.ai, minlength=A)},
-        index=pd.Index(data.assessor_names.to_numpy(), name="assessor"),
-    )
+    if any(part.pooled for part in parts):
+        biases = _unestimated_biases(data)
+    else:
+        biases = pd.DataFrame(
+            {"bias": b, "se": b_se, "lower": b - q * b_se, "upper": b + q * b_se,
+             "robustness_bound": _spread(parts, pieces, "bias_bound", A, "a"),
+             "total_confidence": _totals(parts, "C_a", A, "a"), "n": np.bincount(data.ai, minlength=A)},
+            index=pd.Index(data.assessor_names.to_numpy(), name="assessor"),
+        )
     residuals = pd.DataFrame(
         {"assessor": data.assessor_labels, "object": data.object_labels, "score": data.scores, "fitted": fitted,
          "residual": resid, "std_residual": std_res, "anomalous": np.abs(std_res) > anomaly_threshold}
@@ -123,10 +129,23 @@ def result_tables(data: PanelData, parts: list[Part], pieces: list[Uncertainty],
         values["component"] = comp_of_o + 1
         biases["component"] = comp_of_a + 1
         residuals["component"] = comp_of_a[data.ai] + 1
-    elif comp_of_a.max(initial=0) > 0:  # unconnected groups fitted together: say which group each row is in
+    elif comp_of_a.max(initial=0) > 0 and not any(part.pooled for part in parts):
+        # unconnected groups fitted together: say which group each row is in (a pooled fit has no such groups: its
+        # readers' terms are all in the noise)
         values["group"] = comp_of_o + 1
         biases["group"] = comp_of_a + 1
     return values, biases, residuals
+
+
+def _unestimated_biases(data: PanelData) -> pd.DataFrame:
+    """The biases table of a pooled fit: every reader listed with their reads, no bias (not estimable -- each
+    reader's stringency is part of the noise of their reads, which every value's +- includes)."""
+    A = data.n_assessors
+    nan = np.full(A, np.nan)
+    return pd.DataFrame({"bias": nan, "se": nan, "lower": nan, "upper": nan, "robustness_bound": nan,
+                         "total_confidence": np.bincount(data.ai, weights=data.confidences, minlength=A),
+                         "n": np.bincount(data.ai, minlength=A)},
+                        index=pd.Index(data.assessor_names.to_numpy(), name="assessor"))
 
 
 def diagnostics_figures(data: PanelData, parts: list[Part], pieces: list[Uncertainty], *, n_comp: int, R: float,

@@ -22,14 +22,12 @@ from .import_export import (
     ExportOptions,
     ExportRun,
     at_export_cells,
-    averages_sheets,
     checks_at_export,
     export_sheets,
     is_export,
-    plain_averages,
     read_with_presets,
 )
-from .panel_calibration import compute_calibration, next_reads_frame, write_calibration
+from .panel_calibration import compute_calibration, next_reads_frame, settings_words, write_calibration
 
 #: Columns of the Residuals sheet (assessor, object, score, fitted, residual, std_residual, anomalous, leverage, z).
 RESIDUALS_COLUMNS = 9
@@ -101,8 +99,9 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
-    of the checks and the fit name the export's own rows and cells.  When the reviewers cannot be linked
-    across objects (per-paper ids), plain averages and their reliability instead, said plainly.
+    of the checks and the fit name the export's own rows and cells.  Reviewers who cannot be linked across
+    objects (per-paper ids, or the ids an identity map leaves out) are calibrated too: their stringency is part of
+    the noise of their reads (the one-way model when no reviewer is linked), said on the Summary.
 
     Returns (:class:`~xlcalib.exercises.ExportRun`, output path).
     """
@@ -117,20 +116,13 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
     check_output_differs(path, out)
     run = ExportRun(_read_export_file(path, out, options, sheet))
     imported = run.imported
-    if not imported.linked:
-        run.averages = plain_averages(imported.evaluations)
-        if fund is not None or threshold is not None:
-            run.line_note = ("not applied (--fund/--threshold): without calibration a line would rest on plain "
-                             "averages of reviewers whose stringency is unknown")
-        _write_averages(run, path, out, fmt, run.line_note)
-        return run, out
     book = FrameBook({"Evaluations": evaluations_frame(imported.evaluations)})
     scale = imported.mapping.scale
-    # a declared scale's end scores say "this or beyond"; one inferred from the scores present may be narrower
-    # than the form's, and a highest score given is then no end at all
-    if scale is not None and scale.source == "declared" and scale.low is not None and scale.high is not None \
-            and scale.low < scale.high:
-        overrides["scale"] = (float(scale.low), float(scale.high))
+    # a declared scale's end scores say "this or beyond", and so do a form's that the export states (its points
+    # kept when their steps are uneven); one inferred from the scores present may be narrower than the form's,
+    # and a highest score given is then no end at all
+    if scale is not None and scale.for_calibration() is not None:
+        overrides["scale"] = scale.for_calibration()
     try:
         panel_run, frames, settings = compute_calibration(
             book, CalibrationSettings(sheet="Evaluations", per_component=per_component),
@@ -145,6 +137,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
         raise InputError(command_line_words(moved.message), moved.where) from None
     frames["Checks"] = checks_at_export(frames.get("Checks"), imported)
     run.result, run.decisions, run.groups = panel_run.result, panel_run.decisions, panel_run.groups
+    run.titles = panel_run.titles
     if frames["Checks"] is not None and len(frames["Checks"]):
         run.input_checks = input_checks_text(frames["Checks"])
     frames["Import report"] = imported.report
@@ -163,17 +156,19 @@ def _only_a_scale(export) -> bool:
     """Whether the only export option given is ``--scale``: on an evaluations table it is the panel's scale
     (scores outside it are errors; scores at its ends say "this or beyond")."""
     return export is not None and export.scale is not None and all(
-        getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map"))
+        getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map", "columns_are"))
 
 
-def _range_scale(text) -> tuple[float, float]:
-    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max)."""
+def _range_scale(text) -> tuple:
+    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max), or a form's points with
+    uneven steps (1, 3, 6, 8) as they are."""
     from ..imports.values import scale_argument
 
     scale = scale_argument(text, "--scale")
     if scale is None or scale.symbols:
-        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6)")
-    return float(scale.low), float(scale.high)
+        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6) "
+                         "or the form's points (e.g. 1, 3, 6, 8)")
+    return scale.for_calibration()
 
 
 def _read_export_file(path: Path, out: Path, options, sheet: str):
@@ -201,7 +196,7 @@ def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str
         if out.suffix.lower() != ".xlsx":
             raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
         book = new_result_book()
-        preamble = run_preamble("calibration", f"{settings.describe()}; export {run.imported.name} read as "
+        preamble = run_preamble("calibration", f"{settings_words(settings, run.result)}; export {run.imported.name} read as "
                                                f"{run.imported.source}", None)
         specs = export_sheets(run, frames, settings, preamble, feedback=feedback)
         backend = open_book(book)
@@ -214,32 +209,6 @@ def _write_export_results(run, frames, settings, path: Path, out: Path, fmt: str
         payload = _json_payload(run, frames, settings)
         payload["import"] = _import_payload(run.imported)
         write_bytes_atomically(json_bytes(payload), out)
-
-
-def _write_averages(run, path: Path, out: Path, fmt: str, line_note: str) -> None:
-    """Plain averages of an export whose reviewers cannot be linked: a workbook, CSV files or one JSON file."""
-    from ..workbook import new_result_book, open_book, save_atomically, write_bytes_atomically
-    from ..workbook.text_output import csv_bytes, json_bytes
-
-    frames = {"Ranking": run.averages, "Import report": run.imported.report}
-    if fmt == "xlsx":
-        if out.suffix.lower() != ".xlsx":
-            raise InputError(f"{out.name}: the result workbook has no macros; write it to an .xlsx file")
-        book = new_result_book()
-        preamble = run_preamble("plain averages", f"export {run.imported.name} read as {run.imported.source}; "
-                                                  "no calibration (reviewers cannot be linked)", None)
-        specs = averages_sheets(run, preamble, line_note)
-        backend = open_book(book)
-        write_sheets(backend, specs)
-        backend.activate(specs[0].name)
-        save_atomically(book, out)
-    elif fmt == "csv":
-        if out.suffix:
-            raise InputError(f"--format csv writes one file per sheet: give -o a folder, not {out.name}")
-        for name, frame in frames.items():
-            write_bytes_atomically(csv_bytes(frame), out / f"{path.stem}_{name}.csv")
-    else:
-        write_bytes_atomically(json_bytes({**frames, "import": _import_payload(run.imported)}), out)
 
 
 def _import_payload(imported) -> dict:

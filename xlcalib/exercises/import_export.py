@@ -10,7 +10,7 @@ needs around it:
 * the Import report: every row or cell not imported, with its reason (printed, and a sheet);
 * errors of the later checks (the evaluations check, the calibration) pointed back at the export's own
   rows and cells, through the import's ``origin``;
-* reviewers who cannot be linked across objects: plain averages and their reliability, said plainly.
+* reviewers who cannot be linked across objects: calibrated with their stringency inside the noise, said plainly.
 """
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..calibration.decide.ranking import ranks_with_ties
 from ..cells import header_key, is_blank
 from ..errors import InputError, InputProblems
 from ..imports import (
@@ -41,13 +40,14 @@ from ..imports import (
     scale_argument,
     write_long_table,
 )
+from ..imports.mapping import columns_reading
 from ..inputs import EVALUATION_COLUMNS, checks_frame, find_columns
 from ..templates.import_sheet import IMPORT_SETTINGS, PRESET_ROLES
 from ..workbook import open_book
 from .common import check_output_differs, run_preamble, write_sheets
 
 __all__ = ["EXPORT_SUFFIXES", "PRESET_ROLES", "ExportOptions", "ExportRun", "ImportForm", "at_export_cells",
-           "import_export", "import_file", "import_into_book", "import_text", "is_export", "plain_averages",
+           "import_export", "import_file", "import_into_book", "import_text", "is_export",
            "presets_frame", "presets_from_rows", "read_import_form", "read_with_presets", "saved_presets",
            "write_problem_listing"]
 
@@ -68,13 +68,15 @@ SETTING_KEYS = tuple(header_key(name) for name in IMPORT_SETTINGS)
 class ExportOptions:
     """What the user says about an export (each may be None): the system, saved column roles (a path to a
     JSON file or a workbook with an Import sheet, a :class:`ColumnMapping`, or ``{system: ColumnMapping}``),
-    the declared scale, one round, and the identity map (anonymous id -> person)."""
+    the declared scale, one round, the identity map (anonymous id -> person), and how a grid's score columns
+    are read (``"people"`` or ``"review slots"``; None: detected)."""
 
     source: str | None = None
     mapping: Any = None
     scale: Any = None
     round: str | None = None
     identity_map: Any = None
+    columns_are: str | None = None
 
 
 # ----------------------------------------------------------------------------
@@ -172,7 +174,7 @@ def read_with_presets(export, options: ExportOptions, presets: dict[str, ColumnM
             source = named[0]  # a layout only the saved roles explain
     mapping = presets.get(source) or presets.get("") if source else presets.get("")
     return read_export(export, source=source, mapping=mapping, scale=options.scale, round=options.round,
-                       identity_map=options.identity_map)
+                       identity_map=options.identity_map, columns_are=options.columns_are)
 
 
 # ----------------------------------------------------------------------------
@@ -183,6 +185,9 @@ def report_lines(imported: ImportResult, limit: int = REPORT_LINES, where: str =
     report = imported.report
     lines = []
     for row in report.head(limit).itertuples(index=False):
+        if row.row is None or row.row != row.row:  # an object's own line: every read of it was left out
+            lines.append(f"  not imported: object {row.object}: {row.reason}")
+            continue
         place = f"{row.sheet}, row {row.row}" + (f", cell {row.cell}" if row.cell else "")
         who = ", ".join(str(v) for v in (row.assessor, row.object) if not is_blank(v))
         lines.append(f"  not imported: {place}" + (f" ({who})" if who else "") + f": {row.reason}")
@@ -342,8 +347,12 @@ def _form_options(backend, form: ImportForm, options: ExportOptions | None) -> E
                              "keep one")
         scale = scale_argument(rows, f"sheet {sheet}") if rows else scale
     identity = options.identity_map if options.identity_map is not None else form.text("identity map")
+    reading = options.columns_are or form.text("grid columns")
+    if reading is not None:
+        reading = columns_reading(reading, f"sheet {form.sheet}, row {form.cells['grid columns'][0]} (Grid columns)"
+                                  if "grid columns" in form.cells else "Grid columns")
     return ExportOptions(source.lower() if source else None, options.mapping, scale,
-                         options.round or form.text("round"), identity)
+                         options.round or form.text("round"), identity, reading)
 
 
 def _export_path(form: ImportForm, book) -> Path:
@@ -446,19 +455,20 @@ def _fill_list(backend, sheet: str, names: list) -> None:
 
 
 def _set_scale(backend, imported: ImportResult) -> None:
-    """Settings' score scale becomes the export's (declared or inferred), so the checks accept its scores."""
+    """Settings' score scale becomes the export's (declared, the form's or inferred), so the checks accept its
+    scores; a form's uneven points go on the row "Score scale points" (cleared otherwise)."""
     scale = imported.mapping.scale
     sheet = backend.find_sheet("Settings", required=False)
     if scale is None or sheet is None or scale.low is None or scale.high is None:
         return
     block = backend.read_block(sheet)
-    wanted = {"score scale minimum": scale.low, "score scale maximum": scale.high}
+    number = lambda v: int(v) if float(v).is_integer() else float(v)  # noqa: E731
+    wanted = {"score scale minimum": number(scale.low), "score scale maximum": number(scale.high),
+              "score scale points": ", ".join(str(number(p)) for p in scale.points) if scale.uneven else None}
     for i, row in enumerate(block.rows):
         key = header_key(row[0]) if row else ""
         if key in wanted:
-            value = wanted[key]
-            backend.write_values(sheet, block.row_number(i), block.column_number(1),
-                                 [[int(value) if float(value).is_integer() else float(value)]])
+            backend.write_values(sheet, block.row_number(i), block.column_number(1), [[wanted[key]]])
 
 
 def _save_roles(backend, form: ImportForm, imported: ImportResult) -> None:
@@ -474,7 +484,7 @@ def _save_roles(backend, form: ImportForm, imported: ImportResult) -> None:
     ev = imported.evaluations
     line = (f"{stamp}: {imported.name} read as {imported.source}: {len(ev):,} evaluations of "
             f"{ev['object'].nunique():,} objects by {ev['assessor'].nunique():,} assessors; "
-            f"{len(imported.report):,} not imported (sheet Import report)")
+            f"{imported.left_out()} (sheet Import report)")
     for key, value in (("evaluations imported", len(ev)), ("last import", line)):
         if key in form.cells:
             backend.write_values(form.sheet, *form.cells[key], [[value]])
@@ -541,43 +551,21 @@ def _csv_header(path: Path) -> list[str]:
         return []  # not a table this can read: the evaluations reader names the row and the reason
 
 
-def plain_averages(evaluations: pd.DataFrame) -> pd.DataFrame:
-    """Objects ranked by the plain average of their scores, with its standard error, reads and range."""
-    by = evaluations.groupby("object", sort=False)["score"]
-    n = by.size()
-    table = pd.DataFrame({"plain average": by.mean(), "± (standard error)": by.std(ddof=1) / np.sqrt(n),
-                          "reads": n.astype(np.intp), "lowest": by.min(), "highest": by.max()})
-    table = table.sort_values("plain average", ascending=False, kind="mergesort")
-    table.insert(0, "object", table.index.astype(str))
-    table.insert(0, "rank", ranks_with_ties(table["plain average"].to_numpy(dtype=float)))
-    return table.reset_index(drop=True)
-
-
 @dataclass
 class ExportRun:
-    """A calibrated export: the import and the calibration (``result``), or, when the reviewers cannot be
-    linked across objects, the plain averages (``averages``) instead.  Reads like a calibration result for
+    """A calibrated export: the import and the calibration (``result``).  Reads like a calibration result for
     the command line (``summary()``, ``decisions``, ``input_checks``)."""
 
     imported: ImportResult
     result: Any = None
-    averages: pd.DataFrame | None = None
     input_checks: str = ""
-    #: why a funding line asked for was not applied (plain averages only)
-    line_note: str = ""
-    #: the ranking the run decided on, and each object's group as read (as :class:`PanelRun` has them)
+    #: the ranking the run decided on, each object's group and title as read (as :class:`PanelRun` has them)
     decisions: pd.DataFrame | None = None
     groups: pd.Series | None = None
+    titles: pd.Series | None = None
 
     def summary(self) -> str:
-        head = import_text(self.imported, "the sheet Import report")
-        if self.result is not None:
-            return head + "\n" + self.result.summary()
-        top = ", ".join(f"{o} ({v:.2f})" for o, v in zip(self.averages["object"].head(5),
-                                                          self.averages["plain average"].head(5)))
-        return (head + "\nno calibration: the reviewers cannot be linked across objects, so no stringency can be "
-                f"estimated; objects ranked by plain average (sheet Ranking): {top}"
-                + (f"\nfunding line {self.line_note}" if self.line_note else ""))
+        return import_text(self.imported, "the sheet Import report") + "\n" + self.result.summary()
 
 
 _SHEET_ROWS = re.compile(r"sheet Evaluations, (rows?) ((?:\d+, )*\d+)(?:, column (\w+) \(([A-Z]{1,3}\d+)\))?")
@@ -662,19 +650,9 @@ def export_sheets(run: ExportRun, frames: dict, settings, preamble, *, feedback:
 
     imported = run.imported
     specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback,
-                               decisions=run.decisions, groups=run.groups)
+                               decisions=run.decisions, groups=run.groups, titles=run.titles)
     for spec in specs:
         if spec.name == "Summary":
             with_import_rows(spec, imported)
     return specs + [import_report_sheet(imported, preamble),
                     import_sheet(presets_frame({imported.source: imported.mapping}), preamble)]
-
-
-def averages_sheets(run: ExportRun, preamble, line_note: str = "") -> list:
-    """The sheets of an export whose reviewers cannot be linked: plain averages, Summary, Import report, Import."""
-    from ..presentation import import_report_sheet, import_sheet, plain_averages_sheets
-
-    imported = run.imported
-    return plain_averages_sheets(run.averages, imported, preamble, line_note) + [
-        import_report_sheet(imported, preamble), import_sheet(presets_frame({imported.source: imported.mapping}),
-                                                              preamble)]

@@ -29,6 +29,7 @@ from ..inputs import (
     level_names,
     read_calibration_inputs,
     read_groups,
+    read_titles,
     table_from_block,
 )
 from ..progress import step
@@ -54,6 +55,8 @@ class PanelRun:
     decisions: pd.DataFrame | None = None
     groups: pd.Series | None = None
     input_checks: str = ""
+    #: each object's title as the run read it (the evaluations' Title column, or the Objects sheet's), on the Ranking
+    titles: pd.Series | None = None
 
     def summary(self) -> str:
         return self.result.summary()
@@ -109,9 +112,12 @@ def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, p
     return frames
 
 
-def ranking_frame(ranking: pd.DataFrame) -> pd.DataFrame:
-    """The ranking table as a sheet: object first, the run's line and draws kept in ``attrs``."""
+def ranking_frame(ranking: pd.DataFrame, titles: pd.Series | None = None) -> pd.DataFrame:
+    """The ranking table as a sheet: object first (then its title, when the run read titles), the run's line and
+    draws kept in ``attrs``."""
     out = ranking.reset_index()
+    if titles is not None:
+        out.insert(1, "title", out["object"].map(titles).to_numpy(dtype=object))
     out.attrs.update(ranking.attrs)
     return out
 
@@ -184,12 +190,13 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
         result, frame = run_calibration(None, settings, panel)
     check_line_applies(settings, result)
     groups = read_groups(backend, panel, settings.group_column, settings.origins.get("group_column"))
+    titles = read_titles(backend, panel)
     frames = result_frames(result, frame)
     ranking = None
     if result.one_scale:
         with step("ranking"):
             ranking = result.ranking(**settings.ranking_arguments())  # the ranking the run decides on, made once
-        frames = {"Ranking": ranking_frame(ranking), **frames}
+        frames = {"Ranking": ranking_frame(ranking, titles), **frames}
     frames["Checks"] = checks_frame(panel.problems)  # every warning with its cell (rendered as the Checks sheet)
     warn = warnings_for(result, frame.attrs.get("hidden_rows", []), settings.sheet)
     if len(panel.pending):
@@ -197,7 +204,14 @@ def compute_calibration(book, settings: CalibrationSettings | None = None, *, be
                        "this run; see Checks.")
     if warn:
         frames["Diagnostics"] = _with_warnings(frames["Diagnostics"], warn)
-    return PanelRun(result, ranking, groups), frames, settings
+    return PanelRun(result, ranking, groups, titles=titles), frames, settings
+
+
+def settings_words(settings: CalibrationSettings, result: CalibrationResult) -> str:
+    """The run's settings in words, and the model fitted when the panel made it another (one-way: no reader read
+    two objects) -- the preamble of every result sheet says what the numbers below it come from."""
+    note = result.stats.get("model_note")
+    return settings.describe() + (f"; model fitted: {result.stats['model']} ({note})" if note else "")
 
 
 def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
@@ -212,9 +226,9 @@ def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
     from ..presentation import calibration_sheets, next_reads_sheet
 
     backend = open_book(book)
-    preamble = run_preamble("calibration", settings.describe(), now)
+    preamble = run_preamble("calibration", settings_words(settings, run.result), now)
     specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback, decisions=run.decisions,
-                               groups=run.groups)
+                               groups=run.groups, titles=run.titles)
     if next_reads is not None:
         rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
         specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))

@@ -31,7 +31,7 @@ import pandas as pd
 from ..cells import header_key
 from ..errors import InputError
 from .assemble import REPORT_COLUMNS, Options, assemble
-from .mapping import PRESETS, SOURCES, ColumnMapping, mapping_argument, nearest_preset
+from .mapping import PRESETS, SOURCES, ColumnMapping, columns_reading, mapping_argument, nearest_preset
 from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sheet_from_cells, source_bytes
 from .values import ConfidenceLevels, Scale, scale_argument
 
@@ -71,8 +71,15 @@ class ImportResult:
         """A few lines for a terminal: counts, the source, then every note."""
         lines = [f"{self.name or 'export'} read as {self.source}: {len(self.evaluations):,} evaluations "
                  f"({self.evaluations['assessor'].nunique():,} assessors, {self.evaluations['object'].nunique():,} "
-                 f"objects); {len(self.report):,} rows or cells not imported (see the import report)"]
+                 f"objects); {self.left_out()} (see the import report)"]
         return "\n".join(lines + [f"- {note}" for note in self.notes])
+
+    def left_out(self) -> str:
+        """'3 rows or cells not imported; 2 objects named without any score imported' -- the report's lines counted
+        (an object's own line has no row: every read of it was left out)."""
+        objects = int(self.report["row"].isna().sum()) if len(self.report) else 0
+        words = f"{len(self.report) - objects:,} rows or cells not imported"
+        return words + (f"; {objects:,} object(s) named without any score imported" if objects else "")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """Evaluations, Import report and Import mapping as tables (sheet name -> frame)."""
@@ -85,7 +92,7 @@ class ImportResult:
 def evaluations_frame(evaluations: pd.DataFrame) -> pd.DataFrame:
     """The long table with the evaluations sheet's own headers (Assessor, Object, Score, Level/SD/Confidence)."""
     titles = {"assessor": "Assessor", "object": "Object", "score": "Score", "level": "Level", "sd": "SD",
-              "confidence": "Confidence", "group": "Group", "round": "Round"}
+              "confidence": "Confidence", "group": "Group", "round": "Round", "title": "Title"}
     return evaluations.rename(columns=titles)
 
 
@@ -181,17 +188,20 @@ def detect_source(sheets: list[Sheet]) -> str:
         if "submission #" in normed and "scores" in normed or is_review_score(sheet):
             return "easychair"
         if is_narrow(sheet) or (("paper" in normed or "pid" in normed)
-                                and normed & {"review", "reviewername", "email", "title"}):
+                                and normed & {"review", "reviewername", "email"}):  # a grid may have Paper, Title
             return "hotcrp"
     if sheets and looks_like_grid(sheets[0]):
         return "grid"
+    from .grid import GRID_SHAPE
+
     header = sheets[0].header if sheets else []
     preset, found, missing = nearest_preset(header)
     raise InputError(
-        f"{sheets[0].label if sheets else 'the export'}: unknown layout. Recognised headers: "
+        f"{sheets[0].label if sheets else 'the export'}: unknown layout: not a review export xlcalib recognises "
+        f"(looked for HotCRP, CMT, EasyChair or OpenReview's columns) nor {GRID_SHAPE}. Headers found: "
         f"{', '.join(h for h in header if h)[:200] or 'none'}. Nearest preset: {preset} (has "
         f"{', '.join(found) or 'none'} of its headers; missing {', '.join(missing[:6])}). Name the source "
-        f"({', '.join(SOURCES)}) or map the columns")
+        f"(--from {' / '.join(SOURCES)}) or map the columns (--mapping with object, assessor and score)")
 
 
 def export_source(export) -> str:
@@ -209,17 +219,18 @@ def export_source(export) -> str:
 
 
 def read_cells(rows, source: str = "grid", mapping=None, scale=None, round: str | None = None,
-               identity_map=None, confidence_levels=None, name: str = "Range") -> ImportResult:
+               identity_map=None, confidence_levels=None, name: str = "Range", columns_are=None) -> ImportResult:
     """:func:`read_export` for cells already in hand -- a spreadsheet range or a list of rows (header first):
     the path a spreadsheet function takes to turn a grid range (or a pasted export) into long rows."""
     if source not in SOURCES or source == "openreview":
         raise InputError(f"cells can be read as {', '.join(s for s in SOURCES if s != 'openreview')}; not {source!r}")
     sheets = [sheet_from_cells(rows, name)]
-    return _finish(source, "cells", None, sheets, name, mapping, scale, round, identity_map, confidence_levels)
+    return _finish(source, "cells", None, sheets, name, mapping, scale, round, identity_map, confidence_levels,
+                   columns_are)
 
 
 def read_export(export, source: str | None = None, mapping=None, scale=None, round: str | None = None,
-                identity_map=None, confidence_levels=None) -> ImportResult:
+                identity_map=None, confidence_levels=None, columns_are=None) -> ImportResult:
     """Read a review export into the long evaluations table, with its import report, mapping and notes.
 
     Parameters
@@ -243,6 +254,10 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         Anonymous id -> person (dict, two-column table or CSV) for exports whose reviewer ids are per paper.
     confidence_levels:
         Confidence value -> level name or SD (wins over the mapping's and the default thirds).
+    columns_are:
+        How a grid's score columns are read: ``"people"`` (one assessor each) or ``"review slots"`` (R1, R2 ...
+        each row's reviews from the left, each by a reviewer of that object alone); wins over the mapping's;
+        None: detected (:mod:`~xlcalib.imports.grid`).
 
     Raises :class:`~xlcalib.errors.InputError` (every cell problem at once, as
     :class:`~xlcalib.errors.InputProblems`) for what cannot be imported faithfully.
@@ -251,7 +266,7 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
         raise InputError(f"unknown source {source!r}; choose one of {', '.join(SOURCES)}")
     if not isinstance(export, (bytes, bytearray, memoryview, str)) and not hasattr(export, "__fspath__"):
         return _finish(source or "openreview", "objects", export, None, "the OpenReview notes", mapping, scale, round,
-                       identity_map, confidence_levels)  # notes as Python objects
+                       identity_map, confidence_levels, columns_are)  # notes as Python objects
     data, _, name = source_bytes(export)
     kind, sheets = _sheets_of(data, name)
     if kind == "zip-easychair":
@@ -259,13 +274,16 @@ def read_export(export, source: str | None = None, mapping=None, scale=None, rou
     if kind == "json":
         source = source or "openreview"
     return _finish(source or detect_source(sheets), kind, data, sheets, name, mapping, scale, round, identity_map,
-                   confidence_levels)
+                   confidence_levels, columns_are)
 
 
-def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_map, confidence_levels) -> ImportResult:
+def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_map, confidence_levels,
+            columns_are=None) -> ImportResult:
     """Read the records of a detected export and apply the import rules."""
     mapping = mapping_argument(mapping) or ColumnMapping()
     mapping = ColumnMapping.from_dict(mapping.to_dict())  # a copy: the caller's mapping is never changed
+    if columns_are is not None:
+        mapping.columns_are = columns_reading(columns_are)
     declared_scale = scale_argument(scale) or (mapping.scale if mapping.scale and mapping.scale.source == "declared"
                                                else None)
     levels = ConfidenceLevels.from_value(confidence_levels) or (

@@ -31,13 +31,13 @@ import pandas as pd
 from ..cells import is_blank
 from ..errors import InputError, InputProblems
 from ..inputs import Problem
-from .values import MARKS, ConfidenceLevels, Scale, confidence_keys, leading_number, read_values
+from .values import MARKS, ConfidenceLevels, Scale, confidence_keys, form_labels, form_scale, leading_number, read_values
 
 __all__ = ["RECORD_COLUMNS", "Options", "Assembled", "assemble", "report_frame", "REPORT_COLUMNS"]
 
 #: Columns of a records frame (readers fill what they have; the rest may be absent).
 RECORD_COLUMNS = ("object", "assessor", "score", "score_cell", "sheet", "row", "confidence", "confidence_cell",
-                  "group", "round", "round_rank", "status", "time", "field", "label")
+                  "group", "round", "round_rank", "status", "time", "field", "label", "title")
 REPORT_COLUMNS = ["sheet", "row", "cell", "assessor", "object", "reason"]
 
 _EXCLUDED_WORDS = (("withdrawn", "the submission was withdrawn"), ("desk", "the submission was desk-rejected"),
@@ -160,8 +160,12 @@ def _cells_step(frame: pd.DataFrame, reports: list) -> pd.DataFrame:
 
 
 def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[pd.DataFrame, bool]:
-    """Apply the identity map; assessors are linked unless their ids are per paper and some stay unmapped."""
+    """Apply the identity map; (frame, linked): linked unless the ids are per paper and none is mapped to a person.
+
+    Reviewers the map leaves out stay readers of one object each: the calibration takes their stringency as part
+    of the noise of their reads (as it does for every reviewer when none is linked)."""
     linked = not options.anonymous
+    missing: list = []
     if options.identity:
         ids = frame["assessor"].to_numpy(dtype=object)
         mapped = pd.Series(ids, dtype=object).map(options.identity)
@@ -169,12 +173,13 @@ def _identity_step(frame: pd.DataFrame, options: Options, notes: list) -> tuple[
         frame = frame.assign(assessor=np.where(found, mapped.to_numpy(dtype=object), ids))
         missing = sorted(set(ids[~found].tolist()))
         notes.append(f"identity map: {int(found.sum()):,} of {len(ids):,} reviews matched to a person"
-                     + (f"; {len(missing)} id(s) not in the map (e.g. {', '.join(missing[:3])})" if missing else ""))
-        linked = linked or not missing
+                     + (f"; {len(missing):,} id(s) not in the map (e.g. {', '.join(missing[:3])}): each is a reader "
+                        "of one object, whose stringency is part of the noise of their read" if missing else ""))
+        linked = linked or bool(found.any())
     if not linked:
-        notes.append("reviewer ids are per paper: assessors cannot be linked across objects, so stringency "
-                     "cannot be estimated; plain averages and reliability are still given (pass an identity map "
-                     "-- anonymous id -> person -- to link them)")
+        notes.append("reviewer ids are per paper: reviewers cannot be linked across objects, so no reviewer's "
+                     "stringency can be estimated or corrected; the calibration takes it as part of the noise of "
+                     "each read, and every ± includes it (an identity map -- anonymous id -> person -- links them)")
     return frame, linked
 
 
@@ -211,7 +216,14 @@ def _score_step(frame: pd.DataFrame, options: Options, problems: list, notes: li
         problems.append(Problem("error", options.label, "", None, "Score",
                                 f"... and {len(reading.bad) - 1000:,} more unreadable scores"))
     scale = reading.scale
-    if scale is not None and scale.source == "inferred":
+    stated = form_labels(frame["score"].to_numpy(dtype=object), frame["label"].to_numpy(dtype=object)
+                         if "label" in frame and frame["label"].notna().any() else None) \
+        if scale is not None and scale.source == "inferred" and not scale.symbols and not reading.bad else None
+    if stated and len(stated) >= 2:  # the export states its form's options: that scale, not the scores' extremes
+        scale = form_scale(stated)
+        notes.append(f"score scale from the form: {scale.describe()} -- its ends are read as 'this or beyond'; an "
+                     "option nobody chose is not in the export (declare the scale to change it)")
+    elif scale is not None and scale.source == "inferred":
         notes.append(f"score scale inferred: {scale.describe()}" + (f"; {reading.inferred}" if reading.inferred
                                                                     else "") + " -- declare it to change it")
     elif scale is not None:
@@ -321,6 +333,26 @@ def _order_key(frame: pd.DataFrame) -> np.ndarray:
     return rank if "round_rank" in frame and frame["round_rank"].notna().any() else np.full(len(frame), np.nan)
 
 
+def _objects_left_out(records: pd.DataFrame, evaluations: pd.DataFrame, reports: list) -> pd.DataFrame:
+    """One report line for every object the export names whose every record was left out (withdrawn, all COI,
+    every score blank ...): the object lacks from the evaluations table, and says so once, with its records'
+    reasons (an object a reader found without any record -- a grid row with no score -- has its own line)."""
+    if not len(records) or "object" not in records:
+        return pd.DataFrame(columns=REPORT_COLUMNS)
+    named = [o for o in pd.unique(_text(records["object"])) if o is not None and o != ""]
+    lost = sorted(set(named) - set(evaluations["object"]), key=str)
+    if not lost:
+        return pd.DataFrame(columns=REPORT_COLUMNS)
+    before = pd.concat([r for r in reports if len(r)], ignore_index=True) if any(len(r) for r in reports) else \
+        pd.DataFrame(columns=REPORT_COLUMNS)
+    said = before.assign(object=_text(before["object"])) if len(before) else before
+    why = said.groupby("object")["reason"].agg(lambda s: "; ".join(dict.fromkeys(str(r).split(" (row")[0]
+                                                                                    for r in s))) if len(said) else {}
+    return pd.DataFrame({"sheet": "", "row": None, "cell": "", "assessor": "", "object": lost,
+                         "reason": [f"no score imported for this object ({why.get(o, 'every read left out')})"
+                                    for o in lost]}, columns=REPORT_COLUMNS)
+
+
 def assemble(records: pd.DataFrame, options: Options, reader_reports: list | None = None,
              reader_notes: list | None = None) -> Assembled:
     """Apply the import rules (module docstring) to *records*; raise every error at once."""
@@ -349,12 +381,13 @@ def assemble(records: pd.DataFrame, options: Options, reader_reports: list | Non
     columns = {"assessor": frame["assessor"].to_numpy(dtype=object), "object": frame["object"].to_numpy(dtype=object),
                "score": frame["number"].to_numpy(dtype=float),
                kind: frame["uncertainty"].to_numpy(dtype=object if kind == "level" else float)}
-    for extra in ("group", "round"):
+    for extra in ("group", "round", "title"):
         if extra in frame and frame[extra].notna().any():
             columns[extra] = frame[extra].to_numpy(dtype=object)
     evaluations = pd.DataFrame(columns)
     origin = pd.DataFrame({"sheet": frame["sheet"].to_numpy(dtype=object), "row": frame["row"].to_numpy(),
                            "cell": frame["score_cell"].to_numpy(dtype=object)})
+    reports.append(_objects_left_out(records, evaluations, reports))
     report = pd.concat([r for r in reports if len(r)], ignore_index=True) if any(len(r) for r in reports) else \
         pd.DataFrame(columns=REPORT_COLUMNS)
     if len(report):
@@ -362,7 +395,7 @@ def assemble(records: pd.DataFrame, options: Options, reader_reports: list | Non
         short = np.asarray([r.split(":")[0] if r.startswith("status") else r.split(" (row")[0] for r in reasons],
                            dtype=object)
         summary = pd.Series(short[reason_codes]).value_counts()
-        notes.append(f"{len(report):,} row(s) or cell(s) not imported, listed in the import report: "
+        notes.append(f"{len(report):,} row(s), cell(s) or object(s) not imported, listed in the import report: "
                      + "; ".join(f"{n:,} {reason}" for reason, n in summary.head(6).items())
                      + ("; ..." if len(summary) > 6 else ""))
     return Assembled(evaluations, origin, report, notes, scale, levels, linked)

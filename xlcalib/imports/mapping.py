@@ -24,13 +24,19 @@ from ..cells import MAX_JSON_DEPTH, header_key, is_blank, json_depth
 from ..errors import InputError
 from .values import ConfidenceLevels, Scale, scale_argument
 
-__all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "find_header", "score_columns",
-           "nearest_preset", "mapping_argument"]
+__all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "COLUMN_READINGS", "find_header",
+           "score_columns", "nearest_preset", "mapping_argument", "columns_reading"]
 
 #: The systems an export can come from (``--from``).
 SOURCES = ("hotcrp", "cmt", "easychair", "openreview", "grid")
-#: Column roles, in the order the Import sheet lists them.
-ROLES = ("object", "assessor", "score", "confidence", "group", "round", "status", "time")
+#: Column roles, in the order the Import sheet lists them (``title`` and ``labels``: columns describing the object,
+#: kept as its attributes -- the title shown on the Ranking).
+ROLES = ("object", "assessor", "score", "confidence", "group", "round", "status", "time", "title", "labels")
+#: How a grid's score columns are read: one column per person, or per-paper review slots (R1, R2 ... filled from the
+#: left: each cell a review by a reviewer of that paper alone).
+COLUMN_READINGS = ("people", "review slots")
+#: The list-valued roles (several columns, joined by ' | ' on the Import sheet).
+_LIST_ROLES = ("assessor", "score", "time", "labels")
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,9 @@ class ColumnMapping:
     round: str | None = None
     status: str | None = None
     time: list[str] = field(default_factory=list)
+    title: str | None = None
+    labels: list[str] = field(default_factory=list)
+    columns_are: str | None = None
     scale: Scale | None = None
     confidence_levels: ConfidenceLevels | None = None
     complete: list[str] = field(default_factory=list)
@@ -150,11 +159,13 @@ class ColumnMapping:
                 value = scale_argument(value, "the mapping's scale")
             elif key == "confidence_levels":
                 value = ConfidenceLevels.from_value(value)
-            elif key in ("assessor", "score", "time", "complete"):
+            elif key in (*_LIST_ROLES, "complete"):
                 value = _as_list(value) if key != "complete" else [str(v).strip().lower() for v in (value or [])]
             elif value is not None and not isinstance(value, str):
                 value = str(value)
-            if key in ("assessor", "score", "time", "complete"):
+            if key == "columns_are" and value is not None:
+                value = columns_reading(value, "the column mapping's grid columns")
+            if key in (*_LIST_ROLES, "complete"):
                 value = value or []
             elif key == "source":
                 value = value or ""
@@ -184,6 +195,7 @@ class ColumnMapping:
         rows.append(["confidence levels", json.dumps(self.confidence_levels.to_dict())
                      if self.confidence_levels else ""])
         rows.append(["complete status", " | ".join(self.complete)])
+        rows.append(["grid columns", self.columns_are or ""])
         return rows
 
     @classmethod
@@ -205,11 +217,13 @@ class ColumnMapping:
                 data["confidence_levels"] = _saved_entry(value) if value else None
             elif key == "complete status":
                 data["complete"] = _as_list(value)
+            elif key == "grid columns":
+                data["columns_are"] = value
             elif key in ROLES or key == "source":
-                data[key] = _as_list(value) if key in ("assessor", "score", "time") else value
+                data[key] = _as_list(value) if key in _LIST_ROLES else value
             else:
                 raise InputError(f"Import sheet: unknown role '{row[0]}' (known: source, {', '.join(ROLES)}, scale, "
-                                 "confidence levels, complete status)")
+                                 "confidence levels, complete status, grid columns)")
         return cls.from_dict(data)
 
     def describe(self) -> list[str]:
@@ -219,7 +233,23 @@ class ColumnMapping:
             value = getattr(self, role)
             if value:
                 lines.append(f"{role}: {' | '.join(value) if isinstance(value, list) else value}")
+        if self.columns_are:
+            lines.append(f"grid columns: {self.columns_are}")
         return lines
+
+
+def columns_reading(value: Any, where: str = "--slots / --people") -> str | None:
+    """How a grid's score columns are to be read: ``"people"``, ``"review slots"`` (``slots`` accepted) or None
+    (detected)."""
+    if value is None or is_blank(value):
+        return None
+    key = header_key(value)
+    if key in ("slots", "slot", "review slots", "reviews", "review slot"):
+        return "review slots"
+    if key in ("people", "persons", "assessors", "reviewers"):
+        return "people"
+    raise InputError(f"{where}: a grid's columns are 'people' (one column per assessor) or 'review slots' (R1, R2 "
+                     f"... each row's reviews from the left); blank to detect; not {value!r}")
 
 
 def mapping_argument(value: Any) -> ColumnMapping | None:

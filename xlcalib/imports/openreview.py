@@ -32,7 +32,7 @@ from .mapping import PRESETS, ColumnMapping
 __all__ = ["read_openreview", "load_notes", "is_review", "short_id", "MAX_JSON_DEPTH"]
 
 _ANONYMOUS = re.compile(r"(Reviewer_[A-Za-z0-9]+|AnonReviewer\d+)$")
-_PAPER = re.compile(r"/(?:Submission|Paper)(\d+)/")
+_PAPER = re.compile(r"/((?:Submission|Paper)\d+)/")
 _EXCLUDED_VENUE = {"withdrawn_submission": "withdrawn", "desk_rejected_submission": "desk-rejected"}
 
 
@@ -112,6 +112,10 @@ def read_openreview(source: Any, mapping: ColumnMapping, name: str):
                          "(score)")
     mapping.object, mapping.assessor, mapping.score = "forum", ["signatures"], [score_name]
     mapping.confidence, mapping.time = conf_name, ["tmdate"]
+    submissions = _submissions(notes)
+    titles = {forum: _value(note.get("content") or {}, "title") for forum, (_k, note) in submissions.items()}
+    if any(titles.values()):
+        mapping.title = "title"
     rows = []
     for k, note in reviews:
         content = note.get("content") or {}
@@ -124,19 +128,48 @@ def read_openreview(source: Any, mapping: ColumnMapping, name: str):
                      "score": _value(content, score_name), "confidence": _value(content, conf_name) if conf_name else None,
                      "time": note.get("tmdate") or note.get("mdate") or note.get("cdate"), "status": status,
                      "sheet": name, "row": k + 1, "score_cell": f"note {note.get('id', k + 1)}, {score_name}",
-                     "confidence_cell": f"note {note.get('id', k + 1)}, {conf_name}", "signature": signature})
+                     "confidence_cell": f"note {note.get('id', k + 1)}, {conf_name}", "signature": signature,
+                     "title": titles.get(forum)})
     records = pd.DataFrame(rows)
     anonymous = bool(records["anonymous"].any())
     out_notes = [f"{len(reviews)} OpenReview review notes read (score field '{score_name}'"
                  + (f", confidence field '{conf_name}'" if conf_name else "") + ")"]
-    return records.drop(columns=["anonymous", "signature"]), [pd.DataFrame(columns=REPORT_COLUMNS)], out_notes, anonymous
+    unreviewed = _unreviewed(submissions, set(records["object"]), excluded_forums, name)
+    if len(unreviewed):
+        out_notes.append(f"{len(unreviewed)} submission(s) without any review (listed in the import report)")
+    return records.drop(columns=["anonymous", "signature"]), [unreviewed], out_notes, anonymous
+
+
+def _submissions(notes: list[dict]) -> dict[str, tuple[int, dict]]:
+    """forum -> (position, note) of the submissions among the notes (a note that is its own forum, not a review)."""
+    return {str(n["id"]): (k, n) for k, n in enumerate(notes)
+            if not is_review(n) and n.get("id") and str(n.get("forum") or n["id"]) == str(n["id"])}
+
+
+def _unreviewed(submissions: dict, reviewed: set, excluded: dict, name: str) -> pd.DataFrame:
+    """The import report's line for every submission the export holds without a review (its title named)."""
+    rows = []
+    for forum, (k, note) in submissions.items():
+        if forum in reviewed:
+            continue
+        why = f" (the submission was {excluded[forum]})" if forum in excluded else ""
+        title = _value(note.get("content") or {}, "title")
+        rows.append({"sheet": name, "row": k + 1, "cell": f"note {forum}", "assessor": "", "object": forum,
+                     "reason": f"no review in the export{why}" + (f": {str(title)[:80]}" if title else "")})
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
 
 
 def short_id(signature: str) -> str:
-    """An anonymous signature as the import names it: ``Submission12/Reviewer_AbC1`` (a person's tilde id as is)."""
+    """An anonymous signature as the import names it: its paper and reviewer parts as the export writes them
+    (``.../Paper2519/AnonReviewer1`` -> ``Paper2519/AnonReviewer1``, ``.../Submission12/Reviewer_AbC1`` ->
+    ``Submission12/Reviewer_AbC1``: the names the chair's own files use); a person's tilde id as is.
+
+    >>> short_id("ICLR.cc/2020/Conference/Paper2519/AnonReviewer1"), short_id("~Jane_Doe1")
+    ('Paper2519/AnonReviewer1', '~Jane_Doe1')
+    """
     signature = str(signature).strip()
     match = _ANONYMOUS.search(signature)
     if not match:
         return signature
     paper = _PAPER.search(signature)
-    return f"Submission{paper.group(1)}/{match.group(1)}" if paper else match.group(1)
+    return f"{paper.group(1)}/{match.group(1)}" if paper else match.group(1)

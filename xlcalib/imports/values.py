@@ -30,8 +30,8 @@ import pandas as pd
 from ..cells import is_blank
 from ..errors import InputError
 
-__all__ = ["Scale", "scale_argument", "ConfidenceLevels", "read_values", "leading_number", "is_symbol",
-           "infer_symbol_scale", "MARKS"]
+__all__ = ["Scale", "scale_argument", "form_scale", "form_labels", "ConfidenceLevels", "read_values",
+           "leading_number", "is_symbol", "infer_symbol_scale", "MARKS"]
 
 _MINUS = "\u2212\u2013"  # typographic minus and en dash, as word processors and web forms write them
 _LEADING = re.compile(r"^\s*([+\-" + _MINUS + r"]?)\s*(\d+(?:\.\d+)?)(?!,\d)(?=\s*$|[\s:;.,)\]/|-])")
@@ -79,14 +79,32 @@ class Scale:
     """A score scale: a numeric range, or symbols with their values (higher = better), and where it came from.
 
     ``symbols`` maps each symbol (upper case) to its value; ``low``/``high`` bound the values (numbers or
-    symbol values); ``source`` is ``"declared"`` (the user's: the Scale sheet, ``--scale``, ``scale=``) or
-    ``"inferred"`` (from the values present; always reported).
+    symbol values); ``source`` is ``"declared"`` (the user's: the Scale sheet, ``--scale``, ``scale=``),
+    ``"form"`` (the export states its form's options with their labels -- "1: Reject", "6: Weak Accept", a CMT
+    choice's label beside its value -- and ``labels`` keeps them, ``points`` their numbers, uneven steps and all)
+    or ``"inferred"`` (from the values present; always reported).  A declared or form scale's ends are read as
+    censored by the calibration; an inferred one's are not (its highest score present may be no end at all).
     """
 
     low: float | None = None
     high: float | None = None
     symbols: tuple[tuple[str, float], ...] = ()
     source: str = "declared"
+    points: tuple[float, ...] = ()
+    labels: tuple[tuple[float, str], ...] = ()
+
+    @property
+    def uneven(self) -> bool:
+        """Whether the form's options lie at uneven steps (1, 3, 6, 8)."""
+        steps = np.diff(np.asarray(self.points, dtype=float))
+        return bool(steps.size) and float(np.ptp(steps)) > 1e-9
+
+    def for_calibration(self) -> tuple | None:
+        """The scale as :func:`xlcalib.calibrate` takes it: the form's points when uneven, else (low, high); None
+        for a scale whose ends are not known (inferred from the scores present)."""
+        if self.source not in ("declared", "form") or self.low is None or self.high is None or self.low >= self.high:
+            return None
+        return tuple(self.points) if self.uneven else (float(self.low), float(self.high))
 
     @property
     def symbol_values(self) -> dict[str, float]:
@@ -94,10 +112,16 @@ class Scale:
 
     def describe(self) -> str:
         """``"A=6, AB=5, ..., D=1 (declared)"`` or ``"1 to 5 (inferred from the data)"``."""
-        where = "declared" if self.source == "declared" else "inferred from the data"
+        where = {"declared": "declared", "form": "the form's options, as the export states them"}.get(
+            self.source, "inferred from the data")
+        if self.labels:
+            listed = ", ".join(f"{_fmt(v)}: {text}" for v, text in self.labels)
+            return f"{listed} ({where}{'; uneven steps' if self.uneven else ''})"
         if self.symbols:
             listed = ", ".join(f"{s}={_fmt(v)}" for s, v in sorted(self.symbols, key=lambda sv: -sv[1]))
             return f"{listed} ({where})"
+        if self.points:
+            return f"points {', '.join(_fmt(p) for p in self.points)} ({where})"
         return f"{_fmt(self.low)} to {_fmt(self.high)} ({where})"
 
     def to_dict(self) -> dict:
@@ -107,6 +131,10 @@ class Scale:
             out["symbols"] = {s: v for s, v in self.symbols}
         else:
             out["low"], out["high"] = self.low, self.high
+        if self.labels:
+            out["labels"] = [[v, text] for v, text in self.labels]
+        elif self.points:
+            out["points"] = list(self.points)
         return out
 
     @classmethod
@@ -114,6 +142,11 @@ class Scale:
         source = str(data.get("source", "declared"))
         if data.get("symbols"):
             return _symbol_scale(dict(data["symbols"]), source, "the saved scale")
+        if data.get("labels"):
+            return form_scale({float(v): str(text) for v, text in data["labels"]})
+        if data.get("points"):
+            points = tuple(sorted(float(p) for p in data["points"]))
+            return Scale(points[0], points[-1], (), source, points)
         return _range_scale(data.get("low"), data.get("high"), source, "the saved scale")
 
 
@@ -146,6 +179,42 @@ def _symbol_scale(values: Mapping, source: str, where: str) -> Scale:
         raise InputError(f"{where}: the symbol(s) {', '.join(twice)} are given twice")
     numbers = [v for _, v in pairs]
     return Scale(min(numbers), max(numbers), tuple(pairs), source)
+
+
+def form_scale(labels: Mapping[float, str]) -> Scale:
+    """The scale a form states through its options' labels (number -> label), uneven steps kept."""
+    pairs = tuple(sorted((float(v), str(text)) for v, text in labels.items()))
+    points = tuple(v for v, _ in pairs)
+    return Scale(points[0], points[-1], (), "form", points, pairs)
+
+
+_LABEL_REST = re.compile(r"^\s*[+\-" + _MINUS + r"]?\s*\d+(?:\.\d+)?\s*[:.)\]/|-]?\s*\(?\s*(.*?)\s*\)?\s*$")
+
+
+def form_labels(values: Sequence[Any], labels: Sequence[Any] | None = None) -> dict[float, str] | None:
+    """Each score's label when the export states its form's options -- in the cell ("6: Weak Accept", "3 good",
+    "2 (accept)") or beside it (a CMT choice's label next to its value) -- for every score present; else None.
+
+    >>> form_labels(["1: Reject", "6: Weak Accept", "6: Weak Accept", "8: Accept"])
+    {1.0: 'Reject', 6.0: 'Weak Accept', 8.0: 'Accept'}
+    >>> form_labels([3, "4: good"]) is None  # a bare number states no option
+    True
+    """
+    found: dict[float, str] = {}
+    numbers = set()
+    pairs = zip(values, labels if labels is not None else [None] * len(values))
+    for value, label in dict.fromkeys((v, lab) for v, lab in pairs if not is_blank(v)):
+        number = leading_number(value)
+        if number is None:
+            return None
+        numbers.add(number)
+        text = str(label).strip() if label is not None and not is_blank(label) else ""
+        if not text and isinstance(value, str):
+            match = _LABEL_REST.match(value)
+            text = match.group(1).strip() if match else ""
+        if text and number not in found:
+            found[number] = text
+    return found if numbers and set(found) == numbers else None
 
 
 def scale_argument(value: Any, where: str = "the scale") -> Scale | None:
@@ -187,6 +256,12 @@ def scale_argument(value: Any, where: str = "the scale") -> Scale | None:
         symbols = [str(v).strip() for v in value if not is_blank(v)]
         if not symbols:
             return None
+        numbers = [leading_number(s) for s in symbols]
+        if len(symbols) >= 3 and all(n is not None and not is_symbol(s) for n, s in zip(numbers, symbols)):
+            points = tuple(sorted(set(numbers)))  # a form's options as numbers: 1, 3, 6, 8 (uneven steps kept)
+            if len(points) < len(numbers):
+                raise InputError(f"{where}: the scale's points are given twice ({', '.join(symbols)})")
+            return Scale(points[0], points[-1], (), "declared", points)
         return _symbol_scale({s: len(symbols) - i for i, s in enumerate(symbols)}, "declared", where)
     raise InputError(f"{where}: cannot read a scale from {value!r}; write e.g. '1-5', 'A, B, C, D' (best first) "
                      "or 'A=6, AB=5, B=4'")
@@ -301,7 +376,8 @@ def read_values(values: Sequence[Any], scale: Scale | None, name: str = "score")
         found = numbers[numeric]
         if scale is not None and not scale.symbols:
             for k in numeric:
-                if not scale.low <= numbers[k] <= scale.high:
+                off_points = scale.points and min(abs(numbers[k] - p) for p in scale.points) > 1e-9
+                if not scale.low <= numbers[k] <= scale.high or off_points:
                     reasons[k] = f"{name} {_fmt(numbers[k])} is off the {_scale_words(scale)}"
         elif scale is None:
             reading.scale = Scale(float(np.min(found)), float(np.max(found)), (), "inferred")

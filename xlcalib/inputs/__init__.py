@@ -20,7 +20,7 @@ it, call the core and write.  The core never imports it: statistics stand on :mo
 from __future__ import annotations
 
 from .evaluations import check_evaluations, evaluations_from_rows
-from .groups import DEFAULT_GROUP_COLUMN, read_groups
+from .groups import DEFAULT_GROUP_COLUMN, TITLE_COLUMN, read_groups, read_titles
 from .names import suggest_name, suggest_names
 from .panel import read_calibration_inputs, read_panel, read_table, user_headers
 from .problems import PanelInput, Problem, checks_frame
@@ -57,6 +57,8 @@ __all__ = [
     "level_names",
     "read_calibration_inputs",
     "read_groups",
+    "read_titles",
+    "TITLE_COLUMN",
     "read_panel",
     "read_score_scale",
     "read_settings",

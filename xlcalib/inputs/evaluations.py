@@ -197,8 +197,15 @@ def _check_positive(check: _TableCheck, u: np.ndarray, ok: np.ndarray) -> None:
 
 
 def _check_scale(check: _TableCheck, s: np.ndarray, ok: np.ndarray, scale: tuple, scale_where: str) -> None:
-    """Scores outside the workbook's score scale, with a hint when a missed decimal point explains one."""
-    lo, hi = scale
+    """Scores outside the workbook's score scale, with a hint when a missed decimal point explains one; on a form's
+    points (three or more numbers: 1, 3, 6, 8) a score between them is refused too."""
+    lo, hi = min(scale), max(scale)
+    if len(scale) > 2:
+        points = np.asarray(sorted(scale), dtype=float)
+        nearest = points[np.argmin(np.abs(s[:, None] - points[None, :]), axis=1)] if s.size else s
+        for i in np.flatnonzero(ok & (s >= lo) & (s <= hi) & (np.abs(s - nearest) > 1e-9 * np.maximum(1, np.abs(s)))):
+            check.add("error", "score", i, f"{check.where('score', i)} is {s[i]:g}, not one of the scale's points "
+                                           f"{', '.join(f'{p:g}' for p in points)} ({scale_where})")
     for i in np.flatnonzero(ok & ((s < lo) | (s > hi))):
         hint = ""
         for factor in (10.0, 100.0) if float(s[i]).is_integer() else ():  # 75 for 7.5: a missed decimal point

@@ -32,8 +32,8 @@ def _group_cells(cells, where) -> list:
 
 
 def _groups_from_evaluations(panel, name: str):
-    """object -> group from the evaluations table's column *name* (None: no such column); an object given two
-    groups is an error naming its rows."""
+    """object -> group (or any one-per-object label: a title) from the evaluations table's column *name* (None: no
+    such column); an object given two is an error naming its rows."""
     table = panel.table
     if table is None:
         return None
@@ -52,8 +52,10 @@ def _groups_from_evaluations(panel, name: str):
     if (distinct > 1).any():
         obj = distinct.index[distinct > 1][0]
         clash = frame[frame["object"] == obj].drop_duplicates("group").head(2)
-        raise InputError(f"sheet {panel.sheet}, rows {', '.join(map(str, clash['row']))}: object {obj} is in group "
-                         f"{' and '.join(repr(g) for g in clash['group'])}; give each object one group",
+        what = "is in group" if name != TITLE_COLUMN else "has the titles"
+        one = "group" if name != TITLE_COLUMN else "title"
+        raise InputError(f"sheet {panel.sheet}, rows {', '.join(map(str, clash['row']))}: object {obj} {what} "
+                         f"{' and '.join(repr(g) for g in clash['group'])}; give each object one {one}",
                          {"sheet": panel.sheet, "sheet_row": int(clash['row'].iloc[-1])})
     return frame.drop_duplicates("object").set_index("object")["group"]
 
@@ -80,6 +82,22 @@ def _groups_from_objects_sheet(backend, name: str):
         if group is not None:
             out[parse_label(row[0], f"{where}, column A")] = group
     return pd.Series(out, dtype=object) if out else None
+
+
+#: The Evaluations (or Objects) sheet column that gives each object's title (shown on the Ranking beside its id).
+TITLE_COLUMN = "Title"
+
+
+def read_titles(backend, panel):
+    """Each object's title: the evaluations' Title column (an import writes it from the export's titles), else the
+    Objects sheet's; None when neither has one.  An object given two titles is an error naming its rows."""
+    titles = _groups_from_evaluations(panel, TITLE_COLUMN)
+    listed = _groups_from_objects_sheet(backend, TITLE_COLUMN)
+    if titles is None:
+        return listed
+    if listed is not None:  # the Objects sheet fills objects the evaluations leave without one
+        titles = pd.concat([titles, listed[~listed.index.isin(titles.index)]])
+    return titles
 
 
 def read_groups(backend, panel, name: str | None, origin: str | None = None):

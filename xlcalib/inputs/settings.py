@@ -8,6 +8,8 @@ compares every header; :data:`SETTING_ROWS` is the one table of them.
 """
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -344,10 +346,22 @@ def level_names(settings: CalibrationSettings) -> list[str]:
     return [str(name) for name in (settings.levels or default_levels()).values]
 
 
-def read_score_scale(backend, problems: list) -> tuple[tuple[float, float] | None, str]:
+def _scale_points(text, where: str) -> tuple[float, ...]:
+    """The Settings row "Score scale points" ("1, 3, 6, 8": a form's options, uneven steps allowed), sorted."""
+    parts = [p for p in re.split(r"[,;\s]+", str(text).strip()) if p]
+    points = sorted(parse_number(p, where) for p in parts)
+    if len(points) < 3 or len(set(points)) < len(points):
+        raise InputError(f"{where} must list three or more different scores, the form's options (e.g. 1, 3, 6, 8); "
+                         "for an even scale give the minimum and maximum rows instead")
+    return tuple(points)
+
+
+def read_score_scale(backend, problems: list) -> tuple[tuple[float, ...] | None, str]:
     """Settings rows "Score scale minimum"/"Score scale maximum" (as the panel_calibration template writes them):
-    ((min, max), their cells in words), or (None, "") without both; a bad cell is a problem added to
-    *problems*, reported with the evaluations' (the check of every score uses the scale)."""
+    ((min, max), their cells in words), or (None, "") without both; with the row "Score scale points" (a form's
+    options, uneven steps allowed) the points instead, whose ends the minimum and maximum rows must match when
+    given.  A bad cell is a problem added to *problems*, reported with the evaluations' (the check of every score
+    uses the scale)."""
     actual = backend.find_sheet("Settings", required=False)
     if not actual:
         return None, ""
@@ -357,6 +371,15 @@ def read_score_scale(backend, problems: list) -> tuple[tuple[float, float] | Non
         if len(row) < 2 or is_blank(row[0]) or not isinstance(row[0], str):
             continue
         key = header_key(row[0])
+        if key == "score scale points" and not is_blank(row[1]):
+            ref = f"{column_letter(block.column_number(1))}{block.row_number(i)}"
+            try:
+                found[key] = _scale_points(row[1], f"sheet {actual}, row {block.row_number(i)} ({row[0].strip()}, "
+                                                   f"cell {ref})")
+                cells[key] = ref
+            except InputError as exc:
+                problems.append(Problem("error", actual, ref, block.row_number(i), "Value", exc.message))
+            continue
         if key in ("score scale minimum", "score scale maximum"):
             ref = f"{column_letter(block.column_number(1))}{block.row_number(i)}"
             where = f"sheet {actual}, row {block.row_number(i)} ({row[0].strip()}, cell {ref})"
@@ -373,6 +396,16 @@ def read_score_scale(backend, problems: list) -> tuple[tuple[float, float] | Non
                                         f"not {value:g}"))
                 continue
             found[key], cells[key] = value, ref
+    points = found.pop("score scale points", None)
+    if points is not None:
+        ends = [found.get("score scale minimum", points[0]), found.get("score scale maximum", points[-1])]
+        if ends != [points[0], points[-1]]:
+            problems.append(Problem("error", actual, cells["score scale points"], None, "Value",
+                                    f"sheet {actual}, cell {cells['score scale points']}: the scale's points run from "
+                                    f"{points[0]:g} to {points[-1]:g}, but the minimum and maximum rows say {ends[0]:g} "
+                                    "and {:g}: make them agree, or clear them".format(ends[1])))
+            return None, ""
+        return points, f"sheet {actual}, {cells['score scale points']}"
     if len(found) == 2:
         lo, hi = found["score scale minimum"], found["score scale maximum"]
         if lo >= hi:

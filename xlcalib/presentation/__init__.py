@@ -37,7 +37,6 @@ from .imports import (
     import_sheet,
     import_summary_rows,
     imported_evaluations_sheet,
-    plain_averages_sheets,
     with_import_rows,
 )
 from .panel import (
@@ -88,7 +87,7 @@ __all__ = [
     "design_sheet", "diagnostics_sheet", "feedback_sheet", "fit_sheet", "ground_truth_sheets", "groups_sheets",
     "headline_agreement", "headline_reliability", "import_preamble", "import_report_sheet", "import_sheet",
     "import_summary_rows", "imported_evaluations_sheet", "krr_summary_sheet", "next_reads_sheet", "ordinal_sheets",
-    "plain_averages_sheets", "pm_header", "prophecy_k_max", "ranking_chart", "ranking_footer", "ranking_sheet",
+    "pm_header", "prophecy_k_max", "ranking_chart", "ranking_footer", "ranking_sheet",
     "ranking_table", "reliability_of_averages", "reliability_sheets", "residuals_sheet", "standard_error_words",
     "stat_verdict", "summary_sheet", "svensson_sheet", "svensson_verdicts", "unexpected_sheet", "values_sheet",
     "verdict_agreement", "verdict_reliability", "with_import_rows",

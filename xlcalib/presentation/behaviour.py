@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..calibration.behaviour.verdict import is_pooled
 from ..workbook.base import Column, SheetSpec
 from .common import (
     COLUMNS,
@@ -43,7 +44,8 @@ class BehaviourTables:
                 self.notes[key] = exc.message
                 return None
 
-        self.fit = attempt("fit", result.fit_statistics)
+        # readers pooled into the noise read one object each: no reader's consistency can be judged
+        self.fit = None if is_pooled(result) else attempt("fit", result.fit_statistics)
         self.unexpected = attempt("unexpected", result.unexpected_reads)
         if self.unexpected is None:
             self.unexpected = pd.DataFrame(columns=["assessor", "object", "score", "expected", "value", "residual",
@@ -63,7 +65,10 @@ def behaviour_summary_rows(result, behaviour: BehaviourTables) -> list[tuple[str
     """Summary lines on assessor behaviour: how finely the panel can rank, consistency, agreement, groups."""
     rows = []
     sep = behaviour.separation
-    if sep is not None:
+    if sep is not None and is_pooled(result):  # readers pooled into the noise: no reader to separate, no Fit sheet
+        words = sep.loc["objects", "in_words"]
+        rows.append(("How finely the panel can rank", f"{words[0].upper()}{words[1:]}."))
+    elif sep is not None:
         obj, ass = sep.loc["objects"], sep.loc["assessors"]
         rows.append(("How finely the panel can rank", f"{obj['in_words'][0].upper()}{obj['in_words'][1:]}; "
                                                       f"{ass['in_words']}. (See Fit.)"))

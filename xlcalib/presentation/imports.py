@@ -1,14 +1,12 @@
 """The sheets of an imported review export: the Import report (every row or cell not imported, with its reason),
 the Import sheet (the column roles, kept for the next import), the imported Evaluations, the Summary's lines on
-how the export was read, and the plain averages of an export whose reviewers cannot be linked."""
+how the export was read."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..workbook.base import Column, SheetSpec
-from .common import COLUMNS, COUNT, SCORE, fmt_number, pm_header, verdict_reliability
-from .summary import reliability_of_averages
+from .common import COUNT
 
 _REPORT_COLUMNS = {
     "sheet": Column("sheet", None, "the export's file, or its sheet (a CMT track, a revision sheet)"),
@@ -61,8 +59,8 @@ def import_summary_rows(imported) -> list[tuple[str, str]]:
     ev = imported.evaluations
     rows = [("Imported from", f"{imported.name or 'the export'} ({imported.source} export): {len(ev):,} "
                               f"evaluations of {ev['object'].nunique():,} objects by {ev['assessor'].nunique():,} "
-                              f"assessors; {len(imported.report):,} row(s) or cell(s) not imported, each listed "
-                              "with its reason on the Import report sheet.")]
+                              f"assessors; {imported.left_out()}, each listed with its reason on the Import "
+                              "report sheet.")]
     topics = (("score scale", "Score scale"), ("score fields", "Score fields"), ("confidence", "Confidences"),
               ("no confidence", "Confidences"), ("identity map", "Reviewer identities"),
               ("reviewer ids", "Reviewer identities"))
@@ -79,42 +77,3 @@ def with_import_rows(summary: SheetSpec, imported) -> SheetSpec:
     extra = pd.DataFrame(import_summary_rows(imported), columns=list(summary.frame.columns))
     summary.frame = pd.concat([summary.frame.iloc[:1], extra, summary.frame.iloc[1:]], ignore_index=True)
     return summary
-
-
-def plain_averages_sheets(averages: pd.DataFrame, imported, preamble, line_note: str = "") -> list[SheetSpec]:
-    """For reviewers who cannot be linked across objects: Ranking by plain average (with the ± of its 95% interval,
-    Student t on the reads), and a Summary saying plainly why there is no calibration, with the reliability of the
-    averages."""
-    from scipy.stats import t as student
-
-    pm = pm_header(0.95)
-    shown = averages.copy()
-    if "± (standard error)" in shown.columns:
-        reads = shown["reads"].to_numpy(dtype=float)
-        q = np.where(reads > 1, student.ppf(0.975, np.maximum(reads - 1, 1)), np.nan)
-        shown.insert(shown.columns.get_loc("± (standard error)"), pm, q * shown.pop("± (standard error)"))
-    cols = {"rank": Column("rank", COUNT, "1 = highest plain average"),
-            "object": Column("object", None, "the object (paper, proposal) as the export names it", max_width=28),
-            "plain average": Column("plain average", SCORE, "the plain average of the object's scores: no "
-                                    "calibration, as the reviewers cannot be linked across objects"),
-            pm: Column(pm, SCORE, "half the width of the 95% interval of the plain average (Student t on the "
-                                  "object's reads; blank with one read)"),
-            "reads": Column("reads", COUNT, COLUMNS["n"].meaning),
-            "lowest": Column("lowest", SCORE, "the lowest score given"),
-            "highest": Column("highest", SCORE, "the highest score given")}
-    ranking = SheetSpec("Ranking", shown, preamble, cols, freeze_columns=2)
-    value, basis = reliability_of_averages(imported.evaluations)
-    rows = [("Why no calibration", "The reviewers' ids are per paper: the same person cannot be recognised on two "
-                                   "objects, so no reviewer's stringency can be estimated and no score can be "
-                                   "corrected. The Ranking gives plain averages."),
-            ("Reliability of the averaged scores", f"{fmt_number(value)} ({verdict_reliability(value)}): {basis}."),
-            ("What to do next", "Ask the system for the reviewers' identities and pass them as an identity map "
-                                "(a CSV file: anonymous id, person) to calibrate.")]
-    if line_note:
-        rows.insert(2, ("Funding line", line_note))
-    rows[0:0] = import_summary_rows(imported)
-    frame = pd.DataFrame(rows, columns=["topic", "in plain words"])
-    summary = SheetSpec("Summary", frame, preamble[:2], {"topic": Column("topic", None, "", max_width=22),
-                                                         "in plain words": Column("in plain words", None, "", wrap=True,
-                                                                                  max_width=84)}, landscape=False)
-    return [ranking, summary]

@@ -33,20 +33,43 @@ DECISION_COLOURS = {"funded": "548235", "funded by lottery": "2E8B8B", "to discu
 CHART_OBJECTS = 70
 
 
+class _Shared(tuple):
+    """A list of names kept in a table's ``attrs`` (a lottery's band, the names drawn) that pandas need not copy:
+    every column read of a frame deep-copies its ``attrs``, and a band of thousands of names made the sheets of a
+    10^4-object ranking spend half a second copying it.  Read-only, so sharing it is safe."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _shared_attrs(value):
+    """*value* with every list inside turned into a :class:`_Shared` (dicts walked, the rest as is)."""
+    if isinstance(value, dict):
+        return {k: _shared_attrs(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return _Shared(value)
+    return value
+
+
 def ranking_table(result, settings, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
     """The run's ranking (*decisions*, computed once by the run) or the core's ranking with the run's
     funding line, draws and seed; a panel split into unconnected groups (no common scale, no joint ranking)
-    gets its values sorted with plain ranks, and the Summary says why."""
+    gets its values sorted with plain ranks, and the Summary says why.  The table the sheets read shares its
+    ``attrs``' lists rather than copying them at every column read (the run's own table is left as it is)."""
     from ..errors import InputError
 
+    if decisions is None:
+        kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
+        try:
+            decisions = result.ranking(**kwargs)
+        except InputError:
+            if result.one_scale:
+                raise
+            decisions = None
     if decisions is not None:
-        return decisions
-    kwargs = settings.ranking_arguments() if hasattr(settings, "ranking_arguments") else {}
-    try:
-        return result.ranking(**kwargs)
-    except InputError:
-        if result.one_scale:
-            raise
+        table = decisions.copy(deep=False)
+        table.attrs = _shared_attrs(decisions.attrs)
+        return table
     v = result.values.sort_values("value", ascending=False, kind="mergesort")
     v.insert(0, "rank", np.arange(1, len(v) + 1, dtype=np.intp))
     v["raw_rank"] = ranks_with_ties(v["raw_mean"].to_numpy(dtype=float))
@@ -67,11 +90,13 @@ def _line_position(settings, values: np.ndarray) -> tuple[int | None, float | No
     return None, None
 
 
-def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None) -> SheetSpec:
+def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None,
+                  titles: pd.Series | None = None) -> SheetSpec:
     """Ranking: objects sorted by calibrated value, the ± of the interval, raw rank, rank range, reads and, with a
     funding line, P(above the line), the one final decision and the statement it rests on; the line drawn under
     the last place; rows whose side of the line calibration changed marked; a count line and what the words
-    mean under the table.  *table*: the run's ranking table (:func:`ranking_table`), made once for every sheet."""
+    mean under the table.  *table*: the run's ranking table (:func:`ranking_table`), made once for every sheet;
+    *titles*: object -> title (an export's, or the evaluations' Title column), shown beside each object."""
     r = table if table is not None else ranking_table(result, settings)
     level = r.attrs.get("level") or result.stats.get("interval_level") or getattr(settings, "interval_level", None)
     pm = pm_header(level)
@@ -85,6 +110,10 @@ def ranking_sheet(result, settings, preamble, table: pd.DataFrame | None = None)
         pm: Column(pm, SCORE, pm_meaning(level)),
         "raw mean": Column("raw mean", SCORE, COLUMNS["raw_mean"].meaning),
         "raw rank": Column("raw rank", COUNT, "rank by the plain average (before calibration)")}
+    if titles is not None:
+        out.insert(2, "title", r.index.map(titles).to_numpy(dtype=object))
+        cols["title"] = Column("title", None, "the object's title, as the export or the Title column gives it",
+                               max_width=40)
     if {"rank_lower", "rank_upper"} <= set(r.columns):
         name = f"rank range ({level_text(level)})" if level else "rank range"
         out[name] = [f"{int(a)}-{int(b)}" if a != b else f"{int(a)}" for a, b in zip(r["rank_lower"], r["rank_upper"])]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..calibration import MODEL_WORDS
 from ..calibration.decide.ranking import decision_summary
-from ..calibration.behaviour.verdict import assessors_differ, trust_sentences
+from ..calibration.behaviour.verdict import assessors_differ, is_pooled, trust_sentences
 from ..workbook.base import Column, SheetSpec
 from .behaviour import (
     BehaviourTables,
@@ -62,6 +62,13 @@ def reliability_of_averages(evaluations: pd.DataFrame) -> tuple[float, str]:
                    f"about {reads:.1f} reads each")
 
 
+def _model_reliability(stats: dict) -> tuple[float, str]:
+    """ICC(1,k) from the one-way model's own variance components (REML): the same quantity as
+    :func:`reliability_of_averages` estimates from the raw scores, for a panel whose readers are pooled."""
+    return float(stats["icc_k"]), ("ICC(1,k), one-way, from the model's variance components (REML) at a typical "
+                                   "object's reads")
+
+
 def _names(values, limit: int = LISTED) -> str:
     values = [str(v) for v in values]
     return ", ".join(values[:limit]) + (f" and {len(values) - limit} more (see Ranking)" if len(values) > limit else "")
@@ -80,24 +87,28 @@ def decision_rows(r: pd.DataFrame) -> list[tuple[str, str]]:
     return rows
 
 
-def _panel_row(s: dict, evaluations) -> tuple[str, str]:
+def _panel_row(s: dict, evaluations, pooled: bool = False) -> tuple[str, str]:
     per_object = evaluations.groupby("object").size()
     spread = f"{per_object.min()}" + ("" if per_object.min() == per_object.max() else f"-{per_object.max()}")
+    how = ("No reader read two objects, so no reader's stringency can be estimated or taken out: it is part of the "
+           "noise of each read; surer reads count more." if pooled else
+           "Each assessor's stringency is estimated from the objects they share with others and taken out; surer "
+           "reads count more.")
     return ("Panel", f"{s['n_objects']} objects scored by {s['n_assessors']} assessors in {s['n_evaluations']} reads "
-                     f"({spread} reads per object). Each assessor's stringency is estimated from the objects they "
-                     "share with others and taken out; surer reads count more.")
+                     f"({spread} reads per object). {how}")
 
 
-def _assessor_rows(assessors: SheetSpec, result) -> list[tuple[str, str]]:
-    a = assessors.frame
+def _assessor_rows(assessors: SheetSpec | None, result) -> list[tuple[str, str]]:
+    a = assessors.frame if assessors is not None else ()
     rows = []
     if len(a):
         rows.append(("Harshest assessor", f"{a['assessor'].iloc[0]}: {a['in plain words'].iloc[0]}."))
         rows.append(("Most lenient assessor", f"{a['assessor'].iloc[-1]}: {a['in plain words'].iloc[-1]}."))
     n_flag = int(result.residuals["anomalous"].sum())
+    where = "Unexpected and Biases" if assessors is not None else "Unexpected"
     rows.append(("Reads to query", f"{n_flag} read(s) stand out (more than "
                                    f"{result.stats.get('anomaly_threshold', 3):g} expected spreads from what the model "
-                                   "expects): see Unexpected and Biases." if n_flag else "No read stands out."))
+                                   f"expects): see {where}." if n_flag else "No read stands out."))
     return rows
 
 
@@ -152,14 +163,14 @@ def _computed_row(result, settings) -> tuple[str, str]:
     return ("How this was computed", " ".join(words))
 
 
-def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations, settings, checks: pd.DataFrame,
+def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec | None, evaluations, settings, checks: pd.DataFrame,
                   preamble, behaviour: BehaviourTables | None = None, table: pd.DataFrame | None = None) -> SheetSpec:
     """Summary: a one-page document for the minutes (portrait): the panel, the decision paragraph and the names
     decided, the key figures in plain words, what to do next, and how it was computed.  *table*: the run's
     ranking table, made once for every sheet."""
     s = result.stats
     r = table if table is not None else ranking_table(result, settings)
-    rows: list[tuple[str, str]] = [_panel_row(s, evaluations), *decision_rows(r)]
+    rows: list[tuple[str, str]] = [_panel_row(s, evaluations, is_pooled(result)), *decision_rows(r)]
     rows.append(("How far to trust calibration", " ".join(trust_sentences(result))))
     pending = int(checks["problem"].astype(str).str.contains("pending", regex=False).sum()) if checks is not None else 0
     if pending:
@@ -171,7 +182,8 @@ def summary_sheet(result, ranking: SheetSpec, assessors: SheetSpec, evaluations,
     rows += _assessor_rows(assessors, result)
     rows.append(_changed_row(r, s))
     rows += behaviour_summary_rows(result, behaviour or BehaviourTables.of(result))
-    rel_value, rel_basis = reliability_of_averages(evaluations)
+    rel_value, rel_basis = (_model_reliability(s) if "icc_k" in s and not isinstance(s["icc_k"], list)
+                            else reliability_of_averages(evaluations))
     rows.append(("Reliability of the averaged scores",
                  f"{fmt_number(rel_value)} ({verdict_reliability(rel_value)}): {rel_basis}. It says how well the "
                  "panel's averages would agree with those of a new panel of the same size."))
@@ -199,16 +211,20 @@ def _outside_scores(result, evaluations) -> str:
 
 def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evaluations: pd.DataFrame | None,
                        preamble, *, feedback: bool = False, decisions: pd.DataFrame | None = None,
-                       groups: pd.Series | None = None) -> list[SheetSpec]:
+                       groups: pd.Series | None = None, titles: pd.Series | None = None) -> list[SheetSpec]:
     """Every sheet of the calibration result workbook, in reading order; each chart on a page of its own right
     after the sheet it draws.  *decisions*: the ranking the run decided on (else the core's ranking with the
-    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables)."""
+    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables);
+    *titles*: object -> title, shown on the Ranking beside each object."""
     values = frames["Values"]
     if evaluations is None:  # rebuild the long table from the residuals (same reads)
         evaluations = result.residuals[["assessor", "object", "score"]]
     table = ranking_table(result, settings, decisions)
-    ranking = ranking_sheet(result, settings, preamble, table)
-    assessors = assessors_sheet(result, preamble)
+    ranking = ranking_sheet(result, settings, preamble, table, titles)
+    # readers who cannot be linked have no bias and no consistency of their own to show (one read each; the
+    # Summary says why): no Biases, Biases chart or Fit sheet -- their reads that stand out are on Unexpected
+    pooled = is_pooled(result)
+    assessors = None if pooled else assessors_sheet(result, preamble)
     # the input checks' lines (frames["Checks"], with cells) and the run's own warnings (low confidence,
     # split panel, anomalies ...), which point at sheets rather than cells
     run_warnings = checks_from_warnings(frames["Diagnostics"])
@@ -226,12 +242,13 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
     from ..calibration.system.posterior import quantile
 
     q = quantile(0.5 + level / 2, result.t_df)
+    readers = [] if pooled else [assessors, biases_chart(assessors, preamble, settings)]
     sheets = [ranking, ranking_chart(ranking, table, settings, preamble), summary,
-              assessors, biases_chart(assessors, preamble, settings), checks_sheet(checks, preamble), values_spec, values_chart,
+              *readers, checks_sheet(checks, preamble), values_spec, values_chart,
               residuals_sheet(frames["Residuals"], preamble),
               diagnostics_sheet(frames["Diagnostics"], preamble, result),
-              fit_sheet(result, behaviour, preamble), unexpected_sheet(behaviour, preamble),
+              *([] if pooled else [fit_sheet(result, behaviour, preamble)]), unexpected_sheet(behaviour, preamble),
               *groups_sheets(behaviour, preamble, level, q)]
-    if feedback:
+    if feedback and not pooled:  # a letter per reader needs a reader's bias and reads to speak of
         sheets.append(feedback_sheet(result, preamble, behaviour))
     return sheets

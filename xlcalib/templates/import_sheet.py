@@ -9,6 +9,7 @@ of that system's export uses them (a cleared column is detected afresh).
 from __future__ import annotations
 
 from ..imports import PRESETS, SOURCES, ColumnMapping
+from ..imports.mapping import COLUMN_READINGS
 from .common import input_cell, list_validation, styles
 
 #: The settings rows (column A, matched in any case) and what each holds; the first five are typed by the user.
@@ -20,18 +21,21 @@ IMPORT_SETTINGS = {
     "Scale": "the score scale, which wins over the one inferred: 1-5, -3..3, A, AB, B, BC, C, D (best first) or "
              "A=6, AB=5, ...; blank: inferred and shown on the Import report",
     "Identity map": "for anonymous reviewer ids (OpenReview): a CSV file with two columns, anonymous id and person",
+    "Grid columns": "a grid's score columns: people (one assessor each) or review slots (R1, R2 ... each row's "
+                    "reviews from the left, by reviewers of that object alone); blank: detected and shown on the "
+                    "Import report",
     "Evaluations imported": "written by the import: the rows it wrote on Evaluations (a new import replaces them; "
                             "rows typed by hand are never overwritten)",
     "Last import": "written by the import: when, what and how much",
 }
 #: Settings the user types (the others are written by the import).
-TYPED_SETTINGS = ("Export file", "From", "Round", "Scale", "Identity map")
+TYPED_SETTINGS = ("Export file", "From", "Round", "Scale", "Identity map", "Grid columns")
 #: The rows of saved column roles below the "Role" header, in the order a ColumnMapping lists them.
 PRESET_ROLES = tuple(row[0] for row in ColumnMapping().to_rows()[2:])
 
 
 def import_sheet(wb):
-    """Add the Import sheet: settings (rows 2-8), then the roles table (a 'menu' row saying where each system
+    """Add the Import sheet: settings (rows 2-9), then the roles table (a 'menu' row saying where each system
     makes its export, then one row per role, one column per system, blank until an import fills it)."""
     st = styles()
     ws = wb.create_sheet("Import")
@@ -42,6 +46,9 @@ def import_sheet(wb):
             input_cell(ws.cell(row=r, column=2))
         ws.cell(row=r, column=3, value=meaning)  # reads across the empty cells beside it
     list_validation(ws, '"' + ",".join(SOURCES) + '"', "B3", "Choose " + ", ".join(SOURCES) + " (or leave blank)")
+    grid_row = 2 + list(IMPORT_SETTINGS).index("Grid columns")
+    list_validation(ws, '"' + ",".join(COLUMN_READINGS) + '"', f"B{grid_row}",
+                    "Choose " + " or ".join(COLUMN_READINGS) + " (or leave blank to detect)")
     top = len(IMPORT_SETTINGS) + 3
     ws.cell(row=top, column=1, value="Role")
     for j, source in enumerate(SOURCES, start=2):

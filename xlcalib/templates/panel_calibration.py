@@ -89,7 +89,9 @@ def _settings_sheet(wb, scale) -> None:
             ("Borderline cut-off", 0.05, "an object is borderline (the data cannot place it above or below the funding "
                                          "line) when P(above the line) lies between this and 100% minus it; the lottery "
                                          "draws only among the borderline objects next to the line. 5% is strict; 25% "
-                                         "narrows the band to the objects whose central 50% rank range holds the line")]
+                                         "narrows the band to the objects whose central 50% rank range holds the line"),
+            ("Score scale points", None, "optional: the form's options when their steps are uneven (e.g. 1, 3, 6, 8 for "
+                                         "Reject, Weak Reject, Weak Accept, Accept): every score must be one of them")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
         input_cell(settings.cell(row=r, column=2), value)

@@ -184,6 +184,8 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
     gains = result.biases["gain"].to_numpy() if "gain" in result.biases else np.ones(len(result.biases))
     parts = []
     for k, part in enumerate(result.components):
+        if part.pooled:  # readers pooled into the noise: none has an offset of their own to compare a group with
+            continue
         rows = np.flatnonzero(geo.component == k)
         found = _component_cells(part.posterior, rows, geo, codes, len(names), int(min_reads))
         if found is None:
@@ -198,7 +200,10 @@ def group_bias(result, groups, *, alpha: float = FLAG_ALPHA, min_reads: int = MI
                "in_words"]
     if not parts:
         out = pd.DataFrame(columns=columns)
-        out.attrs.update(tests=0, note="no assessor read objects of two or more groups: no interaction to estimate")
+        pooled = any(part.pooled for part in result.components)
+        out.attrs.update(tests=0, note="the readers cannot be linked (each read one object): no reader's bias on a "
+                         "group can be estimated" if pooled else
+                         "no assessor read objects of two or more groups: no interaction to estimate")
         return out
     out = pd.concat(parts, ignore_index=True)
     q = quantile(0.5 + result.stats.get("interval_level", 0.95) / 2, t_df)

@@ -33,6 +33,7 @@ import pandas as pd
 
 from ...errors import InputError
 from ..panel.resolution import score_step
+from ..panel.resolution import rounding_variance
 
 __all__ = ["separation_index", "separation_table", "exact_agreement", "MAX_CATEGORIES"]
 
@@ -132,11 +133,32 @@ def _grid(scores: np.ndarray):
     return (step, low, n) if n <= MAX_CATEGORIES else None
 
 
-def _category_probabilities(mean: np.ndarray, sd: np.ndarray, step: float, low: float, n: int) -> np.ndarray:
-    """P(read in category k), reads x categories; the end categories take the tails."""
+#: A grid point no read uses is taken as no option of the form when the reads number at least this many per grid point.
+READS_PER_UNUSED_POINT = 10
+
+
+def _categories(scores: np.ndarray) -> np.ndarray | None:
+    """The score categories: the grid's points between the lowest and highest score, or -- when the scores keep to
+    a few of them at uneven steps (a form's options 1, 3, 6, 8) and there are reads enough that an unused point is
+    no option -- the scores present; None off every grid."""
+    grid = _grid(scores)
+    if grid is None:
+        return None
+    step, low, n = grid
+    points = low + step * np.arange(n)
+    present = np.unique(np.round((scores - low) / step).astype(np.intp))
+    gaps = np.diff(present)
+    if 3 <= present.size < n and gaps.size and gaps.max() > gaps.min() and scores.size >= READS_PER_UNUSED_POINT * n:
+        return points[present]
+    return points
+
+
+def _category_probabilities(mean: np.ndarray, sd: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """P(read in category k), reads x categories: each category the judgements nearer to its point than to any
+    other; the end categories take the tails."""
     from scipy.special import ndtr
 
-    edges = low + step * (np.arange(n + 1) - 0.5)
+    edges = np.concatenate([[-np.inf], 0.5 * (points[1:] + points[:-1]), [np.inf]])
     cdf = ndtr((edges[None, :] - mean[:, None]) / sd[:, None])
     cdf[:, 0], cdf[:, -1] = 0.0, 1.0
     return np.diff(cdf, axis=1)
@@ -151,26 +173,28 @@ def exact_agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     res = result.residuals
     scores = res["score"].to_numpy(dtype=float)
     A = len(result.biases)
-    grid = _grid(scores)
+    points = _categories(scores)
     n_reads = np.bincount(geometry.obj, minlength=len(result.values))
     pairs_per_read = n_reads[geometry.obj] - 1
     per = pd.DataFrame(index=result.biases.index)
-    if grid is None:
+    if points is None:
         nan = float("nan")
         per["opportunities"] = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
         per["observed"], per["expected"] = nan, nan
         return {"pairs": int(pairs_per_read.sum() // 2), "observed": nan, "expected": nan,
                 "note": "the scores do not lie on a grid of categories: exact agreement is not defined"}, per
-    step, low, n = grid
+    n = points.size
+    rounding = rounding_variance(scores, points) if n > 2 else rounding_variance(scores)
+    step = float(np.min(np.diff(points))) if n > 1 else 1.0
     gain = result.biases["gain"].to_numpy()[geometry.assessor] if "gain" in result.biases else 1.0
     # the read's noise SD in score units (a gain rescales it), less the rounding to categories
-    sd = np.sqrt(np.maximum(geometry.noise / geometry.confidence * gain**2 - step**2 / 12.0, (0.05 * step) ** 2))
-    P = _category_probabilities(res["fitted"].to_numpy(dtype=float), sd, step, low, n)
+    sd = np.sqrt(np.maximum(geometry.noise / geometry.confidence * gain**2 - rounding, (0.05 * step) ** 2))
+    P = _category_probabilities(res["fitted"].to_numpy(dtype=float), sd, points)
     O = len(result.values)
     S = np.zeros((O, n))
     np.add.at(S, geometry.obj, P)
     expected_read = np.einsum("ik,ik->i", P, S[geometry.obj] - P)  # expected agreements of read i with the others
-    category = np.round((scores - low) / step).astype(np.intp)
+    category = np.argmin(np.abs(scores[:, None] - points[None, :]), axis=1).astype(np.intp)
     same = pd.Series(1, index=pd.MultiIndex.from_arrays([geometry.obj, category])).groupby(level=[0, 1]).transform("size")
     observed_read = same.to_numpy() - 1
     opportunities = np.bincount(geometry.assessor, pairs_per_read, A).astype(np.intp)
@@ -181,5 +205,7 @@ def exact_agreement(result, geometry) -> tuple[dict, pd.DataFrame]:
     total = pairs_per_read.sum()
     panel = {"pairs": int(total // 2), "observed": float(observed_read.sum() / total) if total else float("nan"),
              "expected": float(expected_read.sum() / total) if total else float("nan"),
-             "note": f"score categories {low:g} to {low + step * (n - 1):g} in steps of {step:g}"}
+             "note": (f"score categories {points[0]:g} to {points[-1]:g} in steps of {step:g}"
+                      if n < 2 or np.ptp(np.diff(points)) < 1e-9 else
+                      f"score categories {', '.join(f'{p:g}' for p in points)} (the options the reads use)")}
     return panel, per

@@ -14,7 +14,8 @@ import numpy as np
 from ..system.graph import overlap_verdict
 from ..models.scale_use import scale_use_sentence
 
-__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "linkage_note", "trust_sentences"]
+__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "linkage_note", "pooled_sentence",
+           "is_pooled", "trust_sentences"]
 
 #: Below this p-value the test of "no difference in stringency" counts as evidence that assessors differ.
 DIFFERENCE_P = 0.05
@@ -87,7 +88,30 @@ def linkage_note(result) -> str:
             "each group is on average as strict as the panel")
 
 
+def is_pooled(result) -> bool:
+    """Whether the result's fit pooled its readers into the noise (no reader linked to another)."""
+    return any(part.pooled for part in result.components)
+
+
+def pooled_sentence(result) -> str:
+    """What a panel whose readers cannot be linked allows, and what it does not: no stringency corrected, every
+    +- including it, values shrunk by their reads (:mod:`..models.one_way`)."""
+    s = result.stats
+    icc = s.get("icc")
+    agree = (f" Reads of the same object agree with ICC(1) = {icc:.2f}: that share of a typical read's variance is "
+             "the object's value, the rest is the readers' stringency and noise together." if icc is not None
+             and not isinstance(icc, list) and np.isfinite(icc) else "")
+    linked = bool((result.biases["n"] > 1).any())
+    head = ("The one-way model pools the readers" if linked else
+            "No reader can be linked to another (every reader read one object)")
+    return (f"{head}, so no read is corrected for its reader's stringency: it cannot be told apart from the noise "
+            "of the read. It is part of that noise, and every ± includes it; values are shrunk towards the panel "
+            f"mean by how much their reads say.{agree}")
+
+
 def trust_sentences(result) -> list[str]:
     """The sentences that say how far to trust this calibration (stringency, scale use, linkage, groups)."""
+    if is_pooled(result):
+        return [pooled_sentence(result)]
     return [t for t in (stringency_sentence(result.stats), scale_use_sentence(result.stats, result.biases),
                         linkage_sentence(result)) if t]

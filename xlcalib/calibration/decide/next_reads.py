@@ -126,7 +126,7 @@ from ... import progress
 from ...errors import InputError
 from ..panel.levels import Levels, levels_table
 from ..system.threads import blas_limit
-from .read_rules import per_assessor, read_rules
+from .read_rules import new_reader_rules, per_assessor, read_rules
 
 __all__ = ["suggest_next_reads", "likely_range", "NEXT_READS_COLUMNS", "EXACT_CANDIDATES", "RELEVANT_OBJECTS",
            "MAX_CELLS", "MAX_READS", "LEVEL_MATCH"]
@@ -143,6 +143,9 @@ MAX_READS = 10_000
 #: multi-threaded BLAS spinning on a shared machine cost 5-100x here (measured: 100 x 100 inverse 19 ms
 #: Relative tolerance for naming a confidence by its level (a result records its levels to 4 digits).
 LEVEL_MATCH = 1e-3
+
+#: Whom a next read is asked of when the readers cannot be linked (a pooled posterior): any reviewer new to the object.
+NEW_READER = "a new reviewer"
 
 #: The columns of the suggestions table, in order (every adapter shows them so).
 NEXT_READS_COLUMNS = ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after",
@@ -293,13 +296,18 @@ def suggest_next_reads(result, k, top_k=None, threshold=None, candidates=None, m
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if top_k is not None and threshold is not None:
         raise InputError("give either top_k or threshold as the funding line, not both")
-    post, a_idx, o_idx, values = _connected_posterior(result)
+    post, a_idx, o_idx, values, pooled = _connected_posterior(result)
     design = post.design
-    assessors = result.biases.index[a_idx]
     objects = result.values.index[o_idx]
     line, X, kvec = _line_and_gauge(post, values, top_k, threshold)
-    rules = read_rules(design, assessors, objects, candidates=candidates, conflicts=conflicts, pending=pending,
-                       suitability=suitability, min_suitability=min_suitability, max_load=max_load)
+    rule_args = dict(candidates=candidates, conflicts=conflicts, pending=pending, suitability=suitability,
+                     min_suitability=min_suitability, max_load=max_load)
+    if pooled:  # readers who cannot be linked: the posterior's one assessor is any reviewer new to the object
+        assessors = pd.Index([NEW_READER])
+        rules = new_reader_rules(design, objects, **rule_args)
+    else:
+        assessors = result.biases.index[a_idx]
+        rules = read_rules(design, assessors, objects, **rule_args)
     reader = _assumed_confidence(result, post, confidence, levels, assessors, rules.suitable)
     with blas_limit(design.n_assessors), progress.step(f"choosing {k} next read{'s' if k > 1 else ''}", total=k):
         frame = _greedy(post, k, line, X, kvec, rules, reader, assessors, objects, values, OBJECTIVES[objective])
@@ -442,7 +450,7 @@ def _confidence_words(result, post, conf, typical, typical_level, table) -> tupl
 
 
 def _connected_posterior(result):
-    """(posterior, assessor positions, object positions, values) the decisions are drawn from.
+    """(posterior, assessor positions, object positions, values, pooled) the decisions are drawn from.
 
     The same basis as the ranking's P(above the line) (``result.decision_basis()``), so a suggestion's
     "chance of being above the line" is the one the Ranking shows; the dense algebra must hold it.
@@ -465,7 +473,7 @@ def _connected_posterior(result):
     if A * O > MAX_CELLS:
         raise InputError(f"next_reads is bounded to assessors x objects <= {MAX_CELLS:,}; this panel has "
                          f"{A:,} x {O:,} = {A * O:,}")
-    return post, basis.assessor_index, basis.object_index, np.asarray(basis.values, dtype=float)
+    return post, basis.assessor_index, basis.object_index, np.asarray(basis.values, dtype=float), basis.pooled
 
 
 def _line_and_gauge(post, values: np.ndarray, top_k, threshold):
@@ -648,6 +656,8 @@ def _sentence(pick: dict, line, z, var0, w: float, reader: _Reader, start: _Stat
                 f"{math.sqrt(w * pick['alone']):.2g} (the read that most reduces the values' total uncertainty).")
     if pick["settles"] == pick["o"]:
         chance = f"{o}'s chance"
+    elif start.post.design.n_assessors == 1:  # one reader, or readers pooled: only the common level links objects
+        chance = f"the read pins down the panel's level, which every value is measured from, most of all for {s}, whose chance"
     else:  # the read matters most through a bias: say whose, and for which object
         design = start.post.design
         by_a = design.ai == pick["a"]

@@ -43,7 +43,8 @@ from ...cells import header_key, real_argument
 from ...errors import InputError
 from ..panel.arguments import pair_grid
 
-__all__ = ["ReadRules", "read_rules", "pair_keys", "per_assessor", "suitable_pairs", "subject_sets"]
+__all__ = ["ReadRules", "read_rules", "new_reader_rules", "pair_keys", "per_assessor", "suitable_pairs",
+           "subject_sets"]
 
 
 @dataclass
@@ -234,6 +235,35 @@ def read_rules(design, assessors: pd.Index, objects: pd.Index, *, candidates=Non
                               candidates is not None, int(pending_keys.size))
     rules.lines.append(f"{int(np.count_nonzero(~full[keys // O])):,} pairs remain allowed")
     return rules
+
+
+def new_reader_rules(design, objects: pd.Index, *, candidates=None, conflicts=None, pending=None, suitability=None,
+                     min_suitability=None, max_load=None) -> ReadRules:
+    """The reads that may be asked for when the readers cannot be linked (a pooled posterior, one assessor "any
+    reviewer"): one more read of any object, by a reviewer new to it -- never one of its readers, so no conflict,
+    load or subject of a named reader applies (each is refused, named).  Pending reads (named by object; their
+    readers do not matter) will come.  A batch asks for at most one new read per object (the greedy choice removes
+    a pair once picked)."""
+    named = [name for name, value in (("candidates", candidates), ("conflicts", conflicts),
+                                      ("suitability", suitability), ("min_suitability", min_suitability),
+                                      ("max_load", max_load)) if value is not None]
+    if named:
+        raise InputError(f"the readers cannot be linked (each read one object): a next read is asked of a reviewer "
+                         f"new to the object, whom {', '.join(named)} cannot name; leave {'it' if len(named) == 1 else 'them'} out")
+    O = design.n_objects
+    o_pos = {o: i for i, o in enumerate(objects)}
+    waiting = []
+    if pending is not None:
+        rows = pending.itertuples(index=False, name=None) if isinstance(pending, pd.DataFrame) else pending
+        waiting = sorted({o_pos[pair[1]] for pair in rows if len(pair) == 2 and pair[1] in o_pos})
+    allowed = np.arange(O, dtype=np.int64)
+    lines = [f"any of the {O:,} objects may get one more read, by a reviewer new to it (the readers cannot be linked: "
+             "conflicts, loads and subjects of named readers do not apply)"]
+    if waiting:
+        lines.append(f"pending reads (allocated, no score yet): {len(waiting):,} object(s), taken as reads that will "
+                     "come")
+    return ReadRules(allowed, np.zeros(1), np.full(1, np.inf), O, lines=lines,
+                     pending=np.asarray(waiting, dtype=np.int64))
 
 
 def _rule_lines(excluded: dict, n_full: int, what: str, n_unread: int, has_candidates: bool,

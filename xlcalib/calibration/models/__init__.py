@@ -14,7 +14,7 @@ standard errors, rankings and next reads follow the model without knowing it.
 from __future__ import annotations
 
 from ...errors import InputError
-from . import fixed, random_assessors, random_both, random_objects
+from . import fixed, one_way, random_assessors, random_both, random_objects
 from .base import CalibrationModel, ComponentFit
 
 __all__ = ["MODELS", "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS", "CalibrationModel", "ComponentFit",
@@ -22,7 +22,7 @@ __all__ = ["MODELS", "DEFAULT_MODEL", "MODEL_CHOICES", "MODEL_WORDS", "Calibrati
 
 #: Model name -> module (the order is the order users see them in).
 MODELS: dict[str, CalibrationModel] = {module.NAME: module for module in
-                                       (random_assessors, random_both, fixed, random_objects)}
+                                       (random_assessors, random_both, fixed, random_objects, one_way)}
 #: The model calibrate() fits unless told otherwise: safe on weakly linked and expertise-grouped panels.
 DEFAULT_MODEL = random_assessors.NAME
 _ALIASES = {alias: module.NAME for module in MODELS.values() for alias in module.ALIASES}

@@ -24,7 +24,9 @@ class ComponentFit:
     reduced system, or a dense matrix; ``None`` with a single assessor);
     ``lam`` is the objects' shrinkage ``w/tau^2`` (0 for fixed objects); ``w`` the model's own noise scale for
     this component when it estimates one per component (REML), else ``None`` (pooled over the panel);
-    ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...).
+    ``extras`` model-specific figures for the Diagnostics (tau2, lambda ...); ``spread`` (score units, one per
+    object, or ``None``) a rank-one term the values carry beyond the posterior's linear form -- the uncertainty of a
+    variance component the fit plugs in at its estimate, ``v = ... + spread * xi``, ``xi ~ N(0, 1)``.
     """
 
     values: np.ndarray
@@ -33,6 +35,7 @@ class ComponentFit:
     lam: float = 0.0
     w: float | None = None
     extras: dict = field(default_factory=dict)
+    spread: np.ndarray | None = None
 
 
 @runtime_checkable
@@ -46,9 +49,12 @@ class CalibrationModel(Protocol):
         ``MAX_ASSESSORS`` (None = no limit); ``LINKS_GROUPS``: the model ties groups of assessors that share no
         object (its prior on the biases compares them), so an unconnected panel is fitted as one piece rather
         than refused; ``DECISIONS_BY``: the name of the model rankings, P(above the line) and next reads are
-        drawn from when it is another one (None: this model's own posterior); ``CENSORED_READS``: its fit takes
+        drawn from when it is another one, or its own name for itself refitted with the scale's rounding and
+        censored ends (None: this model's own posterior as fitted); ``CENSORED_READS``: its fit takes
         ``latent`` (the variance censored reads keep, :mod:`..panel.censoring`), so scores at the ends of a
-        declared scale can be read as censored.
+        declared scale can be read as censored; ``POOLED``: its fit takes the panel's assessors pooled into one
+        ("any reviewer", :meth:`..system.graph.Design.pooled`) -- every read's assessor term is part of its noise,
+        so no bias is fitted (reviewers who cannot be linked across objects).
     Fit
         ``fit_component(design, scores, gauge, face_value, latent=None) -> ComponentFit`` for one connected
         component (or the whole panel, for a model that links groups), values and biases in the gauge asked
@@ -66,6 +72,7 @@ class CalibrationModel(Protocol):
     LINKS_GROUPS: bool
     DECISIONS_BY: str | None
     CENSORED_READS: bool
+    POOLED: bool
 
     def fit_component(self, design, scores: np.ndarray, gauge: str, face_value: bool,
                       latent: np.ndarray | None = None) -> ComponentFit: ...

@@ -26,6 +26,8 @@ MAX_ASSESSORS = None
 DECISIONS_BY = None
 #: Scores at the ends of a declared scale are fitted as given.
 CENSORED_READS = False
+#: Each assessor keeps a term of its own (the fit is not pooled).
+POOLED = False
 DESCRIPTION = ("fixed effects (MacKay et al. 2017): every bias estimated freely from shared objects -- needs a "
                "well-linked panel")
 

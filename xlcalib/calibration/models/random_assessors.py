@@ -69,6 +69,8 @@ LINKS_GROUPS = True
 DECISIONS_BY = "random-both"
 #: Scores at the ends of a declared scale are fitted as given (the decision basis reads them as censored).
 CENSORED_READS = False
+#: Each assessor keeps a term of its own (the fit is not pooled).
+POOLED = False
 #: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
 noise_check = no_noise_check
 #: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).

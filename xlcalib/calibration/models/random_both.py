@@ -58,6 +58,8 @@ EIGEN_ASSESSOR_LIMIT = 800
 LINKS_GROUPS = True
 #: Its fit takes the variance censored reads keep (``latent``): scores at the scale's ends are read as censored.
 CENSORED_READS = True
+#: Each assessor keeps a term of its own (the fit is not pooled).
+POOLED = False
 #: Rankings and P(above the line) come from this model's own posterior.
 DECISIONS_BY = None
 #: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.

@@ -33,6 +33,8 @@ MAX_ASSESSORS = DENSE_ASSESSOR_LIMIT
 DECISIONS_BY = None
 #: Scores at the ends of a declared scale are fitted as given.
 CENSORED_READS = False
+#: Each assessor keeps a term of its own (the fit is not pooled).
+POOLED = False
 #: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
 noise_check = no_noise_check
 DESCRIPTION = ("objects' values random effects, shrunk towards the panel mean; biases estimated freely "

@@ -280,6 +280,12 @@ class PanelData:
     def n_objects(self) -> int:
         return len(self.object_names)
 
+    @property
+    def assessors_linked(self) -> bool:
+        """Whether some assessor read two or more objects.  When none did (reviewers anonymous per object, or a
+        new reviewer for every read) no assessor's stringency can be told apart from the noise of their read."""
+        return bool(self.n_evaluations) and int(np.bincount(self.ai, minlength=self.n_assessors).max()) > 1
+
     def describe(self, i: int) -> str:
         """Evaluation *i* in words: its assessor and object."""
         return f"assessor {self.assessor_labels[i]}, object {self.object_labels[i]}"

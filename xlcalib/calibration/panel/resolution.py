@@ -91,8 +91,22 @@ def _rounded_step(step: float, span: float) -> float:
     return step
 
 
-def rounding_variance(scores: np.ndarray) -> float:
-    """``h^2 / 12`` for scores on a grid of step h (Sheppard's correction), 0 for scores off every grid."""
+def rounding_variance(scores: np.ndarray, points=()) -> float:
+    """``h^2 / 12`` for scores on a grid of step h (Sheppard's correction), 0 for scores off every grid.
+
+    On a form's own *points* (uneven steps: 1, 3, 6, 8) a score stands for the judgements nearer to it than to the
+    other points, a cell as wide as half the gaps on either side: the mean over the reads of their cells'
+    ``width^2 / 12`` (an end point's cell taken as wide as twice its inner half -- its reads are censored anyway).
+
+    >>> round(rounding_variance(np.array([1.0, 3.0, 6.0, 8.0]), (1, 3, 6, 8)), 4)  # cells 2, 2.5, 2.5, 2
+    0.4271
+    """
+    if len(points) > 2:
+        p = np.asarray(points, dtype=float)
+        half = np.diff(p) / 2.0
+        width = np.concatenate([[2 * half[0]], half[:-1] + half[1:], [2 * half[-1]]])
+        which = np.argmin(np.abs(np.asarray(scores, dtype=float)[:, None] - p[None, :]), axis=1)
+        return float(np.mean(width[which] ** 2) / 12.0)
     step = score_step(scores)
     return 0.0 if step is None else step * step / 12.0
 

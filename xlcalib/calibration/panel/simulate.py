@@ -19,7 +19,7 @@ import pandas as pd
 
 from ...cells import probability_argument, real_argument, seed_argument, whole_argument
 
-__all__ = ["SimulatedPanel", "simulate_panel", "LEVEL_SD"]
+__all__ = ["SimulatedPanel", "simulate_panel", "simulate_anonymous", "LEVEL_SD", "nearest_points"]
 
 #: True noise SD of a read at each level, relative to a Medium read (a ratio of 1.75 between levels, as the
 #: default levels assume).
@@ -176,3 +176,53 @@ def _behaviour(seed, A: int, gain_sd, erratic, group_bias):
     shifts = {(whole_argument(i, "group_bias assessor", low=0, high=A - 1), int(s)): real_argument(x, "group_bias shift")
               for (i, s), x in (group_bias or {}).items()}
     return gains, factors, shifts
+
+
+def nearest_points(judgements: np.ndarray, points) -> np.ndarray:
+    """Each judgement recorded as the nearest of the scale's *points* (ascending; a tie goes up): whole points
+    on an even scale, the form's options on an uneven one (1, 3, 6, 8); beyond an end, the end.
+
+    >>> nearest_points(np.array([0.2, 2.0, 4.4, 4.6, 9.0]), [1, 3, 6, 8]).tolist()
+    [1.0, 3.0, 3.0, 6.0, 8.0]
+    """
+    points = np.asarray(points, dtype=float)
+    cuts = 0.5 * (points[1:] + points[:-1])
+    return points[np.searchsorted(cuts, np.asarray(judgements, dtype=float), side="right")]
+
+
+def simulate_anonymous(n_objects: int = 1000, reads=(2, 5), *, reviewer_sd: float = 0.5, noise_sd: float = 1.0,
+                       value_sd: float = 1.0, value_mean: float | None = None, points=tuple(range(1, 11)),
+                       levels: bool = False, seed: int = 0) -> SimulatedPanel:
+    """A conference's anonymous reviews with a known truth: every reviewer reads one paper.
+
+    Model: the judgement ``v_o + b_a + e`` with ``v ~ N(value_mean, value_sd^2)``, ``b ~ N(0, reviewer_sd^2)`` (the
+    reviewer's stringency: one reviewer per read, named ``<paper>/AnonReviewer<k>`` as OpenReview's API 1 names
+    them), ``e ~ N(0, (noise_sd * LEVEL_SD[level])^2)`` (levels High/Medium/Low at random when *levels*, else
+    every read Medium); the score is the nearest of the form's *points* (:func:`nearest_points`: whole points on
+    1-10 by default, or uneven options such as 1, 3, 6, 8), so the ends are clipped.  Each paper gets a number of
+    reads drawn uniformly from *reads* (lowest, highest).  ``value_mean`` defaults to the middle of the points.
+
+    >>> p = simulate_anonymous(50, (3, 3), points=(1, 3, 6, 8), seed=2)
+    >>> len(p.evaluations), p.evaluations["assessor"].nunique(), sorted(p.evaluations["score"].unique().tolist())
+    (150, 150, [1.0, 3.0, 6.0, 8.0])
+    """
+    O = whole_argument(n_objects, "n_objects", low=2)
+    low_reads, high_reads = (whole_argument(r, "reads", low=1) for r in reads)
+    points = np.unique(np.asarray(points, dtype=float))
+    rng = np.random.default_rng(seed_argument(seed))
+    k = rng.integers(low_reads, high_reads + 1, O)
+    o = np.repeat(np.arange(O, dtype=np.intp), k)
+    slot = np.arange(o.size) - np.repeat(np.cumsum(k) - k, k)
+    centre = float(0.5 * (points[0] + points[-1])) if value_mean is None else float(value_mean)
+    v = rng.normal(centre, real_argument(value_sd, "value_sd", low=0), O)
+    b = rng.normal(0.0, real_argument(reviewer_sd, "reviewer_sd", low=0), o.size)
+    level = (np.array(["High", "Medium", "Low"], dtype=object)[rng.integers(0, 3, o.size)] if levels
+             else np.full(o.size, "Medium", dtype=object))
+    sd = real_argument(noise_sd, "noise_sd", low=0, low_open=True) * np.vectorize(LEVEL_SD.get)(level)
+    score = nearest_points(v[o] + b + rng.normal(0.0, 1.0, o.size) * sd, points)
+    o_names = np.array([f"P{j + 1:05d}" for j in range(O)], dtype=object)
+    a_names = np.array([f"Paper{j + 1}/AnonReviewer{s + 1}" for j, s in zip(o, slot)], dtype=object)
+    evaluations = pd.DataFrame({"assessor": a_names, "object": o_names[o], "score": score, "level": level, "sd": sd})
+    return SimulatedPanel(evaluations, pd.Series(v, index=o_names, name="value"), pd.Series(b, index=a_names, name="bias"),
+                          pd.Series(np.zeros(O, dtype=np.intp), index=o_names, name="subject"),
+                          scale=(float(points[0]), float(points[-1])))

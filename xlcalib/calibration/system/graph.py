@@ -142,6 +142,12 @@ class Design:
         return Design(np.append(self.ai, ai).astype(np.intp), np.append(self.oi, oi).astype(np.intp),
                       np.append(self.c, c), self.n_assessors, self.n_objects)
 
+    def pooled(self) -> "Design":
+        """The same reads with every assessor pooled into one, "any reviewer": the design of a model in which a
+        read's assessor term is part of its noise (reviewers who cannot be linked across objects,
+        :mod:`..models.one_way`); each object's reads and totals are unchanged."""
+        return Design(np.zeros(self.c.size, dtype=np.intp), self.oi, self.c, 1, self.n_objects)
+
     def reduced_laplacian(self, dense: bool, lam: float = 0.0, dtype=np.float64):
         """M = diag(C') - W with W = Cm diag(1/(C_o + lam)) Cm^T (eq. 15; lam > 0: objects as random effects).
 

@@ -23,6 +23,11 @@ Cov(V_o/C_o, r) = 0.
 *Objects as random effects* (N(mu, tau^2), ``lam = w/tau^2``): theta_a = mu +
 b_a, ``H = M_lam^-1`` (Henderson's mixed-model equations with objects
 eliminated); the variances are posterior (prediction-error) variances.
+
+A model may add a rank-one term ``spread * xi`` (``xi ~ N(0, 1)``, one ``spread`` per object, score units): the
+uncertainty of a variance component it plugs in, to first order (the one-way model's ``lam``: every value moves
+towards or away from the panel mean together as tau^2 is larger or smaller than estimated).  Variances,
+differences and draws include it; planned reads (next reads) leave it out (a read does not change it).
 """
 from __future__ import annotations
 
@@ -36,7 +41,7 @@ from .graph import Design, ReducedSolver, plain_pages
 from ..panel.resolution import effective_confidences
 
 __all__ = ["SPARSE_SE_DRAWS", "Posterior", "ComponentPosterior", "ReducedCovariance", "MatrixCovariance",
-           "quantile"]
+           "quantile", "is_pooled"]
 
 #: Perturbation draws used for standard errors on the sparse (iterative) path.
 SPARSE_SE_DRAWS = 200
@@ -179,8 +184,10 @@ class Posterior:
     """
 
     def __init__(self, design: Design, cov, w: float, lam: float, gauge: str, rounding: float = 0.0,
-                 stated: np.ndarray | None = None):
+                 stated: np.ndarray | None = None, spread: np.ndarray | None = None):
         self.design, self.cov, self.w, self.lam = design, cov, float(w), float(lam)
+        #: the values' rank-one term beyond the linear form (module docstring), score units, or None
+        self.spread = None if spread is None else np.asarray(spread, dtype=float)
         self.gauge = gauge
         #: the variance the scores' grid adds to every read (see :mod:`..panel.resolution`); the design's confidences
         #: are then the effective ones, c' = 1 / (1/c + rounding/w), and w / c' is a read's whole variance;
@@ -290,7 +297,12 @@ class Posterior:
 
     # ------------------------------------------------------------------ variances
     def variances(self) -> tuple[np.ndarray, np.ndarray]:
-        """(Var(v_o), Var(b_a)) in score units squared (including w)."""
+        """(Var(v_o), Var(b_a)) in score units squared (including w, and the rank-one ``spread`` when there is one)."""
+        value_var, bias_var = self._linear_variances()
+        return (value_var if self.spread is None else value_var + self.spread**2), bias_var
+
+    def _linear_variances(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Var(v_o), Var(b_a)) of the linear form alone."""
         d = self.design
         if self.cov is None:  # one assessor: b = 0 exactly, v_o its weighted mean
             return self.w / self.Cd, np.zeros(d.n_assessors)
@@ -316,7 +328,8 @@ class Posterior:
             return 0.0
         x = (self.D[o1] - self.D[o2]).toarray().ravel()
         q = float(x @ self.apply_h(x))
-        return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q)
+        extra = 0.0 if self.spread is None else float(self.spread[o1] - self.spread[o2]) ** 2
+        return self.w * (1.0 / self.Cd[o1] + 1.0 / self.Cd[o2] + q) + extra
 
     # ------------------------------------------------------------------ draws
     def _single_precision_pieces(self):
@@ -358,12 +371,31 @@ class Posterior:
         shared = D32 @ xi32  # objects x draws: each object's share of the assessor-level deviations
         shared -= (k32 @ xi32)[None, :]
         dev -= shared.T
+        if self.spread is not None:  # the plugged-in component's own uncertainty: all values at once, one xi a draw
+            dev += rng.standard_normal(n, dtype=np.float32)[:, None] * self.spread.astype(np.float32)[None, :]
         return dev
 
 
 class ComponentPosterior(NamedTuple):
-    """One connected component's posterior and where its assessors and objects sit in the result's tables."""
+    """One connected component's posterior and where its assessors and objects sit in the result's tables.
+
+    ``pooled`` (a property): the posterior's design has a single assessor, "any reviewer", standing for every
+    reader in ``assessor_index`` (readers who cannot be linked: their stringency is in the noise, see
+    :meth:`.graph.Design.pooled`); otherwise ``assessor_index[a]`` is the result's row of the posterior's
+    assessor ``a``.
+    """
 
     posterior: Posterior
     assessor_index: np.ndarray
     object_index: np.ndarray
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the posterior's one assessor stands for several readers (see the class docstring)."""
+        return is_pooled(self.posterior, self.assessor_index)
+
+
+def is_pooled(posterior: Posterior, assessor_index: np.ndarray) -> bool:
+    """A posterior whose design has a single assessor standing for more than one reader: readers pooled into the
+    noise (:meth:`.graph.Design.pooled`); a panel read by one assessor alone is not pooled."""
+    return posterior.design.n_assessors == 1 and np.asarray(assessor_index).size > 1
