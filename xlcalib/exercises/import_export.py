@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..cells import header_key, is_blank
 from ..errors import InputError, InputProblems
+from ..progress import step
 from ..imports import (
     PRESETS,
     SOURCES,
@@ -173,8 +174,10 @@ def read_with_presets(export, options: ExportOptions, presets: dict[str, ColumnM
                 raise
             source = named[0]  # a layout only the saved roles explain
     mapping = presets.get(source) or presets.get("") if source else presets.get("")
-    return read_export(export, source=source, mapping=mapping, scale=options.scale, round=options.round,
-                       identity_map=options.identity_map, columns_are=options.columns_are)
+    name = getattr(export, "name", None) or "the export"
+    with step(f"reading {name}"):
+        return read_export(export, source=source, mapping=mapping, scale=options.scale, round=options.round,
+                           identity_map=options.identity_map, columns_are=options.columns_are)
 
 
 # ----------------------------------------------------------------------------
