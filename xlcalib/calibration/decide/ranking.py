@@ -45,7 +45,8 @@ import pandas as pd
 from ...cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
 from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
-from .draws import MAX_DRAWS, Draws, capped_draws, joint_counts, simulate_ranks, top_k_edges
+from .draws import MAX_DRAWS, SETTLE_ERRORS, Draws, capped_draws, joint_counts, settle, simulate_ranks, \
+    top_k_edges, unsettled
 
 __all__ = ["rank_objects", "decision_summary", "ranks_with_ties", "FINAL_WORDS", "TIERS", "TIE_TOLERANCE"]
 
@@ -84,12 +85,42 @@ def _threshold_p(v_hat: np.ndarray, se: np.ndarray, threshold: float, t_df) -> n
     return np.where(se > 0, p, (v_hat >= threshold).astype(float))
 
 
-def _p_above(frame: pd.DataFrame, line: _Line, above_count, draws: int, basis, v_hat, se):
+def to_places(p: np.ndarray, places: int) -> np.ndarray:
+    """Monte Carlo estimates of P(rank <= k) made to sum to exactly k (the places), each kept in [0, 1].
+
+    Each draw fills exactly k places, so the true probabilities sum to k; the conditional estimates
+    (:func:`.draws.conditional_above`) do only on average.  One common shift delta on the logit scale,
+    p' = expit(logit(p) + delta), solved for sum p' = k, moves every estimate the same way by far less than its
+    Monte Carlo error (the sum's error is spread over the whole band), keeps the order of the objects and leaves
+    0 and 1 where they are -- the calibration-to-a-total of survey weighting (Deville & Saerndal 1992, JASA 87:376,
+    its logit distance).
+    """
+    from scipy.optimize import brentq
+    from scipy.special import expit, logit
+
+    p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    free = (p > 0.0) & (p < 1.0)
+    target = places - float((p >= 1.0).sum())
+    if not free.any() or not 0.0 < target < free.sum():
+        return p
+    z = logit(p[free])
+    gap = lambda delta: float(expit(z + delta).sum()) - target  # noqa: E731  - increasing in delta
+    low, high = -1.0, 1.0
+    while gap(low) > 0:
+        low *= 2.0
+    while gap(high) < 0:
+        high *= 2.0
+    out = p.copy()
+    out[free] = expit(z + brentq(gap, low, high, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+    return out
+
+
+def _p_above(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, v_hat, se):
     """(P(above), its Monte Carlo SE, calibrated above, plain-average above) for the line."""
     t_df = basis.t_df
     if line.top_k is not None:
-        p = above_count / draws
-        return (p, np.sqrt(p * (1.0 - p) / draws), frame["rank"].to_numpy() <= line.top_k,
+        p, mc = drawn.conditional_p()
+        return (to_places(p, line.top_k), mc, frame["rank"].to_numpy() <= line.top_k,
                 frame["raw_rank"].to_numpy() <= line.top_k)
     p = _threshold_p(v_hat, se, line.threshold, t_df)
     calibrated_above = frame["value"].to_numpy() >= line.threshold
@@ -101,24 +132,28 @@ def _p_above(frame: pd.DataFrame, line: _Line, above_count, draws: int, basis, v
 TIERS = ("jointly above", "above", "borderline", "below", "jointly below")
 
 
-def _tiers(p: np.ndarray, position: np.ndarray, n_in: int, n_out: int, epsilon: float) -> np.ndarray:
-    """Each object's tier (an index into :data:`TIERS`): the joint statements first, then P(above) on its own."""
+def _tiers(p: np.ndarray, settled: np.ndarray, position: np.ndarray, n_in: int, n_out: int,
+           epsilon: float) -> np.ndarray:
+    """Each object's tier (an index into :data:`TIERS`): the joint statements first, then P(above) on its own --
+    above or below only where the Monte Carlo has settled it (else borderline)."""
     O = p.size
     tier = np.full(O, 2, dtype=np.intp)
-    tier[p >= 1.0 - epsilon] = 1
-    tier[p <= epsilon] = 3
+    tier[(p >= 1.0 - epsilon) & settled] = 1
+    tier[(p <= epsilon) & settled] = 3
     tier[position < n_in] = 0
     tier[position >= O - n_out] = 4
     return tier
 
 
-def _basis_words(tier: np.ndarray, epsilon: float, level: float) -> np.ndarray:
+def _basis_words(tier: np.ndarray, settled: np.ndarray, epsilon: float, level: float) -> np.ndarray:
     """The statement each decision rests on, in a few words (the Ranking's "rests on" column)."""
     cut, sure = f"{epsilon:.0%}", f"{1 - epsilon:.0%}"
     words = np.array([f"jointly above ({level:.0%}, whole list)", f"on its own: P(above) ≥ {sure}",
                       f"borderline: P(above) {cut}-{sure}", f"on its own: P(above) ≤ {cut}",
-                      f"jointly below ({level:.0%}, whole list)"], dtype=object)
-    return words[tier]
+                      f"jointly below ({level:.0%}, whole list)"], dtype=object)[tier]
+    words[~settled] = (f"unsettled: P(above) within {SETTLE_ERRORS:g} Monte Carlo errors of {cut} or {sure} "
+                       "(counted borderline)")
+    return words
 
 
 def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, top_k: int | None, lottery: bool,
@@ -215,26 +250,42 @@ def _ranking_frame(values: pd.DataFrame, drawn: Draws, draws: int) -> pd.DataFra
     }, index=values.index)
 
 
-def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, draws: int, basis, estimates, score_line,
-                    rules):
-    """Add the line's columns to *frame* (P(above) and its MC error, decision, raw decision, changed, joint, final,
-    basis, lottery) and return (how the places were filled, the joint statement).  *estimates* = (values, SEs)
-    in table order; *rules* = (level, epsilon, lottery, lottery seed)."""
+def _joint_within(n_in: int, n_out: int, holds: float, p: np.ndarray, settled: np.ndarray,
+                  position: np.ndarray) -> tuple[int, int]:
+    """The joint statement's lists cut to objects whose own P(above) agrees with it: a list that holds all together
+    with probability q names only objects each above (below) with probability at least q.  The statement comes
+    from the kept draws' ranks, P(above) from all the draws (conditional Monte Carlo), so an object at the end of
+    a list can fall just short by Monte Carlo error, or be unsettled; it then rests on its own P(above)."""
+    by_order = np.argsort(position, kind="stable")  # decision order
+    ordered, sure = p[by_order], settled[by_order]
+    agree_in = int(np.argmin(np.append((ordered >= holds - 1e-12) & sure, False)))
+    agree_out = int(np.argmin(np.append(((ordered <= 1.0 - holds + 1e-12) & sure)[::-1], False)))
+    return min(n_in, agree_in), min(n_out, agree_out)
+
+
+def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, estimates, score_line, rules):
+    """Add the line's columns to *frame* (P(above) and its MC error, settled, decision, raw decision, changed,
+    joint, final, basis, lottery) and return (how the places were filled, the joint statement).  *estimates* =
+    (values, SEs) in table order; *rules* = (level, epsilon, lottery, lottery seed)."""
     level, epsilon, lottery, lot_seed = rules
     v_hat, se_hat = estimates
-    p, mc, calibrated_above, raw_above = _p_above(frame, line, drawn.above_count, draws, basis, v_hat, se_hat)
+    p, mc, calibrated_above, raw_above = _p_above(frame, line, drawn, basis, v_hat, se_hat)
+    settled = ~unsettled(p, mc, epsilon)
     frame["p_above"] = p
     frame["p_above_mc_se"] = mc
-    frame["decision"] = np.where(p >= 1.0 - epsilon, "above", np.where(p <= epsilon, "below", "borderline"))
+    frame["settled"] = settled
+    frame["decision"] = np.where((p >= 1.0 - epsilon) & settled, "above",
+                                 np.where((p <= epsilon) & settled, "below", "borderline"))
     frame["raw_decision"] = np.where(raw_above, "above", "below")
     frame["changed"] = calibrated_above != raw_above
     position = score_line[1] if score_line is not None else _decision_order(p, v_hat)
     first, last = drawn.edges if score_line is not None else top_k_edges(drawn.stored, line.top_k, position)
     n_in, n_out, holds = joint_counts(first, last, level)
-    tier = _tiers(p, position, n_in, n_out, epsilon)
+    n_in, n_out = _joint_within(n_in, n_out, holds, p, settled, position)
+    tier = _tiers(p, settled, position, n_in, n_out, epsilon)
     frame["joint"] = np.where(tier == 0, "above", np.where(tier == 4, "below", ""))
     frame["final"], record = _final_decisions(frame.index, tier, position, line.top_k, lottery, lot_seed)
-    frame["basis"] = _basis_words(tier, epsilon, level)
+    frame["basis"] = _basis_words(tier, settled, epsilon, level)
     if lottery:
         frame["lottery"] = np.where(frame["final"] == "funded by lottery", "funded by lottery",
                                     np.where(frame["final"] == "not drawn", "not drawn", ""))
@@ -353,11 +404,14 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         p_exact = _threshold_p(v_hat, se_hat, line.threshold, basis.t_df)
         score_line = (line.threshold, _decision_order(p_exact, v_hat))
     drawn = simulate_ranks(post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level, score_line)
+    if line.top_k is not None:  # more draws until every decision at the cut-offs is settled (or the budget is spent)
+        drawn = settle(drawn, post, o_idx, v_hat, basis.t_df, seed, line.top_k, epsilon,
+                       lambda p: to_places(p, line.top_k))
     frame = _ranking_frame(values, drawn, draws)
     record: dict[str, Any] = {}
     joint: dict[str, Any] = {}
     if line.text:
-        record, joint = _line_decisions(frame, line, drawn, draws, basis, (v_hat, se_hat), score_line,
+        record, joint = _line_decisions(frame, line, drawn, basis, (v_hat, se_hat), score_line,
                                         (level, epsilon, lottery, lot_seed))
     frame = frame.sort_values(["rank", "expected_rank"], kind="stable")
     lottery_record = {}
@@ -368,10 +422,20 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
                                     "in which the places run out; numpy default_rng(seed).choice)"}
     frame.attrs.update({"line": line.text, "level": level, "draws": draws, "seed": seed, "epsilon": epsilon,
                         "rank_interval_draws": drawn.keep, "note": note, "lottery": lottery_record,
-                        "places": record, "joint": joint,
+                        "places": record, "joint": joint, "settling": _settling(frame, drawn, line),
                         "gauge": result.stats.get("gauge"), "model": result.stats.get("model", "fixed"),
                         "decision_model": basis.model, "assessors_differ": assessors_differ(result.stats)})
     return frame
+
+
+def _settling(frame: pd.DataFrame, drawn: Draws, line: _Line) -> dict[str, Any]:
+    """How P(above) was settled: the extra draws made, the most draws behind one object's P(above), and the objects
+    still within SETTLE_ERRORS Monte Carlo errors of a cut-off (in rank order; decided as borderline)."""
+    if "settled" not in frame:
+        return {}
+    most = int(drawn.p_draws.max()) if drawn.p_draws is not None else 0
+    return {"extra_draws": int(drawn.extra_draws), "most_draws": most, "exact": line.top_k is None,
+            "unsettled": list(frame.index[~frame["settled"].to_numpy(dtype=bool)])}
 
 
 #: The final decisions in the order they are counted.
