@@ -65,15 +65,17 @@ def test_threshold_probability_is_exact(result):
     np.testing.assert_allclose(tt["p_above"], t.cdf((tt["value"] - 5.5) / tt["se"], df), rtol=1e-12)
 
 
-def test_lottery_is_recorded_and_fills_the_places(result):
-    table = result.ranking(top_k=10, draws=2000, lottery=True, lottery_seed=11)
+def test_uniform_band_lottery_is_recorded_and_fills_the_places(result):
+    table = result.ranking(top_k=10, draws=2000, lottery="uniform band", lottery_seed=11)
     record = table.attrs["lottery"]
     n_above = int((table["decision"] == "above").sum())
-    assert record["places"] == 10 - n_above and record["seed"] == 11
+    assert record["method"] == "uniform band" and record["seed"] == "11"
+    assert record["places"] == 10 - n_above
     assert len(record["drawn"]) == min(record["places"], len(record["pool"]))
     assert set(record["drawn"]) <= set(record["pool"]) == set(table.index[table["decision"] == "borderline"])
     assert (table.loc[record["drawn"], "lottery"] == "funded by lottery").all()
-    again = result.ranking(top_k=10, draws=2000, lottery=True, lottery_seed=11)
+    assert table.loc[record["pool"], "chance"].nunique() == 1  # the band's one chance
+    again = result.ranking(top_k=10, draws=2000, lottery="uniform band", lottery_seed=11)
     assert again.attrs["lottery"]["drawn"] == record["drawn"]
 
 
@@ -294,7 +296,7 @@ def _decision_positions(table):
 
 @pytest.mark.parametrize("epsilon", [0.05, 0.25])
 def test_final_decisions_fill_exactly_the_places_from_the_band_at_the_line(result, epsilon):
-    table = result.ranking(top_k=10, draws=3000, lottery=True, lottery_seed=3, epsilon=epsilon)
+    table = result.ranking(top_k=10, draws=3000, lottery="uniform band", lottery_seed=3, epsilon=epsilon)
     final = table["final"]
     assert int(final.isin(["funded", "funded by lottery"]).sum()) == 10  # exactly as many funded as places
     assert set(final) <= {"funded", "funded by lottery", "not drawn", "not funded"}
@@ -322,14 +324,14 @@ def test_places_left_after_the_whole_band_go_in_decision_order_never_by_a_draw()
     tier = np.array([1, 2, 3, 3, 3, 4], dtype=np.intp)
     position = np.array([0, 1, 3, 2, 4, 5], dtype=np.intp)
     index = pd.Index(list("abcdef"))
-    final, record = decisions._final_decisions(index, tier, position, 3, True, 0)
+    final, record, draw = decisions._final_decisions(index, tier, position, 3, ("uniform band", "0"))
     assert list(final) == ["funded", "funded", "not funded", "funded", "not funded", "not funded"]
-    assert record["pool"] == [] and record["drawn"] == [] and record["left"] == 0
+    assert record["pool"] == [] and record["left"] == 0 and draw.drawn_places == 0
 
 
 def test_a_wider_cut_off_narrows_the_lottery_band(result):
-    wide = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.05).attrs["lottery"]["pool"]
-    narrow = result.ranking(top_k=10, draws=3000, lottery=True, epsilon=0.25).attrs["lottery"]["pool"]
+    wide = result.ranking(top_k=10, draws=3000, lottery="uniform band", epsilon=0.05).attrs["lottery"]["pool"]
+    narrow = result.ranking(top_k=10, draws=3000, lottery="uniform band", epsilon=0.25).attrs["lottery"]["pool"]
     assert set(narrow) <= set(wide) and len(narrow) < len(wide)
 
 

@@ -45,10 +45,12 @@ import pandas as pd
 from ...cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
 from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
+from .lottery import MILLION, LotteryDraw, chances_in_millionths, draw_lottery, public_seed
 from .draws import MAX_DRAWS, SETTLE_ERRORS, Draws, capped_draws, joint_counts, settle, simulate_ranks, \
     top_k_edges, unsettled
 
-__all__ = ["rank_objects", "decision_summary", "ranks_with_ties", "FINAL_WORDS", "TIERS", "TIE_TOLERANCE"]
+__all__ = ["rank_objects", "decision_summary", "lottery_method", "lottery_sentence", "ranks_with_ties", "settling_words",
+           "to_places", "FINAL_WORDS", "TIERS", "TIE_TOLERANCE"]
 
 @dataclass(frozen=True)
 class _Line:
@@ -64,7 +66,28 @@ class _Line:
         return f"calibrated score {self.threshold:g}" if self.threshold is not None else ""
 
 
-def _line_argument(top_k, threshold, n_objects: int, lottery: bool) -> _Line:
+def lottery_method(lottery) -> str | None:
+    """The lottery asked for: None (none), "informed" (True, or the word) or "uniform band".
+
+    >>> lottery_method(True), lottery_method("uniform-band"), lottery_method(False)
+    ('informed', 'uniform band', None)
+    """
+    if lottery is None or lottery is False or (isinstance(lottery, (bool, np.bool_)) and not lottery):
+        return None
+    if lottery is True or isinstance(lottery, (bool, np.bool_)):
+        return "informed"
+    word = " ".join(str(lottery).strip().lower().replace("-", " ").replace("_", " ").split())
+    if word in ("informed", "yes", "true"):
+        return "informed"
+    if word in ("uniform band", "uniform", "band"):
+        return "uniform band"
+    if word in ("no", "false", "none", ""):
+        return None
+    raise InputError(f"lottery must be 'informed' (each object funded with its chance P(rank <= k)), 'uniform band' "
+                     f"(the band next to the line, equal chances) or none, not {lottery!r}")
+
+
+def _line_argument(top_k, threshold, n_objects: int, lottery: str | None) -> _Line:
     if top_k is not None and threshold is not None:
         raise InputError("give one funding line: top_k (places) or threshold (a calibrated score), not both")
     if top_k is not None:
@@ -156,48 +179,66 @@ def _basis_words(tier: np.ndarray, settled: np.ndarray, epsilon: float, level: f
     return words
 
 
-def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, top_k: int | None, lottery: bool,
-                     lot_seed: int) -> tuple[np.ndarray, dict[str, Any]]:
-    """The one final decision per object, and the record of how the places were filled.
-
-    Without places (a score line): funded when the object is above on its tier's statement, not funded when
-    below, to discuss when borderline.  With ``top_k`` places: the places are filled tier by tier, strongest
-    first; the tier in which they run out is the band adjacent to the line -- with ``lottery`` its places go
-    by a uniform, recorded draw among that tier only (never beyond it), otherwise its objects are "to
-    discuss"; the tiers after it are not funded.  So with a lottery exactly ``top_k`` objects are funded.
-    Places left after the whole borderline band go to the next objects in decision order, never by a draw.
-    """
-    if top_k is None:
-        final = np.where(tier <= 1, "funded", np.where(tier >= 3, "not funded", "to discuss")).astype(object)
-        return final, {}
-    final = np.full(tier.size, "not funded", dtype=object)
-    left, pool, drawn, pool_tier = top_k, np.array([], dtype=np.intp), [], None
+def _tier_places(tier: np.ndarray, position: np.ndarray, top_k: int):
+    """The places filled tier by tier, strongest first: (funded, the band where they run out in decision order,
+    its tier, places left for it).  Places left after the whole borderline band go to the next objects in
+    decision order (a draw among objects the data place below the line, far from it, would not be defensible)."""
+    funded = np.zeros(tier.size, dtype=bool)
+    left, pool, pool_tier = top_k, np.array([], dtype=np.intp), None
     for t in range(len(TIERS)):
         members = np.flatnonzero(tier == t)
         if left <= 0 or not members.size:
             continue
         if members.size <= left:
-            final[members] = "funded"
+            funded[members] = True
             left -= members.size
             continue
-        pool, pool_tier = members[np.argsort(position[members], kind="stable")], TIERS[t]
+        ordered = members[np.argsort(position[members], kind="stable")]
         if t > TIERS.index("borderline"):
-            # places left after the whole borderline band: the next objects in decision order take them (a draw
-            # among objects the data place below the line, far from it, would not be defensible)
-            final[pool[:left]] = "funded"
-            pool, left, pool_tier = np.array([], dtype=np.intp), 0, None
-        elif lottery:
-            picks = np.sort(np.random.default_rng(lot_seed).choice(pool.size, size=left, replace=False))
-            drawn = pool[picks]
-            final[pool] = "not drawn"
-            final[drawn] = "funded by lottery"
+            funded[ordered[:left]] = True
+            left = 0
         else:
-            final[pool] = "to discuss"
+            pool, pool_tier = ordered, TIERS[t]
         break
-    places_left = left if pool.size else 0
-    return final, {"places": top_k, "sure": top_k - places_left if pool.size else int((final == "funded").sum()),
-                   "left": places_left, "pool": list(index[pool]), "pool_tier": pool_tier,
-                   "drawn": list(index[drawn]) if lottery else [], "seed": lot_seed if lottery else None}
+    return funded, pool, pool_tier, (left if pool.size else 0)
+
+
+def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, top_k: int | None, lottery,
+                     p: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any], LotteryDraw | None]:
+    """The one final decision per object, the record of how the places were filled, and the lottery's draw.
+
+    Without places (a score line): funded when the object is above on its tier's statement, not funded when
+    below, to discuss when borderline.  With ``top_k`` places the places are filled tier by tier, strongest
+    first; the tier in which they run out is the band adjacent to the line, whose objects are "to discuss"
+    without a lottery; the tiers after it are not funded.  *lottery* = (method, public seed):
+
+    * informed -- every object is funded with its chance, P(above) as whole millionths (:mod:`.lottery`): chance
+      1 funded, 0 not funded, the rest drawn (systematic sampling in a random order), exactly ``top_k`` funded;
+    * uniform band -- the band's places go by a draw among that band only, each with the same chance.
+    """
+    if top_k is None:
+        final = np.where(tier <= 1, "funded", np.where(tier >= 3, "not funded", "to discuss")).astype(object)
+        return final, {}, None
+    funded, pool, pool_tier, left = _tier_places(tier, position, top_k)
+    record = {"places": top_k, "sure": int(funded.sum()), "left": left, "pool": list(index[pool]),
+              "pool_tier": pool_tier}
+    method, seed = lottery if lottery is not None else (None, None)
+    if method is None:
+        final = np.where(funded, "funded", "not funded").astype(object)
+        final[pool] = "to discuss"
+        return final, record, None
+    if method == "informed":
+        chances = chances_in_millionths(p, top_k)
+    else:
+        chances = np.where(funded, MILLION, 0).astype(np.int64)
+        if pool.size:  # the band's equal chance, in whole millionths (the draw itself takes exactly left of them)
+            chances[pool] = min(MILLION - 1, max(1, round(MILLION * left / pool.size)))
+    draw = draw_lottery(index, chances, top_k, seed, method)
+    final = draw.table["outcome"].to_numpy(dtype=object)
+    in_draw = (chances > 0) & (chances < MILLION)
+    record.update(sure=draw.sure, left=draw.drawn_places, pool=list(index[in_draw]),
+                  pool_tier=pool_tier if method == "uniform band" else "chance strictly between 0 and 1")
+    return final, record, draw
 
 
 def _decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
@@ -265,9 +306,10 @@ def _joint_within(n_in: int, n_out: int, holds: float, p: np.ndarray, settled: n
 
 def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, estimates, score_line, rules):
     """Add the line's columns to *frame* (P(above) and its MC error, settled, decision, raw decision, changed,
-    joint, final, basis, lottery) and return (how the places were filled, the joint statement).  *estimates* =
-    (values, SEs) in table order; *rules* = (level, epsilon, lottery, lottery seed)."""
-    level, epsilon, lottery, lot_seed = rules
+    joint, final, basis and the lottery's) and return (how the places were filled, the joint statement, the
+    lottery's draw or None).  *estimates* = (values, SEs) in table order; *rules* = (level, epsilon, lottery =
+    (method, public seed) or None)."""
+    level, epsilon, lottery = rules
     v_hat, se_hat = estimates
     p, mc, calibrated_above, raw_above = _p_above(frame, line, drawn, basis, v_hat, se_hat)
     settled = ~unsettled(p, mc, epsilon)
@@ -284,16 +326,30 @@ def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, estim
     n_in, n_out = _joint_within(n_in, n_out, holds, p, settled, position)
     tier = _tiers(p, settled, position, n_in, n_out, epsilon)
     frame["joint"] = np.where(tier == 0, "above", np.where(tier == 4, "below", ""))
-    frame["final"], record = _final_decisions(frame.index, tier, position, line.top_k, lottery, lot_seed)
+    frame["final"], record, draw = _final_decisions(frame.index, tier, position, line.top_k, lottery, p)
     frame["basis"] = _basis_words(tier, settled, epsilon, level)
-    if lottery:
-        frame["lottery"] = np.where(frame["final"] == "funded by lottery", "funded by lottery",
-                                    np.where(frame["final"] == "not drawn", "not drawn", ""))
-    return record, {"level": level, "above": n_in, "below": n_out, "probability": holds, "draws": int(first.size)}
+    if draw is not None:
+        _lottery_columns(frame, draw)
+    return record, {"level": level, "above": n_in, "below": n_out, "probability": holds, "draws": int(first.size)}, \
+        draw
+
+
+def _lottery_columns(frame: pd.DataFrame, draw: LotteryDraw) -> None:
+    """The lottery's columns: each object's chance, its uniform number, draw order, stretch of the line (informed
+    lottery) and whether it was funded by lottery or not drawn (see :mod:`.lottery`)."""
+    table = draw.table
+    frame["chance"] = table["chance"].to_numpy() / MILLION
+    frame["lottery_number"] = table["uniform"].to_numpy(dtype=float)
+    drawn = table["order"].to_numpy() > 0
+    frame["draw_order"] = table["order"].to_numpy()
+    informed = draw.method == "informed"
+    frame["stretch_from"] = np.where(drawn & informed, table["from"].to_numpy() / MILLION, np.nan)
+    frame["stretch_to"] = np.where(drawn & informed, table["to"].to_numpy() / MILLION, np.nan)
+    frame["lottery"] = np.where(drawn, frame["final"], "")
 
 
 def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10_000, seed: int = 0,
-                 epsilon: float = 0.05, lottery: bool = False, lottery_seed=None) -> pd.DataFrame:
+                 epsilon: float = 0.05, lottery=False, lottery_seed=None) -> pd.DataFrame:
     """Ranking table with rank intervals and, given a funding line, P(above the line) and decisions.
 
     Parameters
@@ -321,10 +377,15 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         50% rank interval contains the line -- the credible-interval rule of
         Heyard, Ott, Salanti & Egger 2022, Statistics and Public Policy 9:110).
     lottery, lottery_seed:
-        With ``top_k``: the places left after the objects above (see below) go
-        by a uniform draw among the band adjacent to the line only (the
-        practice some funders use for the undecidable), recorded with its seed
-        in ``frame.attrs["lottery"]`` and the ``final`` and ``lottery`` columns.
+        With ``top_k``: ``lottery=True`` or ``"informed"`` draws the informed lottery -- every object funded
+        with its chance, its P(above) as whole millionths (chance 1 funded, 0 not funded, the others drawn so
+        that exactly ``top_k`` are funded); ``"uniform band"`` draws the places left after the objects above
+        among the band next to the line only, each member with the same chance (the practice some funders
+        use for the undecidable).  ``lottery_seed`` is the public seed: any text or number the panel published
+        before the meeting (default: the Monte Carlo ``seed``, as text, recorded as not declared).  Every
+        random number of the draw is SHA-256 of the seed, names and chances (:mod:`.lottery`), so anyone can
+        re-run it from the record: ``attrs["lottery"]`` (method, seed, places, hash, start) and the columns
+        ``chance``, ``lottery_number``, ``draw_order``, ``stretch_from``, ``stretch_to``, ``lottery``.
 
     Joint statements: P(above) speaks of one object at a time; of 20 objects
     each above at 95%, one is wrong on average.  From the same draws the table
@@ -386,13 +447,14 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     O = len(values)
     if O < 2:
         raise InputError("ranking needs at least two objects")
+    lottery = lottery_method(lottery)
     line = _line_argument(top_k, threshold, O, lottery)
     level = result.stats.get("interval_level", 0.95) if level is None else \
         real_argument(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     draws = whole_argument(draws, "draws", low=100, high=MAX_DRAWS)
     seed = seed_argument(seed)
     epsilon = real_argument(epsilon, "epsilon", low=0.0, high=0.5, low_open=True, high_open=True)
-    lot_seed = seed if lottery_seed is None else seed_argument(lottery_seed, "lottery_seed")
+    lot_seed = public_seed(seed if lottery_seed is None else lottery_seed) if lottery else None
     draws, note = capped_draws(draws, O, post)
 
     # draws, ranks and P(above) from the decision basis (see CalibrationResult.decision_basis), in table order
@@ -410,16 +472,18 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     frame = _ranking_frame(values, drawn, draws)
     record: dict[str, Any] = {}
     joint: dict[str, Any] = {}
+    draw = None
     if line.text:
-        record, joint = _line_decisions(frame, line, drawn, basis, (v_hat, se_hat), score_line,
-                                        (level, epsilon, lottery, lot_seed))
+        record, joint, draw = _line_decisions(frame, line, drawn, basis, (v_hat, se_hat), score_line,
+                                              (level, epsilon, (lottery, lot_seed) if lottery else None))
     frame = frame.sort_values(["rank", "expected_rank"], kind="stable")
     lottery_record = {}
     if lottery:
-        lottery_record = {"seed": lot_seed, "places": record["left"], "pool": record["pool"],
-                          "drawn": record["drawn"], "tier": record["pool_tier"],
-                          "method": "uniform draw without replacement among the band adjacent to the line (the tier "
-                                    "in which the places run out; numpy default_rng(seed).choice)"}
+        lottery_record = {"method": lottery, "seed": lot_seed, "declared": lottery_seed is not None,
+                          "places": record["left"], "sure": record["sure"], "pool": record["pool"],
+                          "drawn": list(frame.index[frame["final"] == "funded by lottery"]), "tier": record["pool_tier"],
+                          "digest": draw.digest, "start": draw.start, "candidates": draw.candidates,
+                          "likely": int(((frame["chance"] >= LIKELY_CHANCE) & (frame["chance"] < 1)).sum())}
     frame.attrs.update({"line": line.text, "level": level, "draws": draws, "seed": seed, "epsilon": epsilon,
                         "rank_interval_draws": drawn.keep, "note": note, "lottery": lottery_record,
                         "places": record, "joint": joint, "settling": _settling(frame, drawn, line),
@@ -455,9 +519,8 @@ def decision_summary(ranking: pd.DataFrame) -> str:
     head = f"Funding line {attrs['line']}" + (f" ({places['places']} places)" if places.get("places") else "")
     text = f"{head}: " + ", ".join(f"{int(counts[w])} {w}" for w in FINAL_WORDS if w in counts) + "."
     lottery = attrs.get("lottery") or {}
-    if lottery.get("pool"):
-        text += (f" The lottery drew {len(lottery['drawn'])} of the {len(lottery['pool'])} objects in the band next to "
-                 f"the line ({lottery.get('tier', 'borderline')}), each with the same chance, seed {lottery['seed']}.")
+    if lottery:
+        text += " " + lottery_sentence(lottery)
     elif places.get("pool"):
         text += (f" {places['left']} place(s) are left for the panel to fill from the {len(places['pool'])} objects "
                  "to discuss.")
@@ -473,7 +536,45 @@ def decision_summary(ranking: pd.DataFrame) -> str:
                  "of the line from plain averages are there by the confidence weights and chance, not by a correction.")
     else:
         text += f" Calibration moved {moved} object(s) across the line compared with plain averages."
-    text += f" ({attrs['draws']:,} draws, seed {attrs['seed']}.)"
+    text += f" ({attrs['draws']:,} draws, seed {attrs['seed']}{settling_words(attrs.get('settling') or {})}.)"
     if attrs.get("note"):
         text += f" Note: {attrs['note']}."
+    return text
+
+
+def lottery_sentence(lottery: dict) -> str:
+    """The lottery in one sentence: the places certain and drawn, among whom, with which chances, from which seed."""
+    seed = f"public seed '{lottery['seed']}'" + ("" if lottery.get("declared") else
+                                                 " (the run's seed: none was declared before the meeting)")
+    if lottery["method"] == "informed":
+        return (f"Informed lottery: {lottery['sure']} place(s) certain, {lottery['places']} drawn among the "
+                f"{lottery['candidates']} object(s) whose P(above) lies strictly between 0 and 1 ({lottery['likely']} "
+                f"of them with a chance of {LIKELY_CHANCE:.0%} or more), each funded with exactly its chance ({seed}; "
+                f"hash {lottery['digest'][:12]}..., sheet Lottery).")
+    return (f"The uniform band lottery drew {len(lottery['drawn'])} of the {len(lottery['pool'])} objects in the band "
+            f"next to the line ({lottery.get('tier', 'borderline')}), each with the same chance whatever its P(above) "
+            f"({seed}; hash {lottery['digest'][:12]}...).")
+
+
+#: The chance from which the decision paragraph counts an object in the draw as a likely winner.
+LIKELY_CHANCE = 0.01
+#: Objects named at most when the settling of P(above) left some unsettled (the Ranking marks them all).
+NAMED_UNSETTLED = 10
+
+
+def settling_words(settling: dict) -> str:
+    """How P(above) was settled, for the decision paragraph's closing bracket: the extra draws, and the objects
+    still within 3 Monte Carlo errors of a cut-off (named, decided as borderline)."""
+    if not settling or settling.get("exact"):
+        return ""
+    text = "; P(above) by conditional Monte Carlo"
+    if settling["extra_draws"]:
+        text += f", {settling['extra_draws']:,} more draws to settle the decisions"
+    left = settling["unsettled"]
+    if left:
+        shown = ", ".join(map(str, left[:NAMED_UNSETTLED])) + (" ..." if len(left) > NAMED_UNSETTLED else "")
+        text += (f"; {len(left)} object(s) still within {SETTLE_ERRORS:g} Monte Carlo errors of a cut-off when the "
+                 f"draw budget was spent, counted borderline: {shown}")
+    else:
+        text += "; every decision settled"
     return text
