@@ -51,7 +51,7 @@ def panel_counts(design, bias_sd: float, seed: int, draws: int = 2000) -> dict:
     """The expected true top k funded by each rule on one simulated panel.
 
     The informed lottery's chances are the P(above) of the 5% ranking (the same draws; a chance is P(above) to the
-    millionth); its draw itself is made on the first panel of each cell, to check it funds exactly k.
+    ten-thousandth); its draw itself is made on the first panel of each cell, to check it funds exactly k.
     """
     A, O, r = design
     k = O // 8

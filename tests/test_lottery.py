@@ -25,7 +25,7 @@ from .test_uncertainty import random_panel
 calibrate_fixed = functools.partial(xlcalib.calibrate, model="fixed")
 
 NAMES = ["P1", "P2", "P3", "P4", "P5", "Études 6"]
-CHANCES = [1_000_000, 600_000, 250_000, 150_000, 0, 1_000_000]  # 3 places: 2 certain, 1 drawn among P2-P4
+CHANCES = [10_000, 6_000, 2_500, 1_500, 0, 10_000]  # 3 places: 2 certain, 1 drawn among P2-P4
 
 
 def test_known_answer_follows_the_recipe_step_by_step():
@@ -35,36 +35,36 @@ def test_known_answer_follows_the_recipe_step_by_step():
     draw = lot.draw_lottery(NAMES, CHANCES, 3, "  Panel 2026, round 1 ")
     assert draw.seed == "Panel 2026, round 1"
     text = "".join(line + "\n" for line in ["xlcalib lottery 1", "method\tinformed", "seed\tPanel 2026, round 1",
-                                             "places\t3", "P1\t1000000", "P2\t600000", "P3\t250000", "P4\t150000",
-                                             "P5\t0", "Études 6\t1000000"])
+                                             "places\t3", "P1\t10000", "P2\t6000", "P3\t2500", "P4\t1500",
+                                             "P5\t0", "Études 6\t10000"])
     assert draw.digest == hashlib.sha256(text.encode("utf-8")).hexdigest()
-    assert draw.start == int(draw.digest[:16], 16) * 10**6 // 2**64
+    assert draw.start == int(draw.digest[:16], 16) * 10**4 // 2**64
     for name, chance in zip(NAMES, CHANCES):
         key = f"xlcalib lottery 1\tPanel 2026, round 1\t{name}\t{chance}".encode("utf-8")
         assert draw.table.loc[name, "number"] == int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
     # the drawn objects in the order of their numbers, end to end; the point `start` falls in one stretch
-    drawn = draw.table[(draw.table["chance"] > 0) & (draw.table["chance"] < 10**6)].sort_values("number")
+    drawn = draw.table[(draw.table["chance"] > 0) & (draw.table["chance"] < 10**4)].sort_values("number")
     ends = np.cumsum(drawn["chance"].to_numpy())
     winner = drawn.index[int(np.searchsorted(ends, draw.start, side="right"))]
     assert list(draw.table.index[draw.table["outcome"] == "funded by lottery"]) == [winner]
     # the answer itself, the same on every platform (hashlib and integer arithmetic only)
-    assert draw.digest == "648931d6ea9593ab861d8ca4e9969f449e757f4d39abc05ef4b6c85cb4ae2aa5"
-    assert draw.start == 392718 and winner == "P2"
+    assert draw.digest == "4c8d024dd7afcd0ddb061bb7481eadea38d928828a1df8ab1c60a4818b7681eb"
+    assert draw.start == 2990 and winner == "P2"
     assert list(draw.table["order"]) == [0, 2, 1, 3, 0, 0]
     assert list(draw.table["outcome"]) == ["funded", "funded by lottery", "not drawn", "not drawn", "not funded",
                                            "funded"]
 
 
-def test_chances_are_whole_millionths_summing_to_the_places():
+def test_chances_are_whole_ten_thousandths_summing_to_the_places():
     rng = np.random.default_rng(3)
     for _ in range(200):
         p = rng.dirichlet(np.ones(40)) * 7  # sums to 7
         p = p / p.sum() * 7
         if (p > 1).any():
             continue
-        c = lot.chances_in_millionths(p, 7)
-        assert c.sum() == 7 * lot.MILLION and (c >= 0).all() and (c <= lot.MILLION).all()
-        assert np.abs(c - p * lot.MILLION).max() < 1.0  # within one millionth of each probability
+        c = lot.chances_in_units(p, 7)
+        assert c.sum() == 7 * lot.UNITS and (c >= 0).all() and (c <= lot.UNITS).all()
+        assert np.abs(c - p * lot.UNITS).max() < 1.0  # within one ten-thousandth of each probability
 
 
 @pytest.mark.parametrize("seed, text", [(2026, "2026"), (2026.0, "2026"), (0.5, "0.5"), (" x y ", "x y"),
@@ -75,14 +75,14 @@ def test_public_seed_is_written_one_way(seed, text):
 
 def test_control_characters_and_bad_seeds_are_refused():
     with pytest.raises(InputError, match="control character"):
-        lot.draw_lottery(["a\tb", "c"], [500_000, 500_000], 1, "s")
+        lot.draw_lottery(["a\tb", "c"], [5_000, 5_000], 1, "s")
     with pytest.raises(InputError, match="control character"):
         lot.public_seed("line\nbreak")
     for bad in ("", "   ", None, True, float("nan")):
         with pytest.raises(InputError, match="public seed"):
             lot.public_seed(bad)
     with pytest.raises(InputError, match="sum"):
-        lot.draw_lottery(["a", "b"], [500_000, 400_000], 1, "s")
+        lot.draw_lottery(["a", "b"], [5_000, 4_000], 1, "s")
     with pytest.raises(InputError, match="informed"):
         lottery_method("weighted")
 
@@ -94,9 +94,9 @@ def test_informed_lottery_funds_each_object_with_its_chance():
     every time."""
     result = calibrate_fixed(random_panel(8, A=8, O=30, reads=(2, 4)))
     table = result.ranking(top_k=6, draws=4000, lottery=True, lottery_seed="s")
-    chances = (table["chance"].to_numpy() * lot.MILLION).round().astype(np.int64)
-    assert chances.sum() == 6 * lot.MILLION
-    assert np.abs(table["chance"] - table["p_above"]).max() <= 0.5e-6 + 1e-12  # the chance is P(above), in millionths
+    chances = (table["chance"].to_numpy() * lot.UNITS).round().astype(np.int64)
+    assert chances.sum() == 6 * lot.UNITS
+    assert np.abs(table["chance"] - table["p_above"]).max() <= 1e-4 + 1e-12  # P(above) in ten-thousandths
     names = list(table.index)
     funded = np.zeros(len(names))
     runs = 4000
@@ -105,14 +105,14 @@ def test_informed_lottery_funds_each_object_with_its_chance():
         won = outcome.isin(["funded", "funded by lottery"]).to_numpy()
         assert won.sum() == 6
         funded += won
-    p = chances / lot.MILLION
+    p = chances / lot.UNITS
     low, high = binom.ppf(0.00005, runs, p), binom.isf(0.00005, runs, p)
     assert ((funded >= low) & (funded <= high)).all(), list(zip(names, p, funded / runs))
     assert ((p > 0.02) & (p < 0.98)).sum() >= 8  # enough objects are really drawn for the test to mean something
 
 
 def test_uniform_band_gives_the_band_equal_chances():
-    chances = [lot.MILLION, lot.MILLION, 375_000, 375_000, 375_000, 375_000, 375_000, 375_000, 375_000, 375_000, 0]
+    chances = [lot.UNITS, lot.UNITS, 3_750, 3_750, 3_750, 3_750, 3_750, 3_750, 3_750, 3_750, 0]
     names = [f"o{i}" for i in range(len(chances))]
     funded = np.zeros(len(names))
     for i in range(3000):
@@ -136,7 +136,7 @@ def test_verify_matches_an_untouched_record_and_names_the_edited_row():
     draw = lot.draw_lottery(NAMES, CHANCES, 3, "Panel 2026, round 1")
     rows = _record(draw)
     assert lot.verify_lottery(draw.seed, 3, "informed", draw.digest, draw.start, rows) == (True, [])
-    edits = {"outcome": ("not drawn", "row 11"), "uniform": (0.5, "row 12"), "chance": (260_000, "row 12"),
+    edits = {"outcome": ("not drawn", "row 11"), "uniform": (0.5, "row 12"), "chance": (2_600, "row 12"),
              "object": ("P3b", "row 12")}
     for column, (value, row) in edits.items():
         edited = rows.copy()

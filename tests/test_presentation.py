@@ -358,8 +358,8 @@ def test_summary_reports_the_lottery(tmp_path):
     drawn = table.loc[table["decision"] == "funded by lottery", "object"].tolist()
     funded = table["decision"].isin(["funded", "funded by lottery"])
     assert drawn and funded.sum() == 20  # exactly as many funded as places
-    # each object's chance is shown beside its decision: its P(above the line), to the millionth
-    assert np.abs(table["chance of funding"].astype(float) - table["P(above line)"].astype(float)).max() <= 5e-7
+    # each object's chance is shown beside its decision: its P(above the line), to the ten-thousandth
+    assert np.abs(table["chance of funding"].astype(float) - table["P(above line)"].astype(float)).max() <= 1e-4
     assert (table.loc[table["chance of funding"] == 1, "decision"] == "funded").all()
     lottery = run.decisions.attrs["lottery"]
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
@@ -394,7 +394,7 @@ def test_the_lottery_sheet_is_re_run_from_its_cells_alone():
     assert ok and verdict.startswith("matches: re-run from the public seed '007', the 12 place(s) and the 60 objects")
     header = next(i for i, r in enumerate(cells) if r[0] == "object") + 1  # sheet row of the header
     drawn_row = next(i for i, r in enumerate(cells) if r[3] == 2) + 1  # the second object in draw order
-    for column, value in ((7, "funded"), (2, 0.123457), (3, 0.5)):
+    for column, value in ((7, "funded"), (2, 0.1235), (3, 0.5)):
         original = ws.cell(drawn_row, column).value
         ws.cell(drawn_row, column).value = value
         ok, verdict = verify_lottery_cells(_lottery_cells(ws))

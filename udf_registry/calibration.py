@@ -437,7 +437,7 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
              "(settled) or the budget is spent; or exactly P(v_o > threshold); decision: above if P >= 1 - epsilon, "
              "below if P <= epsilon (settled), else borderline; joint statements: the longest lists above and below "
              "the line that hold all together in 95% of the draws; final: places filled from the strongest statement "
-             "down, the band at the line left to discuss, or a lottery: informed (chance = P(above) in millionths, "
+             "down, the band at the line left to discuss, or a lottery: informed (chance = P(above) in ten-thousandths, "
              "systematic sampling in the order of SHA-256 numbers) or uniform band")
 def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
                   seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None, scale=None,
@@ -481,8 +481,8 @@ def _lottery_argument(value):
      core=xlcalib.calibration.decide.lottery.verify_lottery, returns="scalar",
      example="=CALIB_VERIFY_DRAW(Lottery!A1:G2000)",
      formula="each object's number = first 8 bytes of SHA-256('xlcalib lottery 1' TAB seed TAB name TAB chance in "
-             "millionths), / 2^64 its uniform number; hash = SHA-256 of the canonical list; start = first 8 bytes of "
-             "the hash x 10^6 / 2^64; informed: the objects of chance strictly between 0 and 1 laid end to end in "
+             "ten-thousandths), / 2^64 its uniform number; hash = SHA-256 of the canonical list; start = first 8 bytes of "
+             "the hash x 10^4 / 2^64; informed: the objects of chance strictly between 0 and 1 laid end to end in "
              "the order of their numbers, funded where start + 0, 1, 2 ... falls in their stretch; uniform band: "
              "the smallest numbers of the band win; every cell compared with the re-run")
 def calib_verify_draw(lottery):

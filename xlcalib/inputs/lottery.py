@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..calibration.decide.lottery import (
     LOTTERY_COLUMNS,
-    MILLION,
+    UNITS,
     RECORD_ROWS,
     verify_lottery,
     verify_words,
@@ -25,9 +25,9 @@ from ..errors import InputError
 
 __all__ = ["LotteryRecord", "read_lottery", "verify_lottery_cells"]
 
-#: How far a chance or a stretch end may sit from a whole number of millionths, in millionths (a spreadsheet keeps
-#: 15 or more significant digits, so a number written as 0.123456 reads back within about 1e-10 of it).
-MILLIONTH_TOLERANCE = 1e-3
+#: How far a chance or a stretch end may sit from a whole number of ten-thousandths, in ten-thousandths (a spreadsheet
+#: keeps 15 or more significant digits, so a number written as 0.1234 reads back within about 1e-12 of it).
+UNIT_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -42,17 +42,17 @@ class LotteryRecord:
     rows: pd.DataFrame
 
 
-def _millionths(value, where: str, allow_blank: bool) -> int | None:
-    """A share (0.25) as whole millionths (250000); a value between two millionths is refused by its row."""
+def _units(value, where: str, allow_blank: bool) -> int | None:
+    """A share (0.25) as whole ten-thousandths (2500); a value between two ten-thousandths is refused by its row."""
     if is_blank(value):
         if allow_blank:
             return None
         raise InputError(f"{where} is blank")
-    x = parse_number(value, where) * MILLION
+    x = parse_number(value, where) * UNITS
     whole = round(x)
-    if abs(x - whole) > MILLIONTH_TOLERANCE:
-        raise InputError(f"{where} is {value!r}, not a whole number of millionths: a chance is drawn with to the "
-                         "millionth")
+    if abs(x - whole) > UNIT_TOLERANCE:
+        raise InputError(f"{where} is {value!r}, not a whole number of ten-thousandths: a chance is drawn with to the "
+                         "ten-thousandth")
     return int(whole)
 
 
@@ -86,7 +86,7 @@ def read_lottery(rows: list[list], first_row: int = 1, place: str = "sheet Lotte
         raise InputError(f"{found['places'][1]} must be a whole number of places, not {found['places'][0]!r}")
     method = parse_label(found["method"][0], found["method"][1])
     digest = found.get("digest", (None, ""))[0]
-    start = _millionths(*found["start"], allow_blank=True) if "start" in found else None
+    start = _units(*found["start"], allow_blank=True) if "start" in found else None
     keys = [header_key(c) if isinstance(c, str) else "" for c in rows[header]]
     at = {name: keys.index(name) for name in LOTTERY_COLUMNS if name in keys}
     missing = [name for name in LOTTERY_COLUMNS if name not in at]
@@ -102,11 +102,11 @@ def read_lottery(rows: list[list], first_row: int = 1, place: str = "sheet Lotte
         table.append({
             "row": where if place.startswith("sheet") else f"row {i + 1} of the range",
             "object": parse_label(cell("object"), f"{where} (object)"),
-            "chance": _millionths(cell("chance"), f"{where} (chance)", allow_blank=False),
+            "chance": _units(cell("chance"), f"{where} (chance)", allow_blank=False),
             "uniform": parse_number(cell("uniform number"), f"{where} (uniform number)"),
             "order": None if is_blank(cell("draw order")) else parse_number(cell("draw order"), f"{where} (draw order)"),
-            "from": _millionths(cell("stretch from"), f"{where} (stretch from)", allow_blank=True),
-            "to": _millionths(cell("stretch to"), f"{where} (stretch to)", allow_blank=True),
+            "from": _units(cell("stretch from"), f"{where} (stretch from)", allow_blank=True),
+            "to": _units(cell("stretch to"), f"{where} (stretch to)", allow_blank=True),
             "outcome": "" if is_blank(cell("outcome")) else str(cell("outcome")).strip()})
     if not table:
         raise InputError(f"{place}: the lottery table has no rows")

@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..calibration.decide.lottery import LOTTERY_COLUMNS, MILLION, RECORD_ROWS
+from ..calibration.decide.lottery import LOTTERY_COLUMNS, UNITS, RECORD_ROWS
 from ..workbook.base import Column, SheetSpec
 from .common import COUNT
 
-#: Number formats: chances and stretches to the millionth (what was drawn with), uniform numbers to 12 places.
-CHANCE, UNIFORM = "0.000000", "0.000000000000"
+#: Number formats: chances and stretches to the ten-thousandth (what was drawn with), uniform numbers to 12 places.
+CHANCE, UNIFORM = "0.0000", "0.000000000000"
 #: Width of the first column: the record's labels above the table stand in it.
 RECORD_LABEL_WIDTH = 26
 
@@ -21,7 +21,7 @@ RECORD_LABEL_WIDTH = 26
 def _record_rows(lottery: dict) -> list[list]:
     """The record's rows above the table, in :data:`RECORD_ROWS` order, and whether the seed was declared."""
     values = {"seed": lottery["seed"], "places": int(lottery["sure"] + lottery["places"]),
-              "method": lottery["method"], "digest": lottery["digest"], "start": lottery["start"] / MILLION}
+              "method": lottery["method"], "digest": lottery["digest"], "start": lottery["start"] / UNITS}
     rows = [[label, values[key]] for label, key in RECORD_ROWS]
     rows.append(["Seed declared in advance", "yes" if lottery.get("declared") else
                  "no: the run's Monte Carlo seed was used (declare one: Settings row Public seed, or --public-seed)"])
@@ -49,7 +49,7 @@ def _how_to_rerun(lottery: dict) -> list[list[str]]:
     m = lottery["places"]
     lines = [[f"How this draw was made (xlcalib verify-draw on this file, or =CALIB_VERIFY_DRAW over this sheet, "
               "re-runs it): each object's number is the first 8 bytes, read as one whole number, of the SHA-256 "
-              "hash of the text 'xlcalib lottery 1', the public seed, its name and its chance in millionths, joined "
+              "hash of the text 'xlcalib lottery 1', the public seed, its name and its chance in ten-thousandths, joined "
               "by tabs; its uniform number is that number divided by 2 to the 64th."]]
     if lottery["method"] == "informed":
         lines.append([f"Informed lottery: every object is funded with its chance, its P(above the line). Chance 1: "
@@ -63,9 +63,9 @@ def _how_to_rerun(lottery: dict) -> list[list[str]]:
                       "members of the band next to the line with the smallest uniform numbers (draw order 1 to "
                       f"{m}), so each member has the same chance."])
     lines.append(["The hash is SHA-256 of the lines 'xlcalib lottery 1', 'method<tab>" + lottery["method"] + "', "
-                  "'seed<tab>' + the seed, 'places<tab>' + the places, then 'name<tab>chance in millionths' for every "
+                  "'seed<tab>' + the seed, 'places<tab>' + the places, then 'name<tab>chance in ten-thousandths' for every "
                   "object sorted by name, each line ending in a line feed; the start is its first 8 bytes times "
-                  "1,000,000 divided by 2 to the 64th, rounded down, in millionths. Change the seed, a name or a "
+                  "10,000 divided by 2 to the 64th, rounded down, in ten-thousandths. Change the seed, a name or a "
                   "chance and the numbers, the hash and the draw change: the draw is fixed by public inputs."])
     return lines
 
@@ -74,12 +74,12 @@ def lottery_sheet(r: pd.DataFrame, preamble) -> SheetSpec:
     """Lottery: the public record of the run's lottery (see the module docstring); *r* is the run's ranking."""
     lottery = r.attrs["lottery"]
     frame = lottery_frame(r)
-    stretch = "informed lottery: where the object sits on the line of drawn places (millionths); funded when a point " \
+    stretch = "informed lottery: where the object sits on the line of drawn places (ten-thousandths); funded when a point " \
               "start + 0, 1, 2 ... falls in [from, to)"
     cols = {
         LOTTERY_COLUMNS[0]: Column(LOTTERY_COLUMNS[0], None, "the object as entered", max_width=28,
                                    min_width=RECORD_LABEL_WIDTH),
-        LOTTERY_COLUMNS[1]: Column(LOTTERY_COLUMNS[1], CHANCE, "its chance of being funded, in millionths: P(above "
+        LOTTERY_COLUMNS[1]: Column(LOTTERY_COLUMNS[1], CHANCE, "its chance of being funded, in ten-thousandths: P(above "
                                    "the line) (informed lottery) or the band's share (uniform band); 1 = funded, "
                                    "0 = not funded without a draw"),
         LOTTERY_COLUMNS[2]: Column(LOTTERY_COLUMNS[2], UNIFORM, "SHA-256 of 'xlcalib lottery 1', the seed, the name "

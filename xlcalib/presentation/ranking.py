@@ -113,7 +113,7 @@ def _decision_columns(spec: SheetSpec, r: pd.DataFrame) -> None:
         informed = (r.attrs.get("lottery") or {}).get("method") == "informed"
         out["chance of funding"] = r["chance"].to_numpy()
         cols["chance of funding"] = Column("chance of funding", CHANCE_PERCENT, (
-            "the object's chance in the informed lottery: its P(above the line), to the millionth (100% = funded, "
+            "the object's chance in the informed lottery: its P(above the line), to the ten-thousandth (100% = funded, "
             "0% = not funded without a draw); Lottery has the draw" if informed else
             "the object's chance in the uniform band lottery: 100% above the line, the band's equal share, 0% below; "
             "Lottery has the draw"))

@@ -14,7 +14,7 @@ end on a line, each taking a stretch as long as its chance, and funded where one
 Each stretch is shorter than 1, so it holds at most one point; over the start, an object is funded with
 probability exactly the length of its stretch.  Why systematic and not conditional Poisson sampling (Hajek
 1964; Chen, Dempster & Liu 1994, Biometrika 81:457), which has the most entropy: the systematic draw is exact in
-whole-number arithmetic -- chances in millionths, every step an integer comparison -- so the same inputs give
+whole-number arithmetic -- chances in ten-thousandths, every step an integer comparison -- so the same inputs give
 the same draw on every machine and in any language (a spreadsheet can redo it in four columns), whereas
 conditional Poisson sampling needs its working probabilities solved numerically, and its draw would depend on
 the last bits of that solve; the random order (from the public seed) removes the systematic draw's one
@@ -26,13 +26,13 @@ same chance; the members with the smallest uniform numbers are funded.
 
 **The public draw.**  Every random number comes from SHA-256 (FIPS 180-4) of text fixed by public inputs, as
 RFC 3797 (IETF NomCom selection) does with MD5: the public seed -- any text the panel publishes before the
-meeting -- and each object's name and chance.  For object *o* with chance *c* (a whole number of millionths)
+meeting -- and each object's name and chance.  For object *o* with chance *c* (a whole number of ten-thousandths)
 its number is the first 8 bytes, big-endian, of SHA-256 of the UTF-8 text
 ``xlcalib lottery 1<TAB>seed<TAB>name<TAB>c`` and its uniform number that integer / 2^64.  The list's hash is
 SHA-256 of the lines ``xlcalib lottery 1``, ``method<TAB>informed`` (or ``uniform band``),
 ``seed<TAB>seed``, ``places<TAB>k`` and one ``name<TAB>c`` line per object sorted by name (Unicode code
-points), each line ending in a line feed; the start is the first 8 bytes of that hash x 10^6 / 2^64, rounded
-down, in millionths.  So the draw cannot be re-rolled unnoticed: a different seed, name or chance gives other
+points), each line ending in a line feed; the start is the first 8 bytes of that hash x 10^4 / 2^64, rounded
+down, in ten-thousandths.  So the draw cannot be re-rolled unnoticed: a different seed, name or chance gives other
 numbers, and the hash ties the start to the whole list.  The seed is written as given (Unicode NFC, without
 leading or trailing spaces); a whole number is written without a decimal point.  Names and seed may hold no
 tab, line break or other control character.
@@ -48,12 +48,13 @@ import pandas as pd
 
 from ...errors import InputError
 
-__all__ = ["MILLION", "METHODS", "LOTTERY_TAG", "LotteryDraw", "chances_in_millionths", "draw_lottery",
+__all__ = ["UNITS", "METHODS", "LOTTERY_TAG", "LotteryDraw", "chances_in_units", "draw_lottery",
            "list_hash", "object_number", "public_seed", "start_point", "systematic_outcome", "uniform_band_outcome",
            "verify_lottery", "verify_words", "OUTCOMES", "LOTTERY_COLUMNS", "RECORD_ROWS", "UNIFORM_TOLERANCE"]
 
-#: Chances are whole numbers of millionths: exact in every language's integers.
-MILLION = 1_000_000
+#: Chances are whole numbers of ten-thousandths (basis points): exact in every language's integers, and finer than
+#: the Monte Carlo error of P(above) (1e-4 to 1e-3 in the band), so no figure claims more than the draws know.
+UNITS = 10_000
 #: The lottery's methods: the informed lottery (the default) and the uniform band lottery.
 METHODS = ("informed", "uniform band")
 #: The first field of every hashed text (the version of the recipe: another recipe would carry another tag).
@@ -103,8 +104,8 @@ def _digest(text: str) -> bytes:
 def object_number(seed: str, name: str, chance: int) -> int:
     """An object's number: the first 8 bytes (big-endian) of SHA-256("xlcalib lottery 1<TAB>seed<TAB>name<TAB>c").
 
-    >>> object_number("2026", "P001", 250000)
-    3052001677817120651
+    >>> object_number("2026", "P001", 2500)
+    12415437401500027165
     """
     return int.from_bytes(_digest(f"{LOTTERY_TAG}\t{seed}\t{name}\t{int(chance)}")[:8], "big")
 
@@ -118,23 +119,23 @@ def list_hash(seed: str, places: int, method: str, names, chances) -> str:
 
 
 def start_point(digest: str) -> int:
-    """The systematic draw's start in millionths, in [0, 10^6): the hash's first 8 bytes x 10^6 / 2^64, down."""
-    return int(digest[:16], 16) * MILLION >> NUMBER_BITS
+    """The systematic draw's start in ten-thousandths, in [0, 10^4): the hash's first 8 bytes x 10^4 / 2^64, down."""
+    return int(digest[:16], 16) * UNITS >> NUMBER_BITS
 
 
-def chances_in_millionths(p: np.ndarray, places: int) -> np.ndarray:
-    """Probabilities summing to *places* as whole millionths summing to exactly ``places x 10^6``, each within one
-    millionth of 10^6 p and in [0, 10^6]: the largest-remainder rounding (Hamilton's apportionment) -- round
-    down, then give the missing millionths to the largest remainders (ties by position).
+def chances_in_units(p: np.ndarray, places: int) -> np.ndarray:
+    """Probabilities summing to *places* as whole ten-thousandths summing to exactly ``places x 10^4``, each within one
+    ten-thousandth of 10^4 p and in [0, 10^4]: the largest-remainder rounding (Hamilton's apportionment) -- round
+    down, then give the missing ten-thousandths to the largest remainders (ties by position).
 
-    >>> chances_in_millionths(np.array([1 / 3, 1 / 3, 1 / 3]), 1).tolist()
-    [333334, 333333, 333333]
+    >>> chances_in_units(np.array([1 / 3, 1 / 3, 1 / 3]), 1).tolist()
+    [3334, 3333, 3333]
     """
-    quota = np.clip(np.asarray(p, dtype=float), 0.0, 1.0) * MILLION
+    quota = np.clip(np.asarray(p, dtype=float), 0.0, 1.0) * UNITS
     base = np.floor(quota).astype(np.int64)
-    missing = int(places) * MILLION - int(base.sum())
+    missing = int(places) * UNITS - int(base.sum())
     if not 0 <= missing <= base.size:
-        raise InputError(f"the chances sum to {quota.sum() / MILLION:.6f}, not to the {places} places: they cannot be "
+        raise InputError(f"the chances sum to {quota.sum() / UNITS:.4f}, not to the {places} places: they cannot be "
                          "drawn from")
     order = np.lexsort((np.arange(base.size), -(quota - base)))
     base[order[:missing]] += 1
@@ -142,37 +143,37 @@ def chances_in_millionths(p: np.ndarray, places: int) -> np.ndarray:
 
 
 def systematic_outcome(chances: np.ndarray, numbers: list[int], names: list[str], start: int):
-    """The informed draw: (funded, order, from, to) for every object, whole numbers of millionths.
+    """The informed draw: (funded, order, from, to) for every object, whole numbers of ten-thousandths.
 
-    The objects with 0 < chance < 10^6 are put in the order of (number, name) -- draw order 1, 2, ... -- and take
-    the stretches [from, to) of the line end to end; an object is funded where a point ``start + j x 10^6``
-    (j = 0, 1, ...) falls in its stretch.  Objects of chance 10^6 are funded, of chance 0 not (order 0).
+    The objects with 0 < chance < 10^4 are put in the order of (number, name) -- draw order 1, 2, ... -- and take
+    the stretches [from, to) of the line end to end; an object is funded where a point ``start + j x 10^4``
+    (j = 0, 1, ...) falls in its stretch.  Objects of chance 10^4 are funded, of chance 0 not (order 0).
     """
     chances = np.asarray(chances, dtype=np.int64)
     O = chances.size
-    funded = chances >= MILLION
+    funded = chances >= UNITS
     order = np.zeros(O, dtype=np.int64)
     low, high = np.zeros(O, dtype=np.int64), np.zeros(O, dtype=np.int64)
-    drawn = [i for i in range(O) if 0 < chances[i] < MILLION]
+    drawn = [i for i in range(O) if 0 < chances[i] < UNITS]
     drawn.sort(key=lambda i: (numbers[i], names[i]))
     at = 0
     for position, i in enumerate(drawn, start=1):
         order[i], low[i], high[i] = position, at, at + chances[i]
         at = high[i]
-        # points below x: ceil((x - start) / 10^6) when x > start, else 0
-        before = max(0, -(-(low[i] - start) // MILLION))
-        upto = max(0, -(-(high[i] - start) // MILLION))
+        # points below x: ceil((x - start) / 10^4) when x > start, else 0
+        before = max(0, -(-(low[i] - start) // UNITS))
+        upto = max(0, -(-(high[i] - start) // UNITS))
         funded[i] = upto > before
     return funded, order, low, high
 
 
 def uniform_band_outcome(chances: np.ndarray, numbers: list[int], names: list[str], places: int):
-    """The uniform band draw: (funded, order): the band (0 < chance < 10^6) in the order of (number, name); the
-    first ``places - (objects of chance 10^6)`` of them are funded."""
+    """The uniform band draw: (funded, order): the band (0 < chance < 10^4) in the order of (number, name); the
+    first ``places - (objects of chance 10^4)`` of them are funded."""
     chances = np.asarray(chances, dtype=np.int64)
-    funded = chances >= MILLION
+    funded = chances >= UNITS
     left = int(places) - int(funded.sum())
-    band = sorted((i for i in range(chances.size) if 0 < chances[i] < MILLION), key=lambda i: (numbers[i], names[i]))
+    band = sorted((i for i in range(chances.size) if 0 < chances[i] < UNITS), key=lambda i: (numbers[i], names[i]))
     if not 0 <= left <= len(band):
         raise InputError(f"the uniform band lottery has {left} place(s) for a band of {len(band)}: the chances are not "
                          "those of a uniform band")
@@ -187,9 +188,9 @@ def uniform_band_outcome(chances: np.ndarray, numbers: list[int], names: list[st
 class LotteryDraw:
     """A lottery's record: what anyone needs to re-run it (seed, places, method, chances) and what it gave.
 
-    ``table`` is indexed by object, in the order given: ``chance`` (whole millionths), ``number`` (the 64-bit
+    ``table`` is indexed by object, in the order given: ``chance`` (whole ten-thousandths), ``number`` (the 64-bit
     number as a Python int), ``uniform`` (number / 2^64), ``order`` (draw order, 0 when not drawn), ``from``/``to``
-    (the stretch of the line in millionths, informed lottery), ``outcome`` (:data:`OUTCOMES`).
+    (the stretch of the line in ten-thousandths, informed lottery), ``outcome`` (:data:`OUTCOMES`).
     """
 
     seed: str
@@ -202,7 +203,7 @@ class LotteryDraw:
     @property
     def sure(self) -> int:
         """Places certain before the draw (objects of chance 1)."""
-        return int((self.table["chance"] >= MILLION).sum())
+        return int((self.table["chance"] >= UNITS).sum())
 
     @property
     def drawn_places(self) -> int:
@@ -212,7 +213,7 @@ class LotteryDraw:
     @property
     def candidates(self) -> int:
         """Objects in the draw (chance strictly between 0 and 1)."""
-        return int(((self.table["chance"] > 0) & (self.table["chance"] < MILLION)).sum())
+        return int(((self.table["chance"] > 0) & (self.table["chance"] < UNITS)).sum())
 
 
 def _names(names) -> list[str]:
@@ -223,16 +224,16 @@ def _names(names) -> list[str]:
 
 
 def draw_lottery(names, chances, places: int, seed, method: str = "informed") -> LotteryDraw:
-    """Draw the lottery of *places* among objects *names* with *chances* (whole millionths; informed: summing to
-    ``places x 10^6``) from the public *seed* (see the module docstring for every step)."""
+    """Draw the lottery of *places* among objects *names* with *chances* (whole ten-thousandths; informed: summing to
+    ``places x 10^4``) from the public *seed* (see the module docstring for every step)."""
     if method not in METHODS:
         raise InputError(f"the lottery is 'informed' or 'uniform band', not {method!r}")
     names, seed = _names(names), public_seed(seed)
     chances = np.asarray(chances, dtype=np.int64)
-    if ((chances < 0) | (chances > MILLION)).any():
+    if ((chances < 0) | (chances > UNITS)).any():
         raise InputError("a lottery chance lies outside 0 to 1")
-    if method == "informed" and int(chances.sum()) != places * MILLION:
-        raise InputError(f"the chances sum to {chances.sum() / MILLION:.6f}, not to the {places} places")
+    if method == "informed" and int(chances.sum()) != places * UNITS:
+        raise InputError(f"the chances sum to {chances.sum() / UNITS:.4f}, not to the {places} places")
     numbers = [object_number(seed, n, c) for n, c in zip(names, chances)]
     digest = list_hash(seed, places, method, names, chances)
     start = start_point(digest)
@@ -249,7 +250,7 @@ def draw_lottery(names, chances, places: int, seed, method: str = "informed") ->
 
 
 def _outcomes(chances: np.ndarray, funded: np.ndarray) -> np.ndarray:
-    sure_in, sure_out = chances >= MILLION, chances <= 0
+    sure_in, sure_out = chances >= UNITS, chances <= 0
     return np.where(sure_in, OUTCOMES[0], np.where(sure_out, OUTCOMES[3],
                                                    np.where(funded, OUTCOMES[1], OUTCOMES[2]))).astype(object)
 
@@ -267,7 +268,7 @@ def verify_lottery(seed, places, method, digest, start, rows: pd.DataFrame) -> t
     """Re-run a lottery from its record and compare: (matches, the differences, each naming its row).
 
     *rows*: one row per object with ``row`` (how messages name it, e.g. "row 12"), ``object``, ``chance`` (whole
-    millionths), ``uniform``, ``order``, ``from``, ``to`` (millionths, or None/NaN when blank) and ``outcome``;
+    ten-thousandths), ``uniform``, ``order``, ``from``, ``to`` (ten-thousandths, or None/NaN when blank) and ``outcome``;
     *digest* and *start* as recorded (None: not checked).  The seed, places and chances are the public inputs;
     everything else is recomputed from them and must agree.  Each row's uniform number depends on its own seed,
     name and chance only, so an edited row is named even when the edit breaks the whole draw.
@@ -294,7 +295,7 @@ def verify_lottery(seed, places, method, digest, start, rows: pd.DataFrame) -> t
         problems.append(f"the hash is {str(digest).strip()[:16]}..., the seed, places and chances give "
                         f"{again.digest[:16]}...: one of them differs from what was drawn")
     if start is not None and int(start) != again.start:
-        problems.append(f"the start is {int(start) / MILLION:.6f}, the hash gives {again.start / MILLION:.6f}")
+        problems.append(f"the start is {int(start) / UNITS:.4f}, the hash gives {again.start / UNITS:.4f}")
     return not problems, problems
 
 
@@ -309,8 +310,8 @@ def _outcome_differences(again: LotteryDraw, rows: pd.DataFrame) -> list[str]:
             value = _whole_or_none(stated[column])
             value = None if column == "order" and value == 0 else value
             if value != expected:
-                problems.append(f"{where} ({name}): its {words} is {_millionths(value, column)}, the draw gives "
-                                f"{_millionths(expected, column)}")
+                problems.append(f"{where} ({name}): its {words} is {_units(value, column)}, the draw gives "
+                                f"{_units(expected, column)}")
         if str(stated["outcome"]).strip() != got["outcome"]:
             problems.append(f"{where} ({name}): the sheet says '{stated['outcome']}', the draw gives '{got['outcome']}'")
     return problems
@@ -323,10 +324,10 @@ def _whole_or_none(value) -> int | None:
     return int(value)
 
 
-def _millionths(value, column: str) -> str:
+def _units(value, column: str) -> str:
     if value is None:
         return "blank"
-    return str(int(value)) if column == "order" else f"{int(value) / MILLION:.6f}"
+    return str(int(value)) if column == "order" else f"{int(value) / UNITS:.4f}"
 
 
 #: Differences a verdict lists at most (the rest are counted).

@@ -45,7 +45,7 @@ import pandas as pd
 from ...cells import MAX_ABS_SCORE, real_argument, seed_argument, whole_argument
 from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
-from .lottery import MILLION, LotteryDraw, chances_in_millionths, draw_lottery, public_seed
+from .lottery import UNITS, LotteryDraw, chances_in_units, draw_lottery, public_seed
 from .draws import MAX_DRAWS, SETTLE_ERRORS, Draws, capped_draws, joint_counts, settle, simulate_ranks, \
     top_k_edges, unsettled
 
@@ -212,7 +212,7 @@ def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, to
     first; the tier in which they run out is the band adjacent to the line, whose objects are "to discuss"
     without a lottery; the tiers after it are not funded.  *lottery* = (method, public seed):
 
-    * informed -- every object is funded with its chance, P(above) as whole millionths (:mod:`.lottery`): chance
+    * informed -- every object is funded with its chance, P(above) as whole ten-thousandths (:mod:`.lottery`): chance
       1 funded, 0 not funded, the rest drawn (systematic sampling in a random order), exactly ``top_k`` funded;
     * uniform band -- the band's places go by a draw among that band only, each with the same chance.
     """
@@ -228,14 +228,14 @@ def _final_decisions(index: pd.Index, tier: np.ndarray, position: np.ndarray, to
         final[pool] = "to discuss"
         return final, record, None
     if method == "informed":
-        chances = chances_in_millionths(p, top_k)
+        chances = chances_in_units(p, top_k)
     else:
-        chances = np.where(funded, MILLION, 0).astype(np.int64)
-        if pool.size:  # the band's equal chance, in whole millionths (the draw itself takes exactly left of them)
-            chances[pool] = min(MILLION - 1, max(1, round(MILLION * left / pool.size)))
+        chances = np.where(funded, UNITS, 0).astype(np.int64)
+        if pool.size:  # the band's equal chance, in whole ten-thousandths (the draw itself takes exactly left of them)
+            chances[pool] = min(UNITS - 1, max(1, round(UNITS * left / pool.size)))
     draw = draw_lottery(index, chances, top_k, seed, method)
     final = draw.table["outcome"].to_numpy(dtype=object)
-    in_draw = (chances > 0) & (chances < MILLION)
+    in_draw = (chances > 0) & (chances < UNITS)
     record.update(sure=draw.sure, left=draw.drawn_places, pool=list(index[in_draw]),
                   pool_tier=pool_tier if method == "uniform band" else "chance strictly between 0 and 1")
     return final, record, draw
@@ -338,13 +338,13 @@ def _lottery_columns(frame: pd.DataFrame, draw: LotteryDraw) -> None:
     """The lottery's columns: each object's chance, its uniform number, draw order, stretch of the line (informed
     lottery) and whether it was funded by lottery or not drawn (see :mod:`.lottery`)."""
     table = draw.table
-    frame["chance"] = table["chance"].to_numpy() / MILLION
+    frame["chance"] = table["chance"].to_numpy() / UNITS
     frame["lottery_number"] = table["uniform"].to_numpy(dtype=float)
     drawn = table["order"].to_numpy() > 0
     frame["draw_order"] = table["order"].to_numpy()
     informed = draw.method == "informed"
-    frame["stretch_from"] = np.where(drawn & informed, table["from"].to_numpy() / MILLION, np.nan)
-    frame["stretch_to"] = np.where(drawn & informed, table["to"].to_numpy() / MILLION, np.nan)
+    frame["stretch_from"] = np.where(drawn & informed, table["from"].to_numpy() / UNITS, np.nan)
+    frame["stretch_to"] = np.where(drawn & informed, table["to"].to_numpy() / UNITS, np.nan)
     frame["lottery"] = np.where(drawn, frame["final"], "")
 
 
@@ -378,7 +378,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
         Heyard, Ott, Salanti & Egger 2022, Statistics and Public Policy 9:110).
     lottery, lottery_seed:
         With ``top_k``: ``lottery=True`` or ``"informed"`` draws the informed lottery -- every object funded
-        with its chance, its P(above) as whole millionths (chance 1 funded, 0 not funded, the others drawn so
+        with its chance, its P(above) as whole ten-thousandths (chance 1 funded, 0 not funded, the others drawn so
         that exactly ``top_k`` are funded); ``"uniform band"`` draws the places left after the objects above
         among the band next to the line only, each member with the same chance (the practice some funders
         use for the undecidable).  ``lottery_seed`` is the public seed: any text or number the panel published
