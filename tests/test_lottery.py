@@ -166,3 +166,14 @@ def test_lottery_in_the_ranking_is_recorded_and_repeats():
     assert other.attrs["lottery"]["digest"] != record["digest"]
     undeclared = result.ranking(top_k=10, draws=2000, seed=4, lottery=True)
     assert undeclared.attrs["lottery"]["seed"] == "4" and not undeclared.attrs["lottery"]["declared"]
+
+
+def test_a_whole_run_gives_the_same_draw_on_every_platform():
+    """From the scores to the draw -- fit, Monte Carlo P(above), chances in ten-thousandths, the SHA-256 draw --
+    one known answer, which CPython and Pyodide (make test-lite) must both give: the hash covers every object's
+    chance, so a chance that moved by one ten-thousandth on another platform would change it."""
+    result = calibrate_fixed(random_panel(21, A=8, O=40, reads=(2, 4)))
+    lottery = result.ranking(top_k=10, draws=2000, seed=1, lottery=True, lottery_seed="Panel 2026").attrs["lottery"]
+    assert lottery["digest"] == "a205ca5210dcd206059d852fe9e641e37941d86582d69ee6a6656fd5ad68b0f8"
+    assert lottery["start"] == 6329 and lottery["sure"] == 1
+    assert sorted(lottery["drawn"]) == ["o03", "o05", "o07", "o13", "o15", "o18", "o25", "o26", "o36"]

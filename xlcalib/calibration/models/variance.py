@@ -53,10 +53,17 @@ def grid_weights(m2l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, weight[keep] / weight[keep].sum()
 
 
+#: A likelihood-ratio statistic below this is 0: the estimate is at the boundary, and what is left is rounding
+#: (searches pin -2 log L to ~1e-12; the mixture's p jumps from 1 at 0 to 1/2 just above it, so rounding alone
+#: must not decide which -- it did, between CPython and Pyodide).
+ZERO_RATIO = 1e-8
+
+
 def boundary_p(m2l_at_zero: float, m2l_best: float) -> float:
-    """p-value of sigma_b = 0 against sigma_b > 0 from -2 log restricted likelihood at 0 and at its optimum."""
-    stat = max(float(m2l_at_zero) - float(m2l_best), 0.0)
-    return float(0.5 * chdtrc(1, stat)) if stat > 0 else 1.0
+    """p-value of sigma_b = 0 against sigma_b > 0 from -2 log restricted likelihood at 0 and at its optimum:
+    P(LR >= stat) under the 50:50 mixture of chi2_0 and chi2_1, i.e. 1 at stat = 0, P(chi2_1 > stat) / 2 above."""
+    stat = float(m2l_at_zero) - float(m2l_best)
+    return float(0.5 * chdtrc(1, stat)) if stat > ZERO_RATIO else 1.0
 
 
 #: The level of sigma_b's interval, and of its test (1 - this): fixed, as the verdict's words are.
@@ -104,7 +111,7 @@ def sigma_b_figures(m2l, sigma_hat: float, w_hat: float, face_value: bool, read_
     profile = _profile(m2l, w_hat, face_value)
     best = float(m2l(1.0 if face_value else w_hat, sigma_hat))
     ratio = lambda sigma: profile(sigma) - best  # noqa: E731  - the restricted likelihood ratio at sigma
-    at_zero = ratio(0.0)
+    at_zero = 0.0 if sigma_hat == 0 else max(ratio(0.0), 0.0)  # at the estimate the ratio is 0 by definition
     critical = float(chdtri(1, 1.0 - SIGMA_LEVEL))  # chi2_1's upper 5% point, 3.84
     inside, outside = sigma_hat, 2.0 * max(sigma_hat, read_sd)
     for _ in range(MAX_DOUBLINGS):
