@@ -78,7 +78,7 @@ def test_control_characters_and_bad_seeds_are_refused():
         lot.draw_lottery(["a\tb", "c"], [5_000, 5_000], 1, "s")
     with pytest.raises(InputError, match="control character"):
         lot.public_seed("line\nbreak")
-    for bad in ("", "   ", None, True, float("nan")):
+    for bad in ("", "   ", None, True, float("nan"), -1e300, 2**60):
         with pytest.raises(InputError, match="public seed"):
             lot.public_seed(bad)
     with pytest.raises(InputError, match="sum"):

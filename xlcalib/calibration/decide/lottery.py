@@ -61,6 +61,8 @@ METHODS = ("informed", "uniform band")
 LOTTERY_TAG = "xlcalib lottery 1"
 #: Each object's outcome: chance 1, drawn and funded, drawn and not funded, chance 0.
 OUTCOMES = ("funded", "funded by lottery", "not drawn", "not funded")
+#: A number given as the public seed must be exact in a spreadsheet cell (a double holds every whole number to 2^53).
+MAX_EXACT_NUMBER = 2**53
 #: A uniform number is an integer of this many bits over 2^bits.
 NUMBER_BITS = 64
 
@@ -84,11 +86,10 @@ def public_seed(seed) -> str:
     """
     if isinstance(seed, (bool, np.bool_)) or seed is None:
         raise InputError("the public seed must be a text or a number the panel published before the meeting")
-    if isinstance(seed, (int, np.integer)):
-        text = str(int(seed))
-    elif isinstance(seed, (float, np.floating)):
-        if not np.isfinite(seed):
-            raise InputError(f"the public seed must be a finite number or a text, not {seed}")
+    if isinstance(seed, (int, np.integer, float, np.floating)):
+        if not (np.isfinite(seed) and abs(seed) <= MAX_EXACT_NUMBER):
+            raise InputError(f"the public seed {seed!r} is a number a cell cannot hold exactly (beyond 2^53): write it "
+                             "as text")
         text = str(int(seed)) if float(seed).is_integer() else repr(float(seed))
     else:
         text = unicodedata.normalize("NFC", str(seed)).strip()
