@@ -90,9 +90,10 @@ def _settings_sheet(wb, scale) -> None:
             ("Group column", None, "optional: the Evaluations (or Objects) column naming each object's group (subject, "
                                    "call ...); default Group when there is one; adds the Groups and Group bias sheets"),
             ("Borderline cut-off", 0.05, "an object is borderline (the data cannot place it above or below the funding "
-                                         "line) when P(above the line) lies between this and 100% minus it; the lottery "
-                                         "draws only among the borderline objects next to the line. 5% is strict; 25% "
-                                         "narrows the band to the objects whose central 50% rank range holds the line"),
+                                         "line) when P(above the line) lies between this and 100% minus it; the uniform "
+                                         "band lottery draws only among the borderline objects next to the line. 5% is "
+                                         "strict; 25% narrows the band to the objects whose central 50% rank range "
+                                         "holds the line"),
             ("Public seed", None, "the lottery's public seed: any text or number the panel publishes before the meeting "
                                   "(e.g. 'Panel 2026 round 1, lottery of 12 May'); the draw's random numbers are SHA-256 "
                                   "of it, the names and the chances, so anyone can re-run it")]
