@@ -1,4 +1,4 @@
-"""From calibrated scores to decisions: ranks, the funding line, P(above the line), a recorded lottery.
+"""From calibrated scores to decisions: ranks, the funding line, P(above the line), settled decisions, a lottery.
 
 A panel decides *which proposals to fund* (or which grade to give).  The
 calibrated values are estimates; what the panel needs is how sure each
@@ -12,14 +12,20 @@ rounding, h^2/12 (:mod:`..panel.resolution`) -- and reports per object
 * ``rank`` (by calibrated value, 1 = best), ``raw_rank`` (by plain average),
   ``expected_rank`` and a rank interval;
 * with a funding line (``top_k`` places, or a calibrated-score ``threshold``)
-  ``p_above`` = P(the object is above the line), its Monte Carlo standard
-  error, and a decision: *above* (P >= 1 - epsilon), *below* (P <= epsilon) or
-  *borderline*; ``raw_decision`` (what plain averages would decide) and
-  ``changed`` (calibration moved the object across the line);
+  ``p_above`` = P(the object is above the line) -- for places by conditional
+  Monte Carlo, made to sum to the places (:func:`to_places`) -- its Monte Carlo
+  standard error, whether the Monte Carlo has ``settled`` it (3 errors from
+  both cut-offs, after as many further draws as the budget allows:
+  :func:`.draws.settle`), and a decision: *above* (P >= 1 - epsilon, settled),
+  *below* (P <= epsilon, settled) or *borderline*; ``raw_decision`` (what plain
+  averages would decide) and ``changed`` (calibration moved the object across
+  the line);
 * the joint statement (which objects are above, and which below, the line
   *all together* with the run's probability), and one final decision per
   object -- funded, not funded, funded by lottery, not drawn, to discuss --
-  with the statement it rests on.
+  with the statement it rests on; with a lottery (:mod:`.lottery`: informed,
+  each object funded with its chance P(above), or the uniform band) its public
+  record.
 
 Peers doing the same without declared confidences: the NeurIPS 2014 reviewer
 calibration (P(accept) from posterior samples, a grey area), the SNSF's
