@@ -16,6 +16,12 @@ unsettled in at least one seed -- and those that differ while settled in every s
 
 Run: ``python benchmarks/bench_settle.py`` (or ``python benchmarks/run_all.py settle``); about 2-4 minutes on a
 2-core machine.  ``XLCALIB_BENCH_SETTLE_OBJECTS`` changes the panel's size.
+
+Measured (the shared 2-core machine, two other benchmarks running): 500 first-pass draws and 1,969-2,000
+settling draws per seed, 60-63 objects left unsettled each, 13.6-20.8 s per ranking; across the five seeds 19
+objects decided differently, all 19 named unsettled in some seed, 0 settled on different sides.  The counting
+estimator of earlier versions, same panel and seeds: 1,165 objects decided differently, none marked, about 4.5 s
+per ranking.
 """
 from __future__ import annotations
 

@@ -16,6 +16,14 @@ likelihood ratio).  The default model (random assessors) is fitted.
 
 Run: ``python benchmarks/bench_sigma_b.py`` (or ``python benchmarks/run_all.py sigma_b``); set
 ``XLCALIB_BENCH_PANELS`` to change the panels per cell (default 60; the README's figures used 500).
+
+Measured (``OMP_NUM_THREADS=1 XLCALIB_BENCH_PANELS=500``, seeds 0-499 per cell, Monte Carlo s.e. 1.0 point):
+where the model holds, 93.2-98.0% coverage in every cell (at sigma_b = 0: 95.0, 96.4, 96.0% on the three
+designs, 95.6, 97.8, 96.8% on the small panels; the test's size 2.2-5.0%).  With whole-point clipped scores,
+93.2-98.0% wherever sigma_b > 0 and on the small panels, but at sigma_b = 0 on 16 x 80 x 3, 24 x 150 x 4 and
+40 x 300 x 5 only 93.0, 91.0 and 90.0% -- the test rejected in 7.0, 9.0 and 10.0% of panels whose assessors
+truly do not differ (rounding and the scale's ends, which the values' model takes as given).  Power against
+sigma_b = 0.3: 93-100% on the three designs, 33-48% on the small panels (intervals 0.6-0.8 score points wide).
 """
 from __future__ import annotations
 
