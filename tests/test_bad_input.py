@@ -112,7 +112,9 @@ def _argv(command: str, tmp_path, out) -> list[str]:
     raise AssertionError(f"new CLI command {command!r}: add a valid command line to tests/test_bad_input.py::_argv")
 
 
-COMMANDS = sorted(_parser()._subparsers._group_actions[0].choices)
+#: commands that only read (verify-draw re-runs a lottery from a result file and prints the verdict): no output to spoil
+READ_ONLY = {"verify-draw"}
+COMMANDS = sorted(set(_parser()._subparsers._group_actions[0].choices) - READ_ONLY)
 #: commands whose --out names a folder (the others name a file)
 FOLDER_OUTPUT = {"demo", "templates"}
 
@@ -165,6 +167,27 @@ def test_cli_a_legal_255_character_file_name(command, tmp_path, capsys):
     rc = main(_argv(command, tmp_path, out))
     capsys.readouterr()
     assert rc == 0 and out.is_file()
+
+
+def test_verify_draw_bad_files_are_one_line(tmp_path, capsys):
+    """verify-draw on a missing file, a CSV, a damaged workbook, a result without a lottery, and a Lottery sheet with
+    a chance typed as text: exit 2 and one line naming the problem (a mismatch is exit 3, tested with the CLI)."""
+    (tmp_path / "r.csv").write_text("object,chance\n")
+    (tmp_path / "damaged.xlsx").write_bytes(b"PK\x03\x04 not really a zip")
+    panel = _panel_book(tmp_path / "panel.xlsx")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Lottery"
+    for row in (["xlcalib calibration: lottery"], ["Public seed", "s"], ["Places", 1], ["Method", "informed"], [],
+                ["object", "chance", "uniform number", "draw order", "stretch from", "stretch to", "outcome"],
+                ["a", "half", 0.5, 1, 0, 0.5, "not drawn"]):
+        sheet.append(row)
+    book.save(tmp_path / "typed.xlsx")
+    for path, words in ((tmp_path / "missing.xlsx", "missing.xlsx"), (tmp_path / "r.csv", "result workbook"),
+                        (tmp_path / "damaged.xlsx", "damaged.xlsx"), (panel, "has no sheet Lottery"),
+                        (tmp_path / "typed.xlsx", "sheet Lottery, row 7 (chance)")):
+        err = _one_line_error(capsys, main(["verify-draw", str(path)]))
+        assert words in err, err
 
 
 @pytest.mark.parametrize("command", ["calibrate", "report", "assign", "agreement"])

@@ -611,11 +611,17 @@ def _template_settings_rows():
 _SETTING_GARBAGE = ["zzz", -1e300, True]
 
 
+#: rows that take any text by design (the lottery's public seed is whatever the panel published): text is no garbage
+_ANY_TEXT = {"Public seed"}
+
+
 @pytest.mark.parametrize("row, label", _template_settings_rows())
 def test_every_settings_row_is_applied_or_refused_by_its_cell(row, label, tmp_path, capsys):
     """Every row of the template's Settings sheet, given garbage: a one-line refusal naming its cell (a new
     Settings row is covered as soon as the template has it)."""
     for bad in _SETTING_GARBAGE:
+        if label in _ANY_TEXT and isinstance(bad, str):
+            continue
         book = openpyxl.load_workbook(_panel_book(tmp_path / "p.xlsx"))
         book["Settings"].cell(row=row, column=2).value = bad
         book.save(tmp_path / "bad.xlsx")

@@ -7,6 +7,7 @@ for Holm's adjustment; simulations with known erratic assessors, group biases an
 from __future__ import annotations
 
 import doctest
+import re
 
 import numpy as np
 import pandas as pd
@@ -440,3 +441,41 @@ def test_outfit_is_the_mean_z_squared_of_the_residuals_table():
     assert ((h > 0) & (h < 1)).all()
     np.testing.assert_allclose(table["z"], table["std_residual"] / np.sqrt(1 - h), rtol=1e-12)
     assert list(r.to_frames()["Residuals"].columns[-2:]) == ["leverage", "z"]
+# --------------------------------------------------------------------------- the stringency sentence's numbers
+_SENTENCE = re.compile(r"(?:about|SD of the biases) (?P<sd>[0-9.e+-]+).*95% interval (?:from (?P<zero>0) to|above "
+                       r"(?P<open>0), up to|between (?P<low>[0-9.e+-]+) and) (?P<high>[0-9.e+-]+); test of no "
+                       r"difference p = (?P<p>[0-9.e+-]+)")
+
+
+def _stringency_panels():
+    """The no-harm benchmark's designs (benchmarks/bench_models.py: 16 x 80 x 3, 24 x 150 x 4, 40 x 300 x 5; 5% or no
+    cross-subject reads; bias SD 0-0.7) and small panels of 6-10 assessors, one panel each."""
+    for i, (A, O, r) in enumerate([(16, 80, 3), (24, 150, 4), (40, 300, 5)]):
+        for cross in (0.05, 0.0):
+            for bias_sd in (0.0, 0.3, 0.5, 0.7):
+                yield simulate_panel(A, O, r, bias_sd=bias_sd, cross_reads=cross, seed=100 * i + int(10 * bias_sd))
+    for A in (6, 8, 10):
+        for bias_sd in (0.0, 0.2, 0.5):
+            yield simulate_panel(A, 4 * A, 2, n_subjects=2, n_conflicts=0, bias_sd=bias_sd, seed=A)
+
+
+def test_no_stringency_sentence_contradicts_its_own_numbers():
+    """Over the benchmark's panels, both random-bias models: the printed estimate lies inside the printed interval,
+    the interval reaches 0 exactly when the printed p is at least 5%, and the words say "do not measurably
+    differ" exactly then -- the point, the interval and the test are one convention (models/variance.py)."""
+    from xlcalib.calibration.behaviour.verdict import stringency_sentence
+
+    seen = {"differ": 0, "do not": 0}
+    for panel in _stringency_panels():
+        for model in ("random-assessors", "random-both"):
+            text = stringency_sentence(xlcalib.calibrate(panel.evaluations.drop(columns="sd"), model=model).stats)
+            m = _SENTENCE.search(text)
+            assert m, text
+            sd, high, p = float(m["sd"]), float(m["high"]), float(m["p"])
+            low = float(m["low"]) if m["low"] else 0.0
+            assert low <= sd <= high, text
+            no_difference = "do not measurably differ" in text
+            assert no_difference == (m["zero"] is not None) == (p >= 0.05), text
+            assert (m["open"] is not None or m["low"] is not None) == (not no_difference), text
+            seen["do not" if no_difference else "differ"] += 1
+    assert min(seen.values()) >= 10  # both verdicts are met, so the test can fail either way

@@ -283,14 +283,16 @@ def test_calibrate_with_a_funding_line_writes_ranking_and_decisions(tmp_path, ca
     assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.json"), "--format", "json", "--fund", "10",
                  "--lottery", "--seed", "4"]) == 0
     out = capsys.readouterr().out
-    assert "Funding line top 10 (10 places): " in out and "each with the same chance, seed 4." in out
+    assert "Funding line top 10 (10 places): " in out and "each funded with exactly its chance (public seed '4' (the " \
+        "run's seed: none was declared before the meeting)" in out
     payload = json.loads((tmp_path / "r.json").read_text())
     ranking = payload["Ranking"]
     assert [row["rank"] for row in ranking] == sorted(row["rank"] for row in ranking)
     assert {"p_above", "decision", "changed", "lottery", "rank_lower", "final", "basis"} <= set(ranking[0])
     assert sum(row["final"] in ("funded", "funded by lottery") for row in ranking) == 10  # every place filled
     assert sum(row["p_above"] for row in ranking) == pytest.approx(10)
-    assert payload["ranking"]["lottery"]["seed"] == 4 and payload["settings"]["funding_top_k"] == 10
+    assert payload["ranking"]["lottery"]["seed"] == "4" and payload["settings"]["funding_top_k"] == 10
+    assert payload["ranking"]["lottery"]["method"] == "informed"
     assert {"se", "lower", "upper", "robustness_bound"} <= set(payload["Values"][0])
     # xlsx: the Ranking sheet comes first
     assert main(["calibrate", str(exercise), "-o", str(tmp_path / "r.xlsx"), "--threshold", "7"]) == 0

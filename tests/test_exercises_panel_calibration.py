@@ -85,3 +85,54 @@ def test_the_borderline_cut_off_from_the_command_line(tmp_path, capsys):
     assert json.loads((tmp_path / "r.json").read_text())["ranking"]["epsilon"] == 0.25
     assert main(["calibrate", str(exercise), "--fund", "10", "--borderline", "0.5"]) == 2
     assert "--borderline must be a share above 0 and below 0.5" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cell, method", [("yes", "informed"), (True, "informed"), ("Informed", "informed"),
+                                          ("uniform band", "uniform band"), ("Uniform-band", "uniform band"),
+                                          ("no", None)])
+def test_the_lottery_and_its_public_seed_are_settings_rows(cell, method):
+    book = _settings_book([["Funding line (top k)", 2], ["Lottery", cell], ["Public seed", "Panel 2026"]])
+    run, frames, settings = compute_calibration(book)
+    lottery = run.decisions.attrs["lottery"]
+    assert (lottery.get("method"), lottery.get("seed")) == ((method, "Panel 2026") if method else (None, None))
+    if method:
+        assert f"{method} lottery (public seed 'Panel 2026')" in settings.describe() and lottery["declared"]
+
+
+def test_a_bad_lottery_cell_is_named():
+    book = _settings_book([["Funding line (top k)", 2], ["Lottery", "weighted"]])
+    with pytest.raises(InputError, match=r"sheet Settings, cell B3 \(lottery\) must be yes \(the informed lottery\), "
+                                         r"informed, uniform band or no, not 'weighted'"):
+        compute_calibration(book)
+    book = _settings_book([["Funding line (top k)", 2], ["Lottery", "yes"], ["Public seed", "tab\there"]])
+    with pytest.raises(InputError, match=r"sheet Settings, cell B4 \(public seed\): the public seed 'tab\\there' "
+                                         r"holds a control character"):
+        compute_calibration(book)
+
+
+def test_verify_draw_from_the_command_line(tmp_path, capsys):
+    """calibrate --lottery writes a Lottery sheet (XlsxWriter); verify-draw re-runs it from that sheet alone: exit 0
+    "matches"; a copy with one edited outcome: exit 3 "does not match" naming the row; bad files: exit 2."""
+    from xlcalib.cli import main
+    from xlcalib.demo import write_demo_exercise
+
+    exercise, *_ = write_demo_exercise(tmp_path / "ex.xlsx")
+    out = tmp_path / "res.xlsx"
+    assert main(["calibrate", str(exercise), "-o", str(out), "--fund", "10", "--lottery", "--public-seed", "007"]) == 0
+    printed = capsys.readouterr().out
+    assert "Informed lottery:" in printed and "public seed '007'" in printed
+    assert main(["verify-draw", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("matches: re-run from the public seed '007', the 10 place(s)")
+    book = openpyxl.load_workbook(out)
+    ws = book["Lottery"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 4).value == 1)  # first in draw order
+    ws.cell(row, 7).value = "not drawn" if ws.cell(row, 7).value == "funded by lottery" else "funded by lottery"
+    book.save(tmp_path / "edited.xlsx")
+    assert main(["verify-draw", str(tmp_path / "edited.xlsx")]) == 3
+    assert capsys.readouterr().out.startswith(f"does not match: sheet Lottery, row {row} (")
+    assert main(["verify-draw", str(exercise)]) == 2
+    assert "has no sheet Lottery" in capsys.readouterr().err
+    assert main(["calibrate", str(exercise), "-o", str(tmp_path / "band.xlsx"), "--fund", "10",
+                 "--lottery", "uniform-band"]) == 0
+    assert "uniform band lottery drew" in capsys.readouterr().out
+    assert main(["verify-draw", str(tmp_path / "band.xlsx")]) == 0

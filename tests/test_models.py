@@ -109,6 +109,59 @@ def test_reml_matches_the_dense_restricted_likelihood():
     assert r.stats["sigma_b_low"] < sigma_b < r.stats["sigma_b_high"]
 
 
+def _profile_ends_brute_force(ev: pd.DataFrame, sigma_hat: float, critical: float = 3.841458820694124):
+    """The 95% interval of sigma_b by the restricted likelihood ratio, from the dense marginal covariance: w
+    profiled out by a search at each sigma, the ends found by bisection where the ratio meets chi2_1(0.95)."""
+    a = pd.factorize(ev["assessor"])[0]
+    o = pd.factorize(ev["object"])[0]
+    y, c = ev["score"].to_numpy(), ev["confidence"].to_numpy()
+    N, A, O = y.size, a.max() + 1, o.max() + 1
+    X = np.zeros((N, O))
+    X[np.arange(N), o] = 1
+    ZZ = (a[:, None] == a[None, :]).astype(float)
+
+    def m2l(log_w, sigma):
+        V = np.exp(log_w) * np.diag(1 / c) + sigma**2 * ZZ
+        Vi = np.linalg.inv(V)
+        XtViX = X.T @ Vi @ X
+        r = y - X @ np.linalg.solve(XtViX, X.T @ Vi @ y)
+        return np.linalg.slogdet(V)[1] + np.linalg.slogdet(XtViX)[1] + r @ Vi @ r
+
+    from scipy.optimize import minimize_scalar
+
+    profile = lambda sigma: minimize_scalar(lambda x: m2l(x, sigma), bounds=(-8, 4), method="bounded",  # noqa: E731
+                                            options={"xatol": 1e-9}).fun
+    best = profile(sigma_hat)
+
+    def crossing(inside, outside):
+        for _ in range(50):
+            mid = (inside + outside) / 2
+            inside, outside = (mid, outside) if profile(mid) - best <= critical else (inside, mid)
+        return (inside + outside) / 2
+
+    low = 0.0 if profile(0.0) - best <= critical else crossing(sigma_hat, 0.0)
+    return low, crossing(sigma_hat, 4 * sigma_hat + 1), profile(0.0) - best
+
+
+@pytest.mark.parametrize("seed, bias_sd, differ", [(7, 0.8, True), (3, 0.15, False)])
+def test_sigma_b_interval_is_the_restricted_likelihood_ratio_interval(seed, bias_sd, differ):
+    """sigma_b's 95% interval against a brute-force inversion of the dense restricted likelihood ratio; its
+    lower end reaches 0 exactly when the test of no difference does not reject (one convention)."""
+    ev, *_ = _panel(seed, A=6, O=15, reads=3, bias_sd=bias_sd, noise=0.6)
+    ev = ev.rename(columns={"sd": "confidence"}).assign(confidence=lambda d: np.where(np.arange(len(d)) % 3, 1.0, 3.0))
+    s = xlcalib.calibrate(ev).stats
+    low, high, at_zero = _profile_ends_brute_force(ev, s["sigma_b"])
+    # the brute force's nested searches pin the ends to ~1e-6; the model's come from the same likelihood exactly
+    assert s["sigma_b_high"] == pytest.approx(high, rel=1e-4)
+    assert s["sigma_b_low"] == pytest.approx(low, rel=1e-4, abs=1e-9)
+    assert s["sigma_b_low"] <= s["sigma_b"] <= s["sigma_b_high"]
+    from scipy.stats import chi2
+
+    # the boundary test: half a chi2_1 tail (Self & Liang); no ratio at all (the estimate at 0) is p = 1
+    assert s["sigma_b_p"] == pytest.approx(0.5 * chi2.sf(at_zero, 1) if at_zero > 1e-7 else 1.0, rel=1e-4, abs=1e-12)
+    assert (s["sigma_b_low"] > 0) == differ == (s["sigma_b_p"] < 0.05)
+
+
 def test_covariance_at_one_variance_is_the_inverse_of_the_mixed_model_equations():
     """At a single grid point the moment-matched covariance is w times the inverse MME coefficient matrix."""
     ev, *_ = _panel(11, A=5, O=12, reads=2)

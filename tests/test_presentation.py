@@ -349,9 +349,8 @@ def test_reports_render_alike_through_both_backends(kind, tmp_path):
 
 def test_summary_reports_the_lottery(tmp_path):
     wb, _ = _demo_book()
-    settings = CalibrationSettings(fund_top_k=20, lottery=True, draws=2000)
+    settings = CalibrationSettings(fund_top_k=20, lottery=True, draws=2000, public_seed="Panel 2024, round 2")
     run, frames, settings = compute_calibration(wb, settings)
-    result = run.result
     write_calibration(wb, run, frames, settings, now=NOW)
     rows = list(wb["Ranking"].iter_rows(values_only=True))
     header = next(i for i, r in enumerate(rows) if r[0] == "rank")
@@ -359,14 +358,63 @@ def test_summary_reports_the_lottery(tmp_path):
     drawn = table.loc[table["decision"] == "funded by lottery", "object"].tolist()
     funded = table["decision"].isin(["funded", "funded by lottery"])
     assert drawn and funded.sum() == 20  # exactly as many funded as places
+    # each object's chance is shown beside its decision: its P(above the line), to the ten-thousandth
+    assert np.abs(table["chance of funding"].astype(float) - table["P(above line)"].astype(float)).max() <= 1e-4
+    assert (table.loc[table["chance of funding"] == 1, "decision"] == "funded").all()
+    lottery = run.decisions.attrs["lottery"]
     summary = dict(r[:2] for r in wb["Summary"].iter_rows(values_only=True) if r[0])
-    assert f"The lottery drew {len(drawn)} of the " in summary["Decision"]
+    assert (f"Informed lottery: {lottery['sure']} place(s) certain, {len(drawn)} drawn among the "
+            f"{lottery['candidates']} object(s)") in summary["Decision"]
+    assert "public seed 'Panel 2024, round 2'" in summary["Decision"]
     from xlcalib.calibration.decide.ranking import decision_summary
 
     assert summary["Decision"] == decision_summary(run.decisions)  # the command line prints these same words
     count = next(r[0] for r in rows[header + 1:] if r[0] and str(r[0]).startswith("Count: "))
     assert count.startswith("Count: 20 places: ") and f"{len(drawn)} funded by lottery" in count
     assert summary[f"Funded by lottery ({len(drawn)})"] == ", ".join(drawn) + "."
+    assert wb.sheetnames.index("Lottery") == wb.sheetnames.index("Summary") + 1
+
+
+def _lottery_cells(ws):
+    return [list(r) for r in ws.iter_rows(values_only=True)]
+
+
+def test_the_lottery_sheet_is_re_run_from_its_cells_alone():
+    """The Lottery sheet as written, read back cell by cell, re-runs to the same draw; one edited cell -- an outcome,
+    a chance, a uniform number, the seed -- and the verdict says "does not match", naming the row."""
+    from xlcalib.inputs import verify_lottery_cells
+
+    wb, _ = _demo_book()
+    settings = CalibrationSettings(fund_top_k=12, lottery=True, draws=2000, public_seed="007")
+    run, frames, settings = compute_calibration(wb, settings)
+    write_calibration(wb, run, frames, settings, now=NOW)
+    ws = wb["Lottery"]
+    cells = _lottery_cells(ws)
+    ok, verdict = verify_lottery_cells(cells)
+    assert ok and verdict.startswith("matches: re-run from the public seed '007', the 12 place(s) and the 60 objects")
+    header = next(i for i, r in enumerate(cells) if r[0] == "object") + 1  # sheet row of the header
+    drawn_row = next(i for i, r in enumerate(cells) if r[3] == 2) + 1  # the second object in draw order
+    for column, value in ((7, "funded"), (2, 0.1235), (3, 0.5)):
+        original = ws.cell(drawn_row, column).value
+        ws.cell(drawn_row, column).value = value
+        ok, verdict = verify_lottery_cells(_lottery_cells(ws))
+        assert not ok and verdict.startswith(f"does not match: sheet Lottery, row {drawn_row} ("), (column, verdict)
+        ws.cell(drawn_row, column).value = original
+    seed_row = next(i for i, r in enumerate(cells) if r[0] == "Public seed") + 1
+    ws.cell(seed_row, 2).value = "7"  # "007" retyped as a number: another seed
+    ok, verdict = verify_lottery_cells(_lottery_cells(ws))
+    assert not ok and "does not match" in verdict
+    assert header > seed_row
+
+
+def test_a_run_without_a_lottery_removes_an_old_lottery_sheet():
+    wb, _ = _demo_book()
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=12, lottery=True, draws=1000))
+    write_calibration(wb, run, frames, settings, now=NOW)
+    assert "Lottery" in wb.sheetnames
+    run, frames, settings = compute_calibration(wb, CalibrationSettings(fund_top_k=12, draws=1000))
+    write_calibration(wb, run, frames, settings, now=NOW)
+    assert "Lottery" not in wb.sheetnames
 
 
 def test_reliability_of_averages_needs_no_objects_by_assessors_grid():

@@ -33,6 +33,25 @@ GRID_CELLS = GRID.tolist()
 REP2 = (GRID + rng.normal(size=GRID.shape) * 0.5).round(2).tolist()
 
 CORE = xlcalib.calibrate(PANEL)
+
+
+def _lottery_cells(table) -> tuple[list[list], int]:
+    """A Lottery sheet's cells as Excel hands a range over (preamble, blank row, header, rows, blank row, recipe),
+    and the index of its first data row."""
+    from xlcalib.cells import cell_value
+    from xlcalib.presentation import lottery_sheet
+
+    spec = lottery_sheet(table, [["xlcalib calibration"], ["run"]])
+    width = spec.frame.shape[1]
+    pad = lambda row: [cell_value(c) for c in row] + [None] * (width - len(row))  # noqa: E731
+    rows = [pad(r) for r in spec.preamble] + [pad([])] + [list(spec.frame.columns)]
+    first = len(rows)
+    rows += [pad(r) for r in spec.frame.itertuples(index=False)] + [pad([])] + [pad(r[:1]) for r in spec.footer]
+    return rows, first
+
+
+LOTTERY_CELLS, LOTTERY_FIRST_ROW = _lottery_cells(CORE.ranking(top_k=4, draws=500, seed=3, lottery=True,
+                                                               lottery_seed="Panel 2026"))
 GROUP_MAP = {o: ("odd" if int(o[1:]) % 2 else "even") for o in PANEL.object}
 GROUP_COL = COL([GROUP_MAP[o] for o in PANEL.object])
 SCALED = xlcalib.calibrate(PANEL, scale_use="on")
@@ -82,7 +101,11 @@ CASES = {
     "CALIB_STATS": (CALIB_ARGS, CORE.diagnostics()[["statistic", "value", "meaning"]], 2),
     "CALIB_RANKING": ((*CALIB_ARGS, 4, None, None, 500, 3), CORE.ranking(top_k=4, draws=500, seed=3).reset_index()[
         ["object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank", "rank_lower",
-         "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis"]], 2),
+         "rank_upper", "p_above", "p_above_mc_se", "settled", "decision", "changed", "final"]].assign(
+        chance=np.nan).join(CORE.ranking(top_k=4, draws=500, seed=3).reset_index()[["joint", "basis"]]), 2),
+    "CALIB_VERIFY_DRAW": ((LOTTERY_CELLS,), "matches: re-run from the public seed 'Panel 2026', the 4 place(s) and "
+                          "the 12 objects' chances, the draw gives the same hash, uniform numbers, draw order and "
+                          "outcomes", (0, LOTTERY_FIRST_ROW, 1)),
     "CALIB_NEXT_READS": ((*CALIB_ARGS, 3, 4), CORE.next_reads(3, top_k=4)[
         ["order", "assessor", "object", "confidence", "level", "gain", "p_above", "se_before", "se_after", "settles",
          "reason"]], 2),
@@ -202,7 +225,7 @@ def _equal(got, expected):
                     assert g == (int(e) if isinstance(e, np.integer) else e)
     else:
         value = got[0][0] if isinstance(got, list) else got
-        assert value == pytest.approx(expected, rel=1e-12)
+        assert value == (expected if isinstance(expected, str) else pytest.approx(expected, rel=1e-12))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

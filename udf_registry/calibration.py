@@ -1,5 +1,5 @@
 """Calibration family: CALIB_VALUES, CALIB_BIASES, CALIB_STATS, CALIB_RESIDUALS, CALIB_DESIGN, CALIB_RANKING,
-CALIB_NEXT_READS, the assessor-behaviour tables (CALIB_FIT, CALIB_UNEXPECTED, CALIB_SEPARATION,
+CALIB_VERIFY_DRAW (a lottery re-run from its Lottery sheet), CALIB_NEXT_READS, the assessor-behaviour tables (CALIB_FIT, CALIB_UNEXPECTED, CALIB_SEPARATION,
 CALIB_EXACT_AGREEMENT, CALIB_GROUP_BIAS, CALIB_GROUP_AUDIT, CALIB_GAINS) and the review grid readers
 CALIB_FROM_GRID and CALIB_GRID_REPORT."""
 from __future__ import annotations
@@ -35,10 +35,12 @@ from xlcalib.cells import (
     trim_trailing_blanks,
 )
 from xlcalib.calibration.behaviour.verdict import linkage_note
+from xlcalib.calibration.decide.ranking import lottery_method
 from xlcalib.calibration.meanings import statistic_meaning
 from xlcalib.errors import InputError
 from xlcalib.imports import evaluations_frame
 from xlcalib.inputs import EVALUATION_COLUMNS
+from xlcalib.inputs.lottery import verify_lottery_cells
 
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
 
@@ -418,7 +420,8 @@ def _funding_line(top_k, threshold) -> tuple[int | None, float | None]:
 
 
 _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean", "raw_rank", "expected_rank",
-                    "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "decision", "changed", "final", "joint", "basis")
+                    "rank_lower", "rank_upper", "p_above", "p_above_mc_se", "settled", "decision", "changed", "final",
+                    "chance", "joint", "basis")
 
 
 @udf("CALIB_RANKING", category=CATEGORY,
@@ -434,35 +437,73 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
            *_COMMON[4:],
            Arg("epsilon", "Optional borderline cut-off (default 0.05): borderline when P(above) lies between it and "
                           "1 minus it", range=False),
-           Arg("lottery", "Optional TRUE/FALSE (default FALSE): fill the places left after the certain ones by a "
-                          "recorded draw among the borderline band next to the line (needs top_k)", range=False),
-           _SCALE),
+           Arg("lottery", 'Optional (needs top_k): TRUE or "informed" -- every object funded with its chance, '
+                          'P(above the line), exactly top_k in all; "uniform band" -- the places left after the '
+                          'objects above go to the band next to the line with equal chances; FALSE (default): none',
+               range=False),
+           _SCALE,
+           Arg("public_seed", "Optional: the lottery's public seed, any text or number published before the "
+                              "meeting (default: the seed argument); the draw's random numbers are SHA-256 of it, the "
+                              "names and the chances", range=False)),
      core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
      formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "
-             "estimated; default model: whole-point scores add their rounding, 1/12, to each read's variance); P(above) = share of draws with rank <= top_k, or exactly P(v_o > threshold); decision: above "
-             "if P >= 1 - epsilon, below if P <= epsilon, else borderline; joint statements: the longest lists above and "
-             "below the line that hold all together in 95% of the draws; final: places filled from the strongest "
-             "statement down, the band at the line drawn by lottery or left to discuss")
+             "estimated; default model: whole-point scores add their rounding, 1/12, to each read's variance); "
+             "P(above) = mean over draws of Phi((m_o(b) - T_-o)/s_o), T_-o the k-th largest other value (conditional "
+             "Monte Carlo), made to sum to top_k; more draws until each P is 3 Monte Carlo errors from both cut-offs "
+             "(settled) or the budget is spent; or exactly P(v_o > threshold); decision: above if P >= 1 - epsilon, "
+             "below if P <= epsilon (settled), else borderline; joint statements: the longest lists above and below "
+             "the line that hold all together in 95% of the draws; final: places filled from the strongest statement "
+             "down, the band at the line left to discuss, or a lottery: informed (chance = P(above) in ten-thousandths, "
+             "systematic sampling in the order of SHA-256 numbers) or uniform band")
 def calib_ranking(assessors, objects, scores, uncertainty, top_k=None, threshold=None, level=None, draws=None,
-                  seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None, scale=None):
+                  seed=None, kind=None, levels=None, gauge=None, header=True, epsilon=None, lottery=None, scale=None,
+                  public_seed=None):
     top_k, threshold = _funding_line(top_k, threshold)
     level = None if is_blank(level) else parse_number(level, "the level argument")
     draws = parse_whole(draws, "draws", 10_000, low=100)
     seed = parse_whole(seed, "seed", 0, low=0)
     epsilon = 0.05 if is_blank(epsilon) else parse_number(epsilon, "the epsilon argument")
-    lottery = parse_flag(lottery, "lottery", False)
+    lottery = _lottery_argument(lottery)
+    public_seed = None if is_blank(public_seed) else public_seed
     solved = _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale=scale)
 
     def build(result):
         table = result.ranking(top_k=top_k, threshold=threshold, level=level, draws=draws, seed=seed,
-                               epsilon=epsilon, lottery=lottery)
+                               epsilon=epsilon, lottery=lottery, lottery_seed=public_seed)
         columns = {"object": table.index}
         for name in _RANKING_COLUMNS[1:]:
             columns[name] = table[name] if name in table else [None] * len(table)
         return columns
 
-    return _spill(solved, f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}:{epsilon}:{lottery}", header, build)
+    key = f"ranking:{top_k}:{threshold}:{level}:{draws}:{seed}:{epsilon}:{lottery}:{public_seed!r}"
+    return _spill(solved, key, header, build)
+
+
+def _lottery_argument(value):
+    """TRUE/FALSE or the words "informed" / "uniform band" (blank: none), as the core's lottery argument."""
+    if is_blank(value):
+        return False
+    if isinstance(value, str):
+        return lottery_method(value) or False
+    return "informed" if parse_flag(value, "lottery", False) else False
+
+
+@udf("CALIB_VERIFY_DRAW", category=CATEGORY,
+     help="Re-runs a result workbook's lottery from its Lottery sheet alone: 'matches' or 'does not match', naming "
+          "each row that differs.",
+     args=(Arg("lottery", "The whole Lottery sheet of a result workbook, from A1 down past the last object "
+                          "(e.g. Lottery!A1:G2000): the public seed, places, method, hash and start above the table, "
+                          "then each object's chance, uniform number, draw order, stretch and outcome"),),
+     core=xlcalib.calibration.decide.lottery.verify_lottery, returns="scalar",
+     example="=CALIB_VERIFY_DRAW(Lottery!A1:G2000)",
+     formula="each object's number = first 8 bytes of SHA-256('xlcalib lottery 1' TAB seed TAB name TAB chance in "
+             "ten-thousandths), / 2^64 its uniform number; hash = SHA-256 of the canonical list; start = first 8 bytes of "
+             "the hash x 10^4 / 2^64; informed: the objects of chance strictly between 0 and 1 laid end to end in "
+             "the order of their numbers, funded where start + 0, 1, 2 ... falls in their stretch; uniform band: "
+             "the smallest numbers of the band win; every cell compared with the re-run")
+def calib_verify_draw(lottery):
+    return verify_lottery_cells(as_rows(lottery), 1, "the range")[1]
 
 
 #: The spill shows every column of the core's next-reads table, in its order (one list: a column the core adds

@@ -1,5 +1,5 @@
 """Command-line interface: ``xlcalib demo | calibrate | import | next-reads | assign | template | templates |
-report | agreement``.
+report | agreement | verify-draw``.
 
 The headless main job: ``xlcalib calibrate WORKBOOK`` (or a review export: HotCRP, CMT, EasyChair,
 OpenReview, a grid) reads the evaluations table, runs :func:`xlcalib.calibrate` through the same runner the
@@ -9,8 +9,8 @@ output is written to a temporary file and renamed into place.  This module
 only reads the command line and prints: the jobs are the exercises'.
 
 Exit codes: 0 success; 2 bad input (one line naming sheet/row/column);
-1 internal error (a bug: please report it with the traceback printed); 130 interrupted (Ctrl-C);
-143 terminated (SIGTERM).
+1 internal error (a bug: please report it with the traceback printed); 3 ``verify-draw``: the draw does not match
+its record; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -72,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("workbook")
     rep.add_argument("-o", "--out", help="output workbook (default <stem>_report.xlsx; the input is never modified)")
     _add_agreement(sub)
+    ver = sub.add_parser("verify-draw", help="re-run a result workbook's lottery from its Lottery sheet alone and say "
+                                             "whether it matches (exit 0 matches, 3 does not)")
+    ver.add_argument("result", help="the result workbook (.xlsx) with a Lottery sheet (never modified)")
+    ver.add_argument("--sheet", default="Lottery", help="the sheet holding the lottery's record (default Lottery)")
     for command in sub.choices.values():  # every command: its steps on stderr unless asked not to
         command.add_argument("--quiet", action="store_true", help="show no progress line on stderr (it is shown only "
                                                                   "when stderr is a terminal)")
@@ -114,9 +118,15 @@ def _add_calibrate(sub) -> None:
     line = cal.add_mutually_exclusive_group()
     line.add_argument("--fund", type=int, metavar="K", help="funding line: K places (P(rank <= K) per object)")
     line.add_argument("--threshold", type=float, metavar="X", help="funding line: a calibrated score X")
-    cal.add_argument("--lottery", action="store_true",
-                     help="with --fund: fill the places left after the objects above the line by a recorded draw "
-                          "among the borderline band next to the line")
+    cal.add_argument("--lottery", nargs="?", const="informed", choices=["informed", "uniform-band"], default=None,
+                     help="with --fund: a lottery fills the places. informed (the default): every object funded with "
+                          "its chance, P(above the line), exactly K funded; uniform-band: the places left after the "
+                          "objects above go to the band next to the line, each with the same chance. The draw is "
+                          "recorded on a Lottery sheet anyone can re-run (xlcalib verify-draw)")
+    cal.add_argument("--public-seed", metavar="TEXT",
+                     help="the lottery's public seed: any text or number the panel published before the meeting "
+                          "(default: the --seed of the draws); every random number of the draw is SHA-256 of it, "
+                          "the names and the chances")
     cal.add_argument("--borderline", type=float, metavar="EPS",
                      help="the borderline cut-off: an object is borderline when P(above the line) lies between EPS "
                           "and 1 - EPS (default 0.05; 0.25 narrows the band to 25%%-75%%)")
@@ -355,7 +365,7 @@ def _calibrate(args) -> int:
                               threshold=args.threshold, lottery=args.lottery, model=args.model,
                               interval_level=args.interval_level, seed=args.seed, feedback=args.feedback,
                               scale_use=args.scale_use, group_column=args.group_column,
-                              export=_export_options(args), borderline=args.borderline)
+                              export=_export_options(args), borderline=args.borderline, public_seed=args.public_seed)
     print(run.summary())
     if run.decisions is not None:
         from .calibration import decision_summary
@@ -367,6 +377,18 @@ def _calibrate(args) -> int:
         print(run.input_checks)
     print(f"results written to {out}")
     return 0
+
+
+#: Exit code of verify-draw when the draw does not match its record (a finding, not an error of the input).
+DOES_NOT_MATCH = 3
+
+
+def _verify_draw(args) -> int:
+    from .exercises import verify_draw_file
+
+    matches, verdict = verify_draw_file(args.result, args.sheet)
+    print(verdict)
+    return 0 if matches else DOES_NOT_MATCH
 
 
 def _demo(args) -> int:
@@ -392,7 +414,7 @@ def _demo(args) -> int:
 #: Each command's handler: reads its options, runs the job, prints; returns the exit code.
 COMMANDS = {"demo": _demo, "calibrate": _calibrate, "next-reads": _next_reads, "template": _template,
             "templates": _templates, "assign": _assign, "report": _report, "agreement": _agreement,
-            "import": _import}
+            "import": _import, "verify-draw": _verify_draw}
 
 
 def _print_problems(exc) -> None:

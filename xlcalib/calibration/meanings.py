@@ -72,12 +72,16 @@ STATISTICS: dict[str, Statistic] = {
     "anomaly_threshold": Statistic("stands-out threshold", "reads further than this many expected spreads from "
                                    "the model are flagged"),
     "sigma_b": Statistic("spread of the assessors' biases", "SD of the biases across assessors (score points; "
-                         "REML estimate, or from moments on large panels)"),
-    "sigma_b_low": Statistic("spread of the biases: lower end", "of its interval"),
-    "sigma_b_high": Statistic("spread of the biases: upper end", "of its interval"),
-    "sigma_b_p": Statistic("spread of the biases: p", "p-value of the test that assessors do not differ"),
-    "sigma_b_method": Statistic("how that spread was estimated", "REML with sigma_b integrated over its grid, or "
-                                "moments of the fixed fit plugged in"),
+                         "REML estimate, or from moments on large panels): inside its interval"),
+    "sigma_b_low": Statistic("spread of the biases: lower end", "of its 95% interval (the values no 5% test rejects): "
+                             "0 exactly when the test of no difference does not reject; 0 with p below 5% means "
+                             "above 0, as small as you like"),
+    "sigma_b_high": Statistic("spread of the biases: upper end", "of its 95% interval (from the same restricted "
+                              "likelihood ratio)"),
+    "sigma_b_p": Statistic("spread of the biases: p", "p-value of the test that assessors do not differ (sigma_b = 0; "
+                           "below 5%: they measurably differ, and the interval excludes 0)"),
+    "sigma_b_method": Statistic("how that spread was estimated", "REML estimate with its restricted-likelihood "
+                                "interval and test, or moments of the fixed fit plugged in"),
     "tau2": Statistic("spread of the objects' values (squared)", "variance of the object values the model assumes "
                       "(REML)"),
     "shrinkage_lambda": Statistic("shrinkage strength", "noise scale over the values' variance: larger pulls "

@@ -16,6 +16,7 @@ from .import_export import ExportOptions, ExportRun, import_export, import_file,
 from .ordinal_agreement import ordinal_report
 from .panel_calibration import RESULT_SHEETS, PanelRun, calibrate_panel, compute_calibration, write_calibration
 from .reliability import reliability_report
+from .verify_draw import verify_draw_file
 
 #: The exercises' runners by the kind ``xlcalib report KIND`` names.  A template's Run main names the runner
 #: itself (``run_from_excel("calibrate_panel", book)``, :data:`xlcalib.templates.MACRO_ENTRIES`).
@@ -29,7 +30,7 @@ __all__ = ["MACRO_RUNNERS", "MAX_PROBLEM_LINES", "RESIDUALS_COLUMNS", "RESULT_SH
            "ExportOptions", "ExportRun", "PanelRun", "assign_file", "calibrate_file", "calibrate_panel", "check_own_sheets",
            "compute_calibration", "design_verdict", "ground_truth_report", "import_export", "import_file",
            "import_into_book", "import_text", "next_reads_file", "ordinal_report", "reliability_report", "report_file",
-           "run_preamble", "runner", "write_calibration"]
+           "run_preamble", "runner", "verify_draw_file", "write_calibration"]
 
 
 def runner(name: str):

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..calibration.decide.lottery import public_seed as lottery_public_seed
+from ..calibration.decide.ranking import lottery_method
 from ..errors import InputError, InputProblems
 from ..imports import evaluations_frame
 from ..inputs import CLI_OPTIONS, CalibrationSettings, checks_frame
@@ -39,12 +41,13 @@ SHOWN_WARNINGS = 5
 
 def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_component=False, fmt="xlsx",
                    fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                   feedback=False, scale_use=None, group_column=None, export=None, borderline=None):
+                   feedback=False, scale_use=None, group_column=None, export=None, borderline=None, public_seed=None):
     """Calibrate a workbook file; write results next to it (atomically). Returns (run, output path): the
     :class:`~xlcalib.exercises.PanelRun` (its ``result``, the ranking it decided on, its input checks).
 
     ``borderline``: the borderline cut-off epsilon (objects with P(above the line) between epsilon and
-    1 - epsilon are borderline), beating the Settings sheet's.
+    1 - epsilon are borderline), beating the Settings sheet's.  ``lottery``: True or "informed" (each object
+    funded with its chance P(above)), "uniform band"; ``public_seed``: the lottery's public seed (any text).
 
     ``fmt``: ``"xlsx"`` (result workbook with sheets Values, Biases, Residuals,
     Diagnostics and charts), ``"csv"`` (one ``<stem>_<Sheet>.csv`` per sheet in
@@ -63,9 +66,9 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
         return calibrate_export(path, out, export, sheet=sheet, gauge=gauge, per_component=per_component, fmt=fmt,
                                 fund=fund, threshold=threshold, lottery=lottery, model=model,
                                 interval_level=interval_level, seed=seed, feedback=feedback, scale_use=scale_use,
-                                borderline=borderline)
+                                borderline=borderline, public_seed=public_seed)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery, borderline=borderline)
+                           threshold=threshold, lottery=lottery, borderline=borderline, public_seed=public_seed)
     overrides.update({key: value for key, value in (("scale_use", scale_use), ("group_column", group_column),
                                                     ("scale", declared)) if value is not None})
     book = _input_book(path, sheet, fast=True)
@@ -95,7 +98,7 @@ def calibrate_file(path, out=None, *, sheet="Evaluations", gauge=None, per_compo
 
 def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge=None, per_component=False,
                      fmt="xlsx", fund=None, threshold=None, lottery=False, model=None, interval_level=None, seed=None,
-                     feedback=False, scale_use=None, borderline=None):
+                     feedback=False, scale_use=None, borderline=None, public_seed=None):
     """Calibrate a review export as it comes: read it (:func:`xlcalib.imports.read_export`, with saved column
     roles, a declared scale, a round, an identity map from *options*), calibrate the long table, and write the
     result with the Summary saying how the export was read, the Import report and the Import sheet.  Errors
@@ -109,7 +112,7 @@ def calibrate_export(path, out=None, options=None, *, sheet="Evaluations", gauge
 
     path = Path(path)
     overrides = _overrides(gauge=gauge, model=model, interval_level=interval_level, seed=seed, fund=fund,
-                           threshold=threshold, lottery=lottery, borderline=borderline)
+                           threshold=threshold, lottery=lottery, borderline=borderline, public_seed=public_seed)
     if scale_use is not None:
         overrides["scale_use"] = scale_use
     out = Path(out) if out else path.with_name(f"{path.stem}_calibrated" + ("" if fmt == "csv" else f".{fmt}"))
@@ -219,7 +222,8 @@ def _import_payload(imported) -> dict:
             "notes": [neutralise_text(n) for n in imported.notes], "mapping": imported.mapping.to_dict()}
 
 
-def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, borderline=None) -> dict:
+def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, borderline=None,
+               public_seed=None) -> dict:
     """Explicit command-line options, which beat the Settings sheet."""
     overrides = {key: value for key, value in (("gauge", gauge), ("model", model), ("interval_level", interval_level),
                                                ("seed", seed)) if value is not None}
@@ -232,7 +236,12 @@ def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, 
     if lottery:
         if fund is None:
             raise InputError("--lottery fills places: give the number of places with --fund K")
-        overrides["lottery"] = True
+        overrides["lottery"] = lottery_method(lottery)
+    if public_seed is not None:
+        try:
+            overrides["public_seed"] = lottery_public_seed(public_seed)
+        except InputError as exc:
+            raise InputError(f"--public-seed: {exc.message}") from None
     return overrides
 
 
@@ -331,6 +340,7 @@ def _json_payload(run, frames, settings: CalibrationSettings) -> dict:
                            "anomaly_threshold": settings.anomaly_threshold, "model": settings.model,
                            "interval_level": settings.interval_level, "funding_top_k": settings.fund_top_k,
                            "funding_threshold": settings.fund_threshold, "lottery": settings.lottery,
+                           "public_seed": settings.public_seed,
                            "seed": settings.seed, "levels": neutralise_text(settings.levels.describe() if settings.levels
                                                                             else "default relative levels")}
     if "Ranking" in frames:

@@ -34,7 +34,7 @@ from ..inputs import (
 )
 from ..progress import step
 from ..workbook import open_book
-from .common import run_preamble, write_sheets
+from .common import check_own_sheets, run_preamble, write_sheets
 
 #: The calibration result sheets in reading order, each chart on a page of its own after the table it draws (how
 #: each looks: :mod:`xlcalib.presentation`); a Run main adds "Next reads".
@@ -233,8 +233,24 @@ def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
         rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
         specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))
     tops = write_sheets(backend, specs)
+    _drop_stale_lottery(backend, specs)
     backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
+
+
+def _drop_stale_lottery(backend, specs) -> None:
+    """A run without a lottery removes the Lottery sheet an earlier run wrote: an old draw beside new results would
+    read as this run's (only a sheet xlcalib wrote is removed; check_own_sheets says which those are)."""
+    if any(spec.name == "Lottery" for spec in specs) or not hasattr(backend, "delete_sheet"):
+        return
+    name = backend.find_sheet("Lottery", required=False)
+    if name is None:
+        return
+    try:
+        check_own_sheets(backend, [name])
+    except InputError:
+        return  # a sheet of the user's own: left alone
+    backend.delete_sheet(name)
 
 
 #: Extra reads the Next reads sheet of a Run main suggests.

@@ -15,12 +15,15 @@ it, call the core and write.  The core never imports it: statistics stand on :mo
   and with its settings all a calibration run reads (:func:`read_calibration_inputs`);
 * :mod:`~xlcalib.inputs.settings` -- the Settings and Levels sheets (:func:`read_settings`,
   :class:`CalibrationSettings`) and the checks that name where a setting came from;
-* :mod:`~xlcalib.inputs.groups` -- each object's group (:func:`read_groups`).
+* :mod:`~xlcalib.inputs.groups` -- each object's group (:func:`read_groups`);
+* :mod:`~xlcalib.inputs.lottery` -- a result workbook's Lottery sheet read back, to re-run its draw
+  (:func:`verify_lottery_cells`).
 """
 from __future__ import annotations
 
 from .evaluations import check_evaluations, evaluations_from_rows
 from .groups import DEFAULT_GROUP_COLUMN, TITLE_COLUMN, read_groups, read_titles
+from .lottery import LotteryRecord, read_lottery, verify_lottery_cells
 from .names import suggest_name, suggest_names
 from .panel import read_calibration_inputs, read_panel, read_table, user_headers
 from .problems import PanelInput, Problem, checks_frame
@@ -44,6 +47,7 @@ __all__ = [
     "SETTING_ROWS",
     "UNCERTAINTY_KINDS",
     "CalibrationSettings",
+    "LotteryRecord",
     "PanelInput",
     "Problem",
     "RawTable",
@@ -59,6 +63,7 @@ __all__ = [
     "read_groups",
     "read_titles",
     "TITLE_COLUMN",
+    "read_lottery",
     "read_panel",
     "read_score_scale",
     "read_settings",
@@ -67,4 +72,5 @@ __all__ = [
     "suggest_names",
     "table_from_block",
     "user_headers",
+    "verify_lottery_cells",
 ]

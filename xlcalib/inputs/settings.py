@@ -28,6 +28,8 @@ from ..calibration import (
     levels_table,
     model_name,
 )
+from ..calibration.decide.lottery import public_seed
+from ..calibration.decide.ranking import lottery_method
 from ..calibration.models.scale_use import SCALE_USE_CHOICES
 from ..cells import (
     MAX_ABS_SCORE,
@@ -52,7 +54,7 @@ class CalibrationSettings:
     ``levels``: ``None`` = the default relative levels (High/Medium/Low with
     ratio 1.75, noise scale estimated), or a :class:`~xlcalib.calibration.Levels`
     read from the Levels sheet.  The funding line is ``fund_top_k`` (places) or
-    ``fund_threshold`` (a calibrated score); ``lottery`` fills the places left
+    ``fund_threshold`` (a calibrated score); ``lottery`` ("informed", "uniform band" or False) fills the places left
     after the sure ones by a recorded draw among the borderline group.
     """
 
@@ -65,7 +67,9 @@ class CalibrationSettings:
     model: str = DEFAULT_MODEL
     fund_top_k: int | None = None
     fund_threshold: float | None = None
-    lottery: bool = False
+    lottery: bool | str = False
+    #: the lottery's public seed: any text or number published before the meeting (None: the run's seed)
+    public_seed: str | None = None
     draws: int = 10_000
     seed: int = 0
     #: off / auto / on: a gain per assessor (see xlcalib.calibration.models.scale_use)
@@ -99,17 +103,26 @@ class CalibrationSettings:
                 "no funding line")
         if self.fund_top_k or self.fund_threshold is not None:
             line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
-                     f"{', lottery' if self.lottery else ''}, {self.draws:,} draws, seed {self.seed}")
+                     f"{self._lottery_words()}, {self.draws:,} draws, seed {self.seed}")
         zero = "confidence-weighted" if self.gauge == "weighted" else "plain"
         return (f"model {self.model}; intervals {self.interval_level:.0%}; {line}; biases measured from the "
                 f"{zero} average assessor (gauge={self.gauge}); reads flagged beyond {self.anomaly_threshold:g} "
                 f"expected spreads{'; each linked group fitted apart' if self.per_component else ''}; scale use "
                 f"{self.scale_use}{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
 
+    def _lottery_words(self) -> str:
+        method = lottery_method(self.lottery)
+        if method is None:
+            return ""
+        seed = f"public seed '{public_seed(self.public_seed)}'" if self.public_seed is not None else "no public seed"
+        return f", {method} lottery ({seed})"
+
     def ranking_arguments(self) -> dict[str, Any]:
-        """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""
+        """Keyword arguments for ``CalibrationResult.ranking`` (the funding line, its draws and the lottery)."""
+        method = lottery_method(self.lottery) if self.fund_top_k is not None else None
         return {"top_k": self.fund_top_k, "threshold": self.fund_threshold, "draws": self.draws, "seed": self.seed,
-                "epsilon": self.epsilon, "lottery": self.lottery and self.fund_top_k is not None}
+                "epsilon": self.epsilon, "lottery": method or False,
+                "lottery_seed": self.public_seed if method else None}
 
 
 def read_settings(backend, defaults: CalibrationSettings) -> CalibrationSettings:
@@ -178,8 +191,27 @@ def _read_line_score(value, cell: str, words: str, current: float | None) -> flo
     return current if np.isnan(score) else score
 
 
-def _read_lottery(value, cell: str, words: str, current: bool) -> bool:
-    return parse_flag(value, f"{words} ({cell})", current)
+def _read_lottery(value, cell: str, words: str, current):
+    """yes / TRUE / informed: the informed lottery; uniform band; no / FALSE (a blank keeps the current)."""
+    if is_blank(value):
+        return current
+    try:
+        if isinstance(value, str):
+            return lottery_method(value) or False
+        return "informed" if parse_flag(value, f"{words} ({cell})", bool(current)) else False
+    except InputError:
+        raise InputError(f"{cell} ({words}) must be yes (the informed lottery), informed, uniform band or no, not "
+                         f"{value!r}") from None
+
+
+def _read_public_seed(value, cell: str, words: str, current):
+    """Any text or number (blank keeps the current); refused when it cannot be a public seed."""
+    if is_blank(value):
+        return current
+    try:
+        return public_seed(value)
+    except InputError as exc:
+        raise InputError(f"{cell} ({words}): {exc.message}") from None
 
 
 def _read_borderline_cutoff(value, cell: str, words: str, current: float) -> float:
@@ -223,6 +255,7 @@ SETTING_ROWS = (
     SettingRow("places funded", "fund_top_k", "funding line, top k", _read_places),
     SettingRow("funding line (score)", "fund_threshold", "funding line score", _read_line_score),
     SettingRow("lottery", "lottery", "lottery", _read_lottery),
+    SettingRow("public seed", "public_seed", "public seed", _read_public_seed),
     SettingRow("borderline", "epsilon", "borderline cut-off", _read_borderline_cutoff),
     SettingRow("monte carlo draws", "draws", "draws", _read_draws),
     SettingRow("=draws", "draws", "draws", _read_draws),
@@ -233,6 +266,7 @@ SETTING_ROWS = (
 #: The command line's option for each setting it can override (messages name the option, not the argument)
 CLI_OPTIONS = {"gauge": "--gauge", "model": "--model", "interval_level": "--interval-level", "seed": "--seed",
                "fund_top_k": "--fund", "fund_threshold": "--threshold", "lottery": "--lottery",
+               "public_seed": "--public-seed",
                "scale_use": "--scale-use", "group_column": "--group-column", "epsilon": "--borderline",
                "scale": "--scale"}
 

@@ -23,7 +23,7 @@ technical terms carry their plain name, with the technical name beside it on
 Diagnostics; every column's meaning is a comment on its header.
 
 The modules: :mod:`.common` (formats, the ± rule, chart pages), :mod:`.ranking`
-(the Ranking and its chart), :mod:`.panel` (Biases, Values, Residuals, Checks,
+(the Ranking and its chart), :mod:`.lottery` (the lottery's public record), :mod:`.panel` (Biases, Values, Residuals, Checks,
 Diagnostics, Design, Next reads), :mod:`.behaviour` (Fit, Unexpected, Groups,
 the feedback letter), :mod:`.summary` (the Summary and the calibration
 workbook's sheets in reading order), :mod:`.reports` (reliability, agreement,
@@ -53,6 +53,7 @@ from .panel import (
     stat_verdict,
     values_sheet,
 )
+from .lottery import lottery_frame, lottery_sheet
 from .ranking import DECISION_COLOURS, decision_counts, ranking_chart, ranking_footer, ranking_sheet, ranking_table
 from .reports import (
     AGREEMENT_BANDS,
@@ -86,8 +87,8 @@ __all__ = [
     "calibration_sheets", "chart_page", "checks_from_warnings", "checks_sheet", "decision_counts", "decision_rows",
     "design_sheet", "diagnostics_sheet", "feedback_sheet", "fit_sheet", "ground_truth_sheets", "groups_sheets",
     "headline_agreement", "headline_reliability", "import_preamble", "import_report_sheet", "import_sheet",
-    "import_summary_rows", "imported_evaluations_sheet", "krr_summary_sheet", "next_reads_sheet", "ordinal_sheets",
-    "pm_header", "prophecy_k_max", "ranking_chart", "ranking_footer", "ranking_sheet",
+    "import_summary_rows", "imported_evaluations_sheet", "krr_summary_sheet", "lottery_frame", "lottery_sheet",
+    "next_reads_sheet", "ordinal_sheets", "pm_header", "prophecy_k_max", "ranking_chart", "ranking_footer", "ranking_sheet",
     "ranking_table", "reliability_of_averages", "reliability_sheets", "residuals_sheet", "standard_error_words",
     "stat_verdict", "summary_sheet", "svensson_sheet", "svensson_verdicts", "unexpected_sheet", "values_sheet",
     "verdict_agreement", "verdict_reliability", "with_import_rows",

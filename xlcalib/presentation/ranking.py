@@ -29,6 +29,9 @@ from .common import (
 #: The final decisions in the order a reader meets them, each with its colour on the chart.
 DECISION_COLOURS = {"funded": "548235", "funded by lottery": "2E8B8B", "to discuss": "BF9000",
                     "not drawn": "C55A11", "not funded": "7F7F7F"}
+#: A chance of funding in per cent: 100% and 0.0% only when exact, ">99.9%" for a chance below 1 that one decimal
+#: would round up to 100% (an object "funded by lottery" at "100.0%" reads as a contradiction).
+CHANCE_PERCENT = '[=1]0%;[<0.9995]0.0%;">99.9%"'
 #: Objects shown on the Ranking chart at most (their names must stay readable under the points).
 CHART_OBJECTS = 70
 
@@ -136,6 +139,14 @@ def _decision_columns(spec: SheetSpec, r: pd.DataFrame) -> None:
     out["P(above line)"] = r["p_above"].to_numpy()
     cols["P(above line)"] = Column("P(above line)", PROB, "probability that the object truly belongs above the "
                                                           "funding line, given the uncertainty of all values")
+    if "chance" in r.columns:
+        informed = (r.attrs.get("lottery") or {}).get("method") == "informed"
+        out["chance of funding"] = r["chance"].to_numpy()
+        cols["chance of funding"] = Column("chance of funding", CHANCE_PERCENT, (
+            "the object's chance in the informed lottery: its P(above the line), to the ten-thousandth (100% = funded, "
+            "0% = not funded without a draw); Lottery has the draw" if informed else
+            "the object's chance in the uniform band lottery: 100% above the line, the band's equal share, 0% below; "
+            "Lottery has the draw"))
     out["decision"] = r["final"].astype(str).to_numpy()
     cols["decision"] = Column("decision", None, "the one final decision: funded, not funded, funded by lottery, "
                                                 "not drawn (in the lottery, not drawn), to discuss (borderline: the "
@@ -165,6 +176,37 @@ def decision_counts(r: pd.DataFrame) -> str:
     return text
 
 
+def percent_words(x: float) -> str:
+    """A chance strictly between 0 and 1 in per cent, with as many decimals as keep it off 0% and 100% (one at
+    least): 0.0003%, 45.5%, 99.997%."""
+    for digits in range(1, 7):
+        text = f"{100 * x:.{digits}f}"
+        if 0 < float(text) < 100:
+            return text + "%"
+    return f"{100 * x:.6g}%"
+
+
+def lottery_words(r: pd.DataFrame) -> str:
+    """The lottery in one line under the Ranking: how many places were certain and how many drawn, among whom,
+    with which chances, and where the public record is."""
+    lottery = r.attrs["lottery"]
+    places, sure = lottery["places"], lottery["sure"]
+    pool = r.loc[list(lottery["pool"])] if lottery["pool"] else r.iloc[:0]
+    chances = (f"chances {percent_words(pool['chance'].min())} to {percent_words(pool['chance'].max())}"
+               if len(pool) else "no draw")
+    if lottery["method"] == "informed":
+        return (f"Informed lottery: {sure} place(s) certain (chance 100%), {places} drawn among the {len(pool)} "
+                f"object(s) whose P(above the line) lies strictly between 0 and 1 ({chances}), each funded with "
+                f"exactly its chance; public seed '{lottery['seed']}'. The sheet Lottery holds the record anyone can "
+                "re-run (xlcalib verify-draw).")
+    band = (f" (ranks {int(pool['rank'].min())}-{int(pool['rank'].max())}, P(above) {pool['p_above'].min():.0%} to "
+            f"{pool['p_above'].max():.0%})") if len(pool) else ""
+    return (f"Uniform band lottery: {sure} place(s) certain, {places} drawn among the {len(pool)} "
+            f"{lottery.get('tier', 'borderline')} object(s) next to the line{band}, each with the same chance "
+            f"({places / max(len(pool), 1):.0%}) whatever its P(above); public seed '{lottery['seed']}' (sheet Lottery). "
+            "A wider borderline cut-off (Settings) narrows the band.")
+
+
 def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
     """The lines under the Ranking table: the count line, the lottery, and what the words of the table mean."""
     attrs = r.attrs
@@ -172,14 +214,8 @@ def ranking_footer(r: pd.DataFrame) -> list[list[str]]:
     joint = attrs.get("joint") or {}
     lines = [[f"Count: {decision_counts(r)}"]]
     lottery = attrs.get("lottery") or {}
-    if lottery.get("pool"):
-        pool, places = len(lottery["pool"]), lottery["places"]
-        band = r.loc[list(lottery["pool"])]
-        lines.append([f"Lottery: {places} place(s) drawn among the {pool} {lottery.get('tier', 'borderline')} "
-                      f"object(s) next to the line (ranks {int(band['rank'].min())}-{int(band['rank'].max())}, "
-                      f"P(above) {band['p_above'].min():.0%} to {band['p_above'].max():.0%}), each with the same chance "
-                      f"({places / pool:.0%}); seed {lottery['seed']}, so the draw can be repeated. A wider borderline "
-                      "cut-off (Settings) narrows the band."])
+    if lottery:
+        lines.append([lottery_words(r)])
     lines.append([f"Rests on: 'jointly above ({level_text(level)})' = the {joint.get('above', 0)} objects so marked "
                   f"are above the line all together with {level_text(level)} probability (the whole list at once, "
                   f"not one object at a time); 'jointly below' = the {joint.get('below', 0)} so marked are all "
@@ -247,5 +283,5 @@ def _shown_objects(f: pd.DataFrame) -> int:
     return int(min(len(f), CHART_OBJECTS, max(40, 2 * places, last + 5)))
 
 
-__all__ = ["DECISION_COLOURS", "decision_counts", "ranking_chart", "ranking_footer", "ranking_sheet",
+__all__ = ["DECISION_COLOURS", "decision_counts", "lottery_words", "percent_words", "ranking_chart", "ranking_footer", "ranking_sheet",
            "ranking_table"]

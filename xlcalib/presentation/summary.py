@@ -28,6 +28,7 @@ from .panel import (
     residuals_sheet,
     values_sheet,
 )
+from .lottery import lottery_sheet
 from .ranking import ranking_chart, ranking_sheet, ranking_table
 
 #: Names listed in one Summary line at most (the Ranking has them all).
@@ -141,7 +142,10 @@ def _next_steps(result, r: pd.DataFrame, checks) -> str:
                      "yes, or ask for the reads on Next reads)")
     lottery = r.attrs.get("lottery") or {}
     eps = r.attrs.get("epsilon", 0.05)
-    if lottery.get("pool") and eps < 0.25:
+    if lottery and not lottery.get("declared"):
+        steps.append("declare the lottery's public seed before the meeting (Settings row Public seed, or --public-seed): "
+                     "this draw used the run's Monte Carlo seed")
+    if lottery.get("method") == "uniform band" and lottery.get("pool") and eps < 0.25:
         steps.append(f"if a band of {len(lottery['pool'])} for {lottery['places']} place(s) is too wide to draw from, "
                      f"set Borderline cut-off on Settings above {eps:.0%} (25% keeps the objects whose middle half of "
                      "ranks holds the line) or ask for the reads on Next reads, and run again")
@@ -213,9 +217,10 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
                        preamble, *, feedback: bool = False, decisions: pd.DataFrame | None = None,
                        groups: pd.Series | None = None, titles: pd.Series | None = None) -> list[SheetSpec]:
     """Every sheet of the calibration result workbook, in reading order; each chart on a page of its own right
-    after the sheet it draws.  *decisions*: the ranking the run decided on (else the core's ranking with the
-    run's settings, made once here); *groups*: object -> group, as the run read them (the group tables);
-    *titles*: object -> title, shown on the Ranking beside each object."""
+    after the sheet it draws; with a lottery, its public record (Lottery) after the Summary.  *decisions*: the
+    ranking the run decided on (else the core's ranking with the run's settings, made once here); *groups*:
+    object -> group, as the run read them (the group tables); *titles*: object -> title, shown on the Ranking
+    beside each object."""
     values = frames["Values"]
     if evaluations is None:  # rebuild the long table from the residuals (same reads)
         evaluations = result.residuals[["assessor", "object", "score"]]
@@ -249,6 +254,8 @@ def calibration_sheets(result, frames: dict[str, pd.DataFrame], settings, evalua
               diagnostics_sheet(frames["Diagnostics"], preamble, result),
               *([] if pooled else [fit_sheet(result, behaviour, preamble)]), unexpected_sheet(behaviour, preamble),
               *groups_sheets(behaviour, preamble, level, q)]
+    if (table.attrs.get("lottery") or {}).get("digest"):  # the lottery's public record, after the Summary
+        sheets.insert(3, lottery_sheet(table, preamble))
     if feedback and not pooled:  # a letter per reader needs a reader's bias and reads to speak of
         sheets.append(feedback_sheet(result, preamble, behaviour))
     return sheets

@@ -81,17 +81,24 @@ def _settings_sheet(wb, scale) -> None:
             ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
             ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
             ("Model", DEFAULT_MODEL, "; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())),
-            ("Lottery", "no", "yes: borderline objects at the funding line are decided by a seeded lottery"),
+            ("Lottery", "no", "yes (informed): with a funding line in places, every object is funded with its "
+                              "chance, P(above the line), exactly k in all; uniform band: the places left go to the "
+                              "band next to the line with equal chances; the draw is recorded on a Lottery sheet "
+                              "anyone can re-run (xlcalib verify-draw)"),
             ("Scale use", "off", "off: assessors differ by a shift; auto: also a gain per assessor (some spread scores "
                                  "widely, others keep to the middle) when the test says they differ; on: always"),
             ("Group column", None, "optional: the Evaluations (or Objects) column naming each object's group (subject, "
                                    "call ...); default Group when there is one; adds the Groups and Group bias sheets"),
             ("Borderline cut-off", 0.05, "an object is borderline (the data cannot place it above or below the funding "
-                                         "line) when P(above the line) lies between this and 100% minus it; the lottery "
-                                         "draws only among the borderline objects next to the line. 5% is strict; 25% "
-                                         "narrows the band to the objects whose central 50% rank range holds the line"),
+                                         "line) when P(above the line) lies between this and 100% minus it; the uniform "
+                                         "band lottery draws only among the borderline objects next to the line. 5% is "
+                                         "strict; 25% narrows the band to the objects whose central 50% rank range "
+                                         "holds the line"),
             ("Score scale points", None, "optional: the form's options when their steps are uneven (e.g. 1, 3, 6, 8 for "
-                                         "Reject, Weak Reject, Weak Accept, Accept): every score must be one of them")]
+                                         "Reject, Weak Reject, Weak Accept, Accept): every score must be one of them"),
+            ("Public seed", None, "the lottery's public seed: any text or number the panel publishes before the meeting "
+                                  "(e.g. 'Panel 2026 round 1, lottery of 12 May'); the draw's random numbers are SHA-256 "
+                                  "of it, the names and the chances, so anyone can re-run it")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
         settings.cell(row=r, column=1, value=name)
         input_cell(settings.cell(row=r, column=2), value)
@@ -99,7 +106,7 @@ def _settings_sheet(wb, scale) -> None:
         settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
     list_validation(settings, '"' + ",".join(MODELS) + '"', "B9", "Choose " + ", ".join(MODELS))
-    list_validation(settings, '"no,yes"', "B10", "Choose no or yes")
+    list_validation(settings, '"no,yes,informed,uniform band"', "B10", "Choose no, yes (informed) or uniform band")
     list_validation(settings, '"off,auto,on"', "B11", "Choose off, auto or on")
     whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,
                            showErrorMessage=True, errorTitle="Funding line", error="A whole number of objects, 1 or more")

@@ -218,6 +218,8 @@ class Column:
     max_width: float = 60.0
     #: one number format per data row (a column of figures of different kinds: a share, a count, a coefficient)
     row_formats: tuple = ()
+    #: the narrowest width (labels written above the table in this column must be readable)
+    min_width: float = 0.0
 
     def format_of(self, row: int) -> str | None:
         """The number format of data row *row* (0-based)."""
@@ -364,7 +366,7 @@ class SheetSpec:
             longest = self.longest(name)
             header = header_width(str(name))
             pad = 3  # text is indented one step; numbers keep a character clear of their neighbour
-            out.append(round(min(max(longest + pad, header, 6), max(col.max_width, header)), 1))
+            out.append(round(max(min(max(longest + pad, header, 6), max(col.max_width, header)), col.min_width), 1))
         return out
 
     def header_lines(self) -> int:

@@ -14,8 +14,8 @@ import numpy as np
 from ..system.graph import overlap_verdict
 from ..models.scale_use import scale_use_sentence
 
-__all__ = ["assessors_differ", "stringency_sentence", "linkage_sentence", "linkage_note", "pooled_sentence",
-           "is_pooled", "trust_sentences"]
+__all__ = ["assessors_differ", "p_words", "sigma_interval_words", "stringency_sentence", "linkage_sentence",
+           "linkage_note", "pooled_sentence", "is_pooled", "trust_sentences"]
 
 #: Below this p-value the test of "no difference in stringency" counts as evidence that assessors differ.
 DIFFERENCE_P = 0.05
@@ -29,20 +29,52 @@ def assessors_differ(stats: dict) -> bool | None:
     return bool(p < DIFFERENCE_P)
 
 
+def p_words(p: float) -> str:
+    """A p-value in two significant digits, or more where two would round it onto the other side of the 5% the
+    verdict is read at (0.0496 is not printed as 0.05 beside "differ")."""
+    for digits in range(2, 8):
+        text = f"{p:.{digits}g}"
+        if (float(text) < DIFFERENCE_P) == (p < DIFFERENCE_P):
+            return text
+    return f"{p:.8g}"
+
+
+def sigma_interval_words(stats: dict) -> str:
+    """sigma_b's 95% interval in words: "from 0 to 0.41" (the test does not reject 0), "above 0, up to 0.55" (it
+    rejects, but no value above 0 is ruled out), "between 0.31 and 0.61"; '' when there is none (large panels).
+
+    The interval and the test come from one restricted likelihood (:func:`..models.variance.sigma_b_figures`):
+    it reaches 0 exactly when p >= 5%, and the estimate lies inside it, so these words cannot contradict the
+    test's.  Two significant digits, rounded alike, keep the printed estimate between the printed ends.
+    """
+    low, high, p = stats.get("sigma_b_low"), stats.get("sigma_b_high"), stats.get("sigma_b_p")
+    if low is None or isinstance(low, list) or not np.isfinite(low) or p is None or not np.isfinite(p):
+        return ""
+    upper = f"{high:.2g}" if np.isfinite(high) else "no upper end the data can set"
+    if low > 0:
+        return f"between {low:.2g} and {upper}"
+    if p < DIFFERENCE_P:
+        return f"above 0, up to {upper}"
+    return f"from 0 to {upper}"
+
+
 def stringency_sentence(stats: dict) -> str:
-    """Whether and by how much the assessors differ in stringency (models that estimate sigma_b)."""
+    """Whether and by how much the assessors differ in stringency (models that estimate sigma_b): the REML
+    estimate, its 95% interval and the test of no difference, one convention (see :func:`sigma_interval_words`)."""
     sigma = stats.get("sigma_b")
     if sigma is None or isinstance(sigma, list):
         return ""
-    low, high, p = stats.get("sigma_b_low"), stats.get("sigma_b_high"), stats.get("sigma_b_p")
-    interval = (f"; 95% between {low:.2g} and {high:.2g}" if low is not None and np.isfinite(low) else "")
+    interval, p = sigma_interval_words(stats), stats.get("sigma_b_p")
     if assessors_differ(stats):
-        return (f"Assessors differ in stringency: their biases spread by about {sigma:.2g} score points (SD{interval}): "
-                "calibration corrects each value for its readers' stringency, as far as the shared reads allow.")
+        return (f"Assessors differ in stringency: their biases spread by about {sigma:.2g} score points (SD of the "
+                f"biases; 95% interval {interval}; test of no difference p = {p_words(p)}): calibration corrects each "
+                "value for its readers' stringency, as far as the shared reads allow.")
     if assessors_differ(stats) is False:
-        return (f"The panel's assessors do not measurably differ in stringency (SD of the biases {sigma:.2g}{interval}; "
-                f"test of no difference p = {p:.2g}): the values are close to confidence-weighted plain averages.")
-    return f"Assessors differ in stringency: their biases spread by about {sigma:.2g} score points (SD)."
+        return (f"The panel's assessors do not measurably differ in stringency (SD of the biases {sigma:.2g}; 95% "
+                f"interval {interval}; test of no difference p = {p_words(p)}): the values are close to "
+                "confidence-weighted plain averages.")
+    return (f"The assessors' biases spread by about {sigma:.2g} score points (SD of the biases, from moments of the "
+            "fixed fit: with this many assessors its uncertainty is small, and no test is made).")
 
 
 def _group_listing(result, shown: int = 5) -> str:

@@ -9,12 +9,16 @@ line of k places) is what exchangeability gives: 1 for a group of tied objects w
 below, and the share of the places it holds for the group the line cuts (a panel where everyone agrees on
 everything has one group, each at k / O).  A score line gives 1 / 0 / 1/2 for values above / below / at it.
 The decisions follow with the usual epsilon cut-offs; a lottery draws the places of the cut group among its
-members, each with the same chance (all that the data allow).  Nothing here is a Monte Carlo estimate.
+members, each with the same chance (all that the data allow: the informed and the uniform band lotteries agree
+here, and the draw is the public one of :mod:`.lottery`).  Nothing here is a Monte Carlo estimate.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from .lottery import LotteryDraw
+from .places import final_decisions, lottery_columns
 
 __all__ = ["EXACT_FIT_NOTE", "tied_ranking"]
 
@@ -35,27 +39,12 @@ def _p_above_places(ranks: np.ndarray, top_k: int) -> np.ndarray:
     return np.clip((top_k - first + 1) / size, 0.0, 1.0)
 
 
-def _final(p: np.ndarray, top_k, lottery: bool, seed: int, index: pd.Index) -> tuple[np.ndarray, dict]:
-    """Funded / not funded / to discuss (or a lottery among the cut group, each member the same chance)."""
-    final = np.where(p >= 1.0, "funded", np.where(p <= 0.0, "not funded", "to discuss")).astype(object)
-    cut = np.flatnonzero((p > 0.0) & (p < 1.0))
-    record = {"places": top_k, "sure": int((p >= 1.0).sum()), "left": 0, "pool": list(index[cut]),
-              "pool_tier": "borderline" if cut.size else None, "drawn": [], "seed": seed if lottery else None}
-    if top_k is not None and cut.size:
-        left = top_k - int((p >= 1.0).sum())
-        record["left"] = left
-        if lottery:
-            drawn = cut[np.sort(np.random.default_rng(seed).choice(cut.size, size=left, replace=False))]
-            final[cut] = "not drawn"
-            final[drawn] = "funded by lottery"
-            record["drawn"] = list(index[drawn])
-    return final, record
-
-
 def tied_ranking(values: pd.DataFrame, ranks: np.ndarray, raw_ranks: np.ndarray, line, *, level: float,
-                 epsilon: float, lottery: bool, seed: int) -> pd.DataFrame:
+                 epsilon: float, lottery) -> tuple[pd.DataFrame, dict, LotteryDraw | None]:
     """The ranking table of a panel whose noise could not be estimated (see the module docstring): the usual
-    columns, standard errors and rank intervals of the tied groups, P(above) from the ties alone."""
+    columns, standard errors and rank intervals of the tied groups, P(above) from the ties alone; with the record
+    of how the places were filled and the lottery's draw (*lottery* = (method, public seed) or None), as
+    :func:`.places.final_decisions` gives them."""
     first, size = _groups(ranks)
     frame = pd.DataFrame({
         "rank": ranks, "value": values["value"].to_numpy(dtype=float), "se": np.full(len(values), np.nan),
@@ -64,6 +53,7 @@ def tied_ranking(values: pd.DataFrame, ranks: np.ndarray, raw_ranks: np.ndarray,
         "n": values["n"].to_numpy(), "total_confidence": values["total_confidence"].to_numpy(dtype=float),
     }, index=values.index)
     record: dict = {}
+    draw = None
     if line.text:
         v = frame["value"].to_numpy()
         if line.top_k is not None:
@@ -79,15 +69,13 @@ def tied_ranking(values: pd.DataFrame, ranks: np.ndarray, raw_ranks: np.ndarray,
         frame["raw_decision"] = np.where(raw_above, "above", "below")
         frame["changed"] = calibrated_above != raw_above
         frame["joint"] = ""
-        frame["final"], record = _final(p, line.top_k, lottery, seed, frame.index)
+        tier = np.where(p >= 1.0, 1, np.where(p <= 0.0, 3, 2)).astype(np.intp)  # above / borderline / below
+        position = np.lexsort((np.arange(p.size), ranks, -p)).argsort().astype(np.intp)  # decision order
+        frame["final"], record, draw = final_decisions(frame.index, tier, position, line.top_k, lottery, p)
         frame["basis"] = np.where((p > 0.0) & (p < 1.0), "tied with others at the line", "the values' order")
-        if lottery:
-            frame["lottery"] = np.where(np.isin(frame["final"], ["funded by lottery", "not drawn"]), frame["final"], "")
+        if draw is not None:
+            lottery_columns(frame, draw)
     frame = frame.sort_values(["rank"], kind="stable")
     frame.attrs.update({"line": line.text, "level": level, "draws": 0, "epsilon": epsilon, "rank_interval_draws": 0,
-                        "note": EXACT_FIT_NOTE, "places": record, "joint": {},
-                        "lottery": ({"seed": seed, "places": record.get("left", 0), "pool": record.get("pool", []),
-                                     "drawn": record.get("drawn", []), "tier": record.get("pool_tier"),
-                                     "method": "uniform draw without replacement among the objects tied at the line"}
-                                    if lottery else {})})
-    return frame
+                        "note": EXACT_FIT_NOTE, "places": record, "joint": {}})
+    return frame, record, draw

@@ -53,7 +53,7 @@ from ..system.graph import Design, ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check, refuse_latent
 from .moments import bias_moments
-from .variance import boundary_p, grid_weights, share_grid, spare_reads, weighted_quantiles
+from .variance import grid_weights, share_grid, sigma_b_figures, spare_reads
 
 NAME = "random-assessors"
 ALIASES = ()
@@ -75,6 +75,10 @@ POOLED = False
 noise_check = no_noise_check
 #: Up to this many assessors the variance's uncertainty is integrated over (one eigendecomposition of M).
 EIGEN_ASSESSOR_LIMIT = 800
+#: How sigma_b's figures were found (the Diagnostics' words; see :func:`.variance.sigma_b_figures`).
+SIGMA_B_METHOD = ("REML estimate; 95% interval from the restricted likelihood ratio (reaching 0 exactly when the "
+                  "test of no difference does not reject at 5%); the values' uncertainty averages over sigma_b "
+                  "({points} grid points, uniform prior on its share of a read's variance)")
 
 
 @dataclass
@@ -110,6 +114,14 @@ class _RestrictedLikelihood:
 
     def noise(self, lam):
         return np.ones(np.size(lam)) if self.face_value else self.residual(lam) / self.n_free
+
+    def at(self, w: float, sigma: float) -> float:
+        """-2 log restricted likelihood at noise scale w and bias SD sigma (lam = w / sigma^2; sigma = 0 allowed),
+        w not profiled -- the same function as :meth:`minus_two_loglik` up to a constant where w is at its best."""
+        lam = w / sigma**2 if sigma > 0 else np.inf
+        R = float(self.residual(lam)[0])
+        logdet = float(np.log1p(self.mu / lam).sum())
+        return logdet + (R if self.face_value else self.n_free * np.log(w) + R / w)
 
 
 def _pieces(design: Design, s: np.ndarray):
@@ -197,16 +209,13 @@ def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
     mu, U = np.linalg.eigh(design.reduced_laplacian(dense=True))
     spec = _RestrictedLikelihood(np.clip(mu, 0.0, None), U, U.T @ r, S0, n_free, face_value)
     c_typical = float(np.median(design.c))
-    lam_hat, best = _reml_mode(spec, c_typical)
+    lam_hat, _best = _reml_mode(spec, c_typical)
     lam, w, weight = _grid(spec, c_typical)
     theta, H, w_ref, spread = _mixture_covariance(spec, lam, w, weight)
-    sigma = np.sqrt(w / lam)
-    low, high = weighted_quantiles(sigma, weight, (0.025, 0.975))
-    w_hat = float(spec.noise(lam_hat)[0]) if np.isfinite(lam_hat) else float(spec.noise(np.inf)[0])
-    extras = {"sigma_b": float(np.sqrt(w_hat / lam_hat)) if np.isfinite(lam_hat) else 0.0,
-              "sigma_b_low": low, "sigma_b_high": high, "sigma_b_p": boundary_p(spec.minus_two_loglik(np.inf)[0], best),
-              "sigma_b_method": f"REML; interval and values integrate over sigma_b ({lam.size} grid points, "
-                                "uniform prior on its share of a read's variance)"}
+    w_hat = float(spec.noise(lam_hat)[0])
+    sigma_hat = float(np.sqrt(w_hat / lam_hat)) if np.isfinite(lam_hat) else 0.0
+    extras = sigma_b_figures(spec.at, sigma_hat, w_hat, face_value, float(np.sqrt(w_hat / c_typical)),
+                             SIGMA_B_METHOD.format(points=lam.size))
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(lam, w, weight, w_ref, spread))
     return V, theta, cov, w_ref, extras
 

@@ -41,7 +41,7 @@ from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check
 from .moments import bias_moments, object_variance
-from .variance import boundary_p, grid_weights, search_ratio, share_grid, spare_reads, weighted_quantiles
+from .variance import grid_weights, search_ratio, share_grid, sigma_b_figures, spare_reads
 
 NAME = "random-both"
 ALIASES = ()
@@ -64,6 +64,10 @@ POOLED = False
 DECISIONS_BY = None
 #: Its noise scale is a REML estimate, not the fixed fit's chi-square: no check of declared SDs.
 noise_check = no_noise_check
+#: How sigma_b's figures were found (the Diagnostics' words; see :func:`.variance.sigma_b_figures`).
+SIGMA_B_METHOD = ("REML estimate; 95% interval from the restricted likelihood ratio, the objects' shrinkage at its "
+                  "REML estimate (reaching 0 exactly when the test of no difference does not reject at 5%); the "
+                  "values' uncertainty averages over sigma_b ({points} grid points)")
 _MIXTURE_METHOD = ("exact given the variances; sigma_b integrated over its posterior (moment-matched mixture), "
                    "tau at its REML estimate")
 
@@ -92,10 +96,12 @@ class _Basis:
         one_minus = (self.ot[None, :] ** 2 * self.m[None, :] * inv).sum(axis=1) / A  # 1 - (kappa/A) 1'K^-1 1
         quad = (self.rt[None, :] ** 2 * inv).sum(axis=1) + (kap[:, 0] / A) * g_r**2 / one_minus
         logdet = np.log1p(self.m[None, :] / kap).sum(axis=1) + np.log(kap[:, 0] * one_minus) - np.log(A)
-        # kappa = inf (sigma_b = 0): theta = mu 1 with mu the GLS mean -- r'(...)^-1 r = (1'r)^2 / 1'M 1
+        # kappa = inf (sigma_b = 0): theta = mu 1 with mu the GLS mean -- r'(...)^-1 r = (1'r)^2 / 1'M 1, and the
+        # log-determinant's limit: kappa (1 - (kappa/A) 1'K^-1 1) -> 1'M 1 / A, so log(1'M 1 / A) - log A (the
+        # likelihood is continuous at sigma_b = 0; the boundary test compares the two)
         oMo = float((self.ot**2 * self.m).sum())
         quad = np.where(finite, quad, float(self.ot @ self.rt) ** 2 / oMo)
-        logdet = np.where(finite, logdet, np.log(oMo) - np.log(A))
+        logdet = np.where(finite, logdet, np.log(oMo) - 2.0 * np.log(A))
         return quad, logdet
 
     def minus_two_loglik(self, kappa, n_free: int, face_value: bool):
@@ -103,6 +109,14 @@ class _Basis:
         R = np.maximum(self.S0 - quad, 1e-300)
         fit = R if face_value else n_free * np.log(R)
         return fit + logdet + self.objects_term
+
+    def at(self, w: float, sigma: float, n_free: int, face_value: bool) -> float:
+        """-2 log restricted likelihood at noise scale w and bias SD sigma (kappa = w / sigma^2, sigma = 0
+        allowed), the objects' shrinkage lam at this basis's, w not profiled (as :meth:`minus_two_loglik` up to a
+        constant where w is at its best)."""
+        quad, logdet = self.pieces(w / sigma**2 if sigma > 0 else np.inf)
+        R = max(self.S0 - float(quad[0]), 1e-300)
+        return float(logdet[0]) + self.objects_term + (R if face_value else n_free * np.log(w) + R / w)
 
     def noise(self, kappa, n_free: int, face_value: bool):
         quad, _ = self.pieces(kappa)
@@ -252,22 +266,20 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
         return _fit_plug_in(design, s, gauge, face_value, latent)
     scale = float(np.median(design.c))
     if A <= NESTED_ASSESSOR_LIMIT:
-        basis, kappa_hat, best = _reml(design, s, n_free, face_value, latent)
+        basis, kappa_hat, _best = _reml(design, s, n_free, face_value, latent)
     else:
         lam0, kappa0, _w = _moment_start(design, s, face_value)
         basis = _basis(design, s, _lam_search(design, s, kappa0, n_free, face_value, lam0, latent), latent)
-        kappa_hat, best = _best_kappa(basis, n_free, face_value, scale)
+        kappa_hat, _best = _best_kappa(basis, n_free, face_value, scale)
     theta, H, w_ref, (kappa, weight, w), L = _mixture(basis, n_free, face_value, scale)
     mu = float(design.gauge_weights(gauge) @ theta)
     V = np.bincount(design.oi, weights=design.c * s, minlength=O)
     u = (V - design.Cm.T @ theta) / (design.C_o + basis.lam)
-    low, high = weighted_quantiles(np.sqrt(w / kappa), weight, (0.025, 0.975))
     w_hat = float(basis.noise(kappa_hat, n_free, face_value)[0])
-    extras = {"sigma_b": float(np.sqrt(w_hat / kappa_hat)) if np.isfinite(kappa_hat) else 0.0,
-              "sigma_b_low": low, "sigma_b_high": high,
-              "sigma_b_p": boundary_p(basis.minus_two_loglik(np.inf, n_free, face_value)[0], best),
-              "sigma_b_method": f"REML; interval and values integrate over sigma_b ({kappa.size} grid points)",
-              "tau2": w_hat / basis.lam, "shrinkage_lambda": basis.lam}
+    sigma_hat = float(np.sqrt(w_hat / kappa_hat)) if np.isfinite(kappa_hat) else 0.0
+    extras = sigma_b_figures(lambda w_, sigma: basis.at(w_, sigma, n_free, face_value), sigma_hat, w_hat, face_value,
+                             float(np.sqrt(w_hat / scale)), SIGMA_B_METHOD.format(points=kappa.size))
+    extras.update(tau2=w_hat / basis.lam, shrinkage_lambda=basis.lam)
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(basis.lam, kappa, weight, w, w_ref, L))
     return ComponentFit(mu + u, theta - mu, cov, lam=basis.lam, w=w_ref, extras=extras)
 

@@ -355,12 +355,17 @@ class Posterior:
             return self._draw_theta_sparse(n, rng)
         return self.cov.draw(n, rng)
 
-    def draw_deviations(self, n: int, rng, xi: np.ndarray | None = None) -> np.ndarray:
+    def draw_deviations(self, n: int, rng, xi: np.ndarray | None = None, centres=False):
         """n joint draws of (v - v_hat), as a draws x objects float32 array (before any t scaling).
 
         ``xi`` (from :meth:`draw_theta` with the same *rng*) may be drawn
         beforehand; without it it is drawn here.  Single precision is ample for
         Monte Carlo ranks and halves the memory traffic of the sort.
+
+        With ``centres`` (True, or an index array of the objects wanted): (draws, centres), the second each
+        value's conditional mean deviation given the draw's assessor-level deviations theta -- given theta the
+        values are independent, each normal around its centre with SD :meth:`conditional_sd` (conditional Monte
+        Carlo uses it: :mod:`..decide.draws`).
         """
         if xi is None:
             xi = self.draw_theta(n, rng)
@@ -371,9 +376,22 @@ class Posterior:
         shared = D32 @ xi32  # objects x draws: each object's share of the assessor-level deviations
         shared -= (k32 @ xi32)[None, :]
         dev -= shared.T
+        common = None
         if self.spread is not None:  # the plugged-in component's own uncertainty: all values at once, one xi a draw
-            dev += rng.standard_normal(n, dtype=np.float32)[:, None] * self.spread.astype(np.float32)[None, :]
-        return dev
+            common = rng.standard_normal(n, dtype=np.float32)[:, None] * self.spread.astype(np.float32)[None, :]
+            dev += common
+        if centres is False:
+            return dev
+        # the shared parts are known given the draw's assessor-level deviations (and its common shift)
+        centre = np.negative(shared.T if centres is True else shared[centres].T, order="C")
+        if common is not None:
+            centre += common if centres is True else common[:, centres]
+        return dev, centre
+
+    def conditional_sd(self) -> np.ndarray:
+        """Each value's SD given the assessor-level deviations theta, sqrt(w / (C_o + lam)) (float32, in units of
+        the score before any t scaling): what is left of a value's uncertainty once the biases are known."""
+        return self._single_precision_pieces()[0]
 
 
 class ComponentPosterior(NamedTuple):
