@@ -1,0 +1,113 @@
+"""The many-facet Rasch fit of a checked panel, as one step: categories, parameters, the maximum of the marginal
+likelihood, the objects' measures, the thresholds, each read's prediction and the posterior decisions draw from.
+
+What it does with the panel's confidences: nothing.  A many-facet Rasch model reads a read's category; its
+uncertainty is the model's own (the category probabilities), so SDs, confidences and levels are not used (the
+Diagnostics say so).  Groups of assessors that share no object are put on one scale by taking each group to be
+as strict as the panel on average (:mod:`.estimate`, gauge), the words the linear default uses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...cells import MAX_WORK_BYTES
+from ...errors import InputError
+from ..panel.data import PanelData
+from ..system.graph import components
+from .categories import CategoryScale, category_scale
+from .estimate import NODES, MarginalFit, Panel, fit_marginal, layout_for
+from .measures import FairScale, ObjectMeasures, fair_scale, object_measures, threshold_table
+from .posterior import MeasurePosterior
+from .residuals import Predictions, loo_predictions
+
+__all__ = ["OrdinalFit", "fit_ordinal", "gauge_constraints"]
+
+
+@dataclass(frozen=True)
+class OrdinalFit:
+    """Everything the ordinal model estimated for one panel (numbers; the tables are built from it)."""
+
+    model: str
+    data: PanelData
+    categories: CategoryScale
+    marginal: MarginalFit
+    measures: ObjectMeasures
+    severity: np.ndarray
+    severity_se: np.ndarray
+    thresholds: np.ndarray  # structures x (K - 1)
+    threshold_se: np.ndarray
+    threshold_gap_se: np.ndarray
+    fair: FairScale
+    predictions: Predictions
+    posterior: MeasurePosterior
+    gauge: str
+    gauge_weights: np.ndarray
+    n_components: int
+    component_of_assessor: np.ndarray
+    component_of_object: np.ndarray
+
+    @property
+    def mu(self) -> float:
+        return self.marginal.layout.unpack(self.marginal.phi)[2]
+
+    @property
+    def sigma(self) -> float:
+        return self.marginal.layout.unpack(self.marginal.phi)[3]
+
+    def sigma_se(self) -> float:
+        """SE of sigma (delta method from log sigma's)."""
+        layout = self.marginal.layout
+        return self.sigma * float(np.sqrt(max(self.marginal.covariance[layout.log_sigma, layout.log_sigma], 0.0)))
+
+    def mu_se(self) -> float:
+        layout = self.marginal.layout
+        return float(np.sqrt(max(self.marginal.covariance[layout.mu, layout.mu], 0.0)))
+
+    def intercepts(self) -> np.ndarray:
+        return self.marginal.layout.intercepts(self.marginal.phi)
+
+
+def gauge_constraints(size: int, n_assessors: int, weights: np.ndarray, component: np.ndarray, n_comp: int):
+    """The gauge as constraints (parameters x groups): in each group of linked assessors the gauge-weighted
+    severities sum to zero."""
+    C = np.zeros((size, n_comp))
+    C[np.arange(n_assessors), component] = weights
+    return C
+
+
+def _check_size(n_reads: int, n_categories: int) -> None:
+    """The fit holds a few reads x nodes x categories arrays: refuse a panel whose fit would not fit in memory."""
+    need = 6 * 8 * n_reads * NODES * n_categories
+    if need > MAX_WORK_BYTES:
+        raise InputError(f"the ordinal model of {n_reads:,} reads in {n_categories} categories would need about "
+                         f"{need / 2**30:.1f} GiB of working memory (at most {MAX_WORK_BYTES / 2**30:.0f} GiB): use "
+                         "a linear model for a panel this size")
+
+
+def fit_ordinal(data: PanelData, name: str, scale=None, per_assessor: bool = False,
+                gauge: str = "weighted") -> OrdinalFit:
+    """Fit the rating-scale model (``per_assessor``: partial credit by assessor), called *name*, to a checked
+    panel; see the module docstrings of :mod:`.estimate` and :mod:`.measures`."""
+    coding = category_scale(data.scores, scale)
+    K = coding.n_used
+    _check_size(data.n_evaluations, K)
+    A, O = data.n_assessors, data.n_objects
+    n_comp, comp_a, comp_o = components(data.ai, data.oi, A, O)
+    layout = layout_for(A, data.ai, coding.code, K, per_assessor)
+    reads = np.bincount(data.ai, minlength=A).astype(float)
+    weights = reads / reads.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
+    constraints = gauge_constraints(layout.size, A, weights, comp_a, n_comp)
+    panel = Panel(data.ai, data.oi, coding.code, layout, O)
+    marginal = fit_marginal(panel, constraints)
+    measures = object_measures(marginal)
+    values = coding.used_values
+    fair = fair_scale(marginal, values, weights, float(measures.measure.min()), float(measures.measure.max()))
+    tau, tau_se, gap_se = threshold_table(marginal)
+    cov = marginal.covariance
+    posterior = MeasurePosterior(measures.psd, measures.se, measures.sensitivity, cov, marginal.information, A,
+                                 data.n_evaluations)
+    return OrdinalFit(name, data, coding, marginal, measures,
+                      marginal.phi[:A].copy(), np.sqrt(np.maximum(np.diag(cov)[:A], 0.0)), tau, tau_se, gap_se,
+                      fair, loo_predictions(marginal, values), posterior, gauge, weights, n_comp, comp_a, comp_o)
