@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ...errors import InputError
-from .likelihood import log_probabilities_by_category
+from .likelihood import probabilities_by_category
 
 __all__ = ["NODES", "SEVERITY_PRIOR_SD", "MAX_PARAMETERS", "Layout", "MarginalFit", "fit_marginal", "layout_for",
            "object_blocks"]
@@ -158,6 +158,11 @@ class Panel:
                          for r in np.unique(reads[reads > 0]) for objs in [np.flatnonzero(reads == r)]]
         self.onehot = np.zeros((N, layout.n_categories))
         self.onehot[np.arange(N), self.code] = 1.0
+        #: each read's structure's lowest and highest category used (their intercepts are 0)
+        ends = np.array([np.flatnonzero(row)[[0, -1]] for row in layout.used], dtype=float)  # per structure
+        self.lowest, self.highest = ends[self.structure, 0], ends[self.structure, 1]
+        #: each object's reads per category (the rating scale's intercept scores are object sums)
+        self.object_counts = np.asarray(self.incidence @ self.onehot)
 
 
 @dataclass
@@ -165,7 +170,8 @@ class NodeState:
     """One evaluation of the quadrature: nodes, each read's category probabilities there, the posterior."""
 
     theta: np.ndarray  # objects x nodes
-    log_p: np.ndarray  # K x reads x nodes (category first: see likelihood.log_probabilities_by_category)
+    p: np.ndarray  # K x reads x nodes: category probabilities (category first: likelihood.probabilities_by_category)
+    observed: np.ndarray  # reads x nodes: log P of each read's own category
     loglik: float  # the marginal log-likelihood with the severities' prior
     posterior: np.ndarray  # objects x nodes, rows summing to 1
     mean: np.ndarray  # posterior mean of each object (EAP)
@@ -178,8 +184,7 @@ def evaluate(panel: Panel, phi: np.ndarray, centre: np.ndarray, spread: np.ndarr
     beta, c, mu, sigma = layout.unpack(phi)
     theta = centre[:, None] + spread[:, None] * _OFFSETS[None, :]
     eta = theta[panel.oi] - beta[panel.ai][:, None]
-    log_p = log_probabilities_by_category(eta, c[panel.structure])
-    observed = np.take_along_axis(log_p, panel.code[None, :, None], axis=0)[0]
+    p, observed = probabilities_by_category(eta, c[panel.structure], panel.lowest, panel.highest, panel.code)
     joint = panel.incidence @ observed
     joint += _LOG_WEIGHTS[None, :] + np.log(spread)[:, None]
     joint += -np.log(sigma) - 0.5 * np.log(2 * np.pi) - 0.5 * ((theta - mu) / sigma) ** 2
@@ -188,12 +193,11 @@ def evaluate(panel: Panel, phi: np.ndarray, centre: np.ndarray, spread: np.ndarr
     mean = np.einsum("oq,oq->o", posterior, theta)
     sd = np.sqrt(np.maximum(np.einsum("oq,oq->o", posterior, (theta - mean[:, None]) ** 2), 0.0))
     loglik = float(per_object.sum()) - float(beta @ beta) / (2 * SEVERITY_PRIOR_SD**2)
-    return NodeState(theta, log_p, loglik, posterior, mean, sd)
+    return NodeState(theta, p, observed, loglik, posterior, mean, sd)
 
 
-def _moments(log_p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _moments(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P, E, V): the category probabilities (K x reads x nodes) and the mean and variance of the place k."""
-    p = np.exp(log_p)
     k = np.arange(p.shape[0], dtype=float)
     mean = np.tensordot(k, p, axes=1)
     variance = np.maximum(np.tensordot(k * k, p, axes=1) - mean * mean, 0.0)
@@ -213,22 +217,25 @@ def object_blocks(panel: Panel, phi: np.ndarray, state: NodeState, moments=None)
     layout = panel.layout
     _beta, _c, mu, sigma = layout.unpack(phi)
     K = layout.n_categories
-    p, mean, _ = moments if moments is not None else _moments(state.log_p)
+    p, mean, _ = moments if moments is not None else _moments(state.p)
     beta_score = mean - panel.code[:, None]  # -(x - E), reads x nodes
     z = (state.theta - mu) / sigma
     mu_score, sigma_score = z / sigma, z * z - 1.0
     per_assessor = layout.group.max(initial=0) > 0
+    if not per_assessor:  # the rating scale's intercept scores summed over each object's reads: counts - sum P
+        free = np.flatnonzero(layout.c_index[0] >= 0)
+        object_c = np.stack([panel.object_counts[:, k][:, None] - panel.incidence @ p[k] for k in free], axis=2)
     for objs, pos in panel.by_reads:
         n = pos.shape[1]
         pieces = [np.moveaxis(beta_score[pos], 1, 2)]  # objs x nodes x n
         idx = [panel.ai[pos]]
-        c_score = panel.onehot[pos][:, :, None, :] - np.moveaxis(p[:, pos], 0, -1)  # objs x n x nodes x K
         if per_assessor:
+            c_score = panel.onehot[pos][:, :, None, :] - np.moveaxis(p[:, pos], 0, -1)  # objs x n x nodes x K
             pieces.append(np.moveaxis(c_score, 1, 2).reshape(objs.size, NODES, n * K))
             idx.append(layout.c_index[panel.structure[pos]].reshape(objs.size, n * K))
         else:
-            pieces.append(c_score.sum(axis=1))
-            idx.append(np.broadcast_to(layout.c_index[0], (objs.size, K)))
+            pieces.append(object_c[objs])
+            idx.append(np.broadcast_to(layout.c_index[0, free], (objs.size, free.size)))
         pieces += [mu_score[objs][:, :, None], sigma_score[objs][:, :, None]]
         idx.append(np.broadcast_to(np.array([layout.mu, layout.log_sigma], dtype=np.intp), (objs.size, 2)))
         yield objs, np.concatenate(idx, axis=1), np.concatenate(pieces, axis=2)
@@ -247,7 +254,7 @@ def _complete_information(panel: Panel, phi: np.ndarray, state: NodeState, momen
     P, K = layout.size, layout.n_categories
     beta, _c, mu, sigma = layout.unpack(phi)
     post = state.posterior[panel.oi]  # reads x nodes
-    p, e, v = moments if moments is not None else _moments(state.log_p)
+    p, e, v = moments if moments is not None else _moments(state.p)
     grad = np.zeros(P)
     grad[:layout.n_assessors] = np.bincount(panel.ai, weights=np.einsum("rq,rq->r", post, e) - panel.code,
                                             minlength=layout.n_assessors) - beta / SEVERITY_PRIOR_SD**2
@@ -327,14 +334,15 @@ def _constrained_solve(info: np.ndarray, constraints: np.ndarray, rhs: np.ndarra
     return out if np.all(np.isfinite(out)) else None
 
 
-def constrained_covariance(info: np.ndarray, constraints: np.ndarray) -> np.ndarray:
+def constrained_covariance(info: np.ndarray, constraints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The covariance of the constrained estimate, I^-1 - I^-1 C (C' I^-1 C)^-1 C' I^-1 (the top-left block of the
-    bordered matrix's inverse; Aitchison & Silvey 1958), from a Cholesky factor of the information I."""
+    bordered matrix's inverse; Aitchison & Silvey 1958), and the lower Cholesky factor L of the information I
+    (the draws' root is Cov L: :mod:`.posterior`)."""
     factor = sla.cho_factor(info, lower=True, check_finite=False)
     inverse = sla.cho_solve(factor, np.eye(info.shape[0]), check_finite=False)
     Y = inverse @ constraints
     cov = inverse - Y @ np.linalg.solve(constraints.T @ Y, Y.T)
-    return (cov + cov.T) / 2.0
+    return (cov + cov.T) / 2.0, np.tril(factor[0])
 
 
 @dataclass
@@ -345,6 +353,7 @@ class MarginalFit:
     phi: np.ndarray
     covariance: np.ndarray  # of phi, constrained (bordered inverse of the observed information)
     information: np.ndarray  # observed information at the maximum (with the severities' prior)
+    information_root: np.ndarray  # its lower Cholesky factor
     constraints: np.ndarray
     state: NodeState
     iterations: int
@@ -409,10 +418,10 @@ def fit_marginal(panel: Panel, constraints: np.ndarray) -> MarginalFit:
     """Maximise the marginal likelihood (module docstring); returns the fit with its covariance."""
     O = panel.n_objects
     phi = _start(panel, constraints)
-    state, centre, spread = _adapted(panel, phi, np.zeros(O), np.ones(O), 3)
-    converged, iteration = False, 0
+    state, centre, spread = _adapted(panel, phi, np.zeros(O), np.ones(O), 2)
+    converged, iteration, observed = False, 0, None
     for iteration in range(1, MAX_ITERATIONS + 1):
-        moments = _moments(state.log_p)
+        moments = _moments(state.p)
         grad, complete = _complete_information(panel, phi, state, moments)
         observed = complete - _missing_information(panel, phi, state, moments)
         step = _constrained_solve(observed, constraints, grad)
@@ -426,16 +435,17 @@ def fit_marginal(panel: Panel, constraints: np.ndarray) -> MarginalFit:
         if off > RECENTRE or moved < TOLERANCE:
             centre, spread = state.mean, np.maximum(state.sd, 1e-3)
             state = evaluate(panel, phi, centre, spread)
-    moments = _moments(state.log_p)
-    _grad, complete = _complete_information(panel, phi, state, moments)
-    observed = complete - _missing_information(panel, phi, state, moments)
+    if not converged:  # converged: the information of the last step's start is the maximum's (it moved < 1e-7)
+        moments = _moments(state.p)
+        _grad, complete = _complete_information(panel, phi, state, moments)
+        observed = complete - _missing_information(panel, phi, state, moments)
     try:
-        covariance = constrained_covariance(observed, constraints)
+        covariance, root = constrained_covariance(observed, constraints)
     except np.linalg.LinAlgError:
         raise InputError("the ordinal model's information matrix is singular at its maximum: some severity or "
                          "threshold is not determined by the reads (e.g. an assessor whose reads carry no "
                          "information)") from None
-    return MarginalFit(panel, phi, covariance, observed, constraints, state, iteration, converged)
+    return MarginalFit(panel, phi, covariance, observed, root, constraints, state, iteration, converged)
 
 
 def _line_search(panel: Panel, phi: np.ndarray, step: np.ndarray, state: NodeState, centre, spread):

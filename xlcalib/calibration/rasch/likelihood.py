@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_probabilities", "log_probabilities_by_category", "category_moments", "thresholds_from_intercepts",
+__all__ = ["log_probabilities", "probabilities_by_category", "category_moments", "thresholds_from_intercepts",
            "expected_score"]
 
 
@@ -43,22 +43,33 @@ def log_probabilities(eta: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
     return logits
 
 
-def log_probabilities_by_category(eta: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
-    """The same as :func:`log_probabilities` for reads x nodes *eta* with reads x K *intercepts*, laid out
-    category first (K x reads x nodes): the sums over categories are then sums of K contiguous arrays, which is
-    several times faster than a reduction over a short last axis (the fit's inner loop)."""
+def probabilities_by_category(eta: np.ndarray, intercepts: np.ndarray, lowest: np.ndarray, highest: np.ndarray,
+                              code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P, log P of the observed category): the category probabilities of reads x nodes *eta* with reads x K
+    *intercepts*, laid out category first (K x reads x nodes, so sums over categories are sums of K contiguous
+    arrays -- several times faster than a reduction over a short last axis), and log P_x for each read's
+    category *code* (reads x nodes).
+
+    The exponentials are taken about the larger of the logits of each read's lowest and highest category used
+    (*lowest*, *highest*: their places; their intercepts are 0 by the fit's constraints) -- one elementwise step
+    instead of a maximum over K: no logit exceeds it by more than the intercepts' own range, far from overflow,
+    and one term of the sum is exp(0) = 1, so the sum never underflows.  log P_x is formed from its logit, exact
+    where P_x itself underflows.
+    """
     K = intercepts.shape[-1]
-    logits = np.empty((K,) + eta.shape)
-    for k in range(K):
-        np.multiply(eta, float(k), out=logits[k])
-        logits[k] += intercepts[:, k][:, None]
-    top = np.max(logits, axis=0)
+    top = np.where(eta > 0, eta * highest[:, None], eta * lowest[:, None])
+    terms = np.empty((K,) + eta.shape)
     total = np.zeros_like(eta)
     for k in range(K):
-        total += np.exp(logits[k] - top)
-    top += np.log(total)
-    logits -= top[None]
-    return logits
+        np.multiply(eta, float(k), out=terms[k])
+        terms[k] += intercepts[:, k][:, None]
+        terms[k] -= top
+        np.exp(terms[k], out=terms[k])
+        total += terms[k]
+    terms /= total[None]
+    reads = np.arange(eta.shape[0])
+    observed = eta * code[:, None] + intercepts[reads, code][:, None] - top - np.log(total)
+    return terms, observed
 
 
 def category_moments(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

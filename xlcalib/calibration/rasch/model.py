@@ -15,7 +15,7 @@ import numpy as np
 from ...cells import MAX_WORK_BYTES
 from ...errors import InputError
 from ..panel.data import PanelData
-from ..system.graph import components
+from ..system.graph import components, plain_pages
 from .categories import CategoryScale, category_scale
 from .estimate import NODES, MarginalFit, Panel, fit_marginal, layout_for
 from .measures import FairScale, ObjectMeasures, fair_scale, object_measures, threshold_table
@@ -100,14 +100,16 @@ def fit_ordinal(data: PanelData, name: str, scale=None, per_assessor: bool = Fal
     weights = reads / reads.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
     constraints = gauge_constraints(layout.size, A, weights, comp_a, n_comp)
     panel = Panel(data.ai, data.oi, coding.code, layout, O)
-    marginal = fit_marginal(panel, constraints)
-    measures = object_measures(marginal)
+    with plain_pages():  # the fit allocates reads x nodes x categories arrays every round (see plain_pages)
+        marginal = fit_marginal(panel, constraints)
+        measures = object_measures(marginal)
+        predictions = loo_predictions(marginal, coding.used_values)
     values = coding.used_values
     fair = fair_scale(marginal, values, weights, float(measures.measure.min()), float(measures.measure.max()))
     tau, tau_se, gap_se = threshold_table(marginal)
     cov = marginal.covariance
-    posterior = MeasurePosterior(measures.psd, measures.se, measures.sensitivity, cov, marginal.information, A,
+    posterior = MeasurePosterior(measures.psd, measures.se, measures.sensitivity, cov, marginal.information_root, A,
                                  data.n_evaluations)
     return OrdinalFit(name, data, coding, marginal, measures,
                       marginal.phi[:A].copy(), np.sqrt(np.maximum(np.diag(cov)[:A], 0.0)), tau, tau_se, gap_se,
-                      fair, loo_predictions(marginal, values), posterior, gauge, weights, n_comp, comp_a, comp_o)
+                      fair, predictions, posterior, gauge, weights, n_comp, comp_a, comp_o)

@@ -18,7 +18,6 @@ single precision).  xi = R z' with R = Cov(phi) L, L the Cholesky factor of the 
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 
 __all__ = ["MeasurePosterior"]
@@ -34,12 +33,12 @@ class MeasurePosterior:
     rounding = 0.0
 
     def __init__(self, psd: np.ndarray, se: np.ndarray, sensitivity: sp.csr_matrix, covariance: np.ndarray,
-                 information: np.ndarray, n_assessors: int, n_evaluations: int):
+                 information_root: np.ndarray, n_assessors: int, n_evaluations: int):
         self.psd = np.asarray(psd, dtype=float)
         self.se = np.asarray(se, dtype=float)
         self.sensitivity = sensitivity.tocsr()
         self.covariance = covariance
-        self.information = information
+        self.information_root = information_root
         self.n_assessors = n_assessors
         self._n_evaluations = int(n_evaluations)
         self._root = None
@@ -56,14 +55,9 @@ class MeasurePosterior:
         return int(self.psd.size)
 
     def root(self) -> np.ndarray:
-        """R with R R' = Cov(phi) (module docstring); the symmetric eigen-root when I is not positive definite."""
+        """R = Cov(phi) L with R R' = Cov(phi) (module docstring)."""
         if self._root is None:
-            try:
-                lower = sla.cholesky(self.information, lower=True, check_finite=False)
-                self._root = self.covariance @ lower
-            except np.linalg.LinAlgError:
-                vals, vecs = np.linalg.eigh(self.covariance)
-                self._root = (vecs * np.sqrt(np.clip(vals, 0.0, None))[None, :]) @ vecs.T
+            self._root = self.covariance @ self.information_root
         return self._root
 
     def _pieces(self):

@@ -67,12 +67,11 @@ def loo_predictions(fit: MarginalFit, values: np.ndarray) -> Predictions:
     panel, state = fit.panel, fit.state
     K = fit.layout.n_categories
     code = panel.code
-    observed = np.take_along_axis(state.log_p, code[None, :, None], axis=0)[0]  # reads x nodes
-    log_post = np.log(np.maximum(state.posterior[panel.oi], 1e-300)) - observed
+    log_post = np.log(np.maximum(state.posterior[panel.oi], 1e-300)) - state.observed
     log_post -= log_post.max(axis=1, keepdims=True)
     weights = np.exp(log_post)
     weights /= weights.sum(axis=1, keepdims=True)
-    p = np.exp(state.log_p)  # K x reads x nodes
+    p = state.p  # K x reads x nodes
     k = np.arange(K, dtype=float)
     at_node = np.tensordot(k, p, axes=1)  # E(theta_q), reads x nodes
     spread_at_node = np.maximum(np.tensordot(k * k, p, axes=1) - at_node**2, 0.0)
