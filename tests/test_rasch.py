@@ -8,7 +8,7 @@ import pytest
 from scipy.special import logsumexp
 
 import xlcalib
-from xlcalib.calibration import OrdinalResult
+from xlcalib.calibration import RaschResult
 from xlcalib.calibration.panel.data import panel_data
 from xlcalib.calibration.rasch import estimate as E
 from xlcalib.calibration.rasch.categories import category_scale
@@ -205,7 +205,7 @@ def test_partial_credit_gives_an_assessor_who_keeps_to_the_middle_wide_threshold
     t = r.thresholds().pivot(index="assessor", columns="category", values="threshold")
     spread = t.max(axis=1) - t.min(axis=1)
     assert spread.idxmax() == "A02" and spread["A02"] > 2 * spread.drop("A02").median()
-    assert r.stats["model"] == "partial-credit" and isinstance(r, OrdinalResult)
+    assert r.stats["model"] == "partial-credit" and isinstance(r, RaschResult)
 
 
 def test_decisions_are_drawn_from_the_measures_posterior():

@@ -31,15 +31,15 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from ..progress import step
-from .models import DEFAULT_MODEL, MODELS, CalibrationModel, is_ordinal, model_name
+from .models import DEFAULT_MODEL, MODELS, CalibrationModel, is_rasch, model_name
 from .models.iterate import fit_censored
 from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
 from .panel.censoring import check_on_scale, declared_scale, scale_end_words
 from .panel.data import PanelData, panel_data
 from .panel.levels import DEFAULT_LEVEL_RATIO
 from .panel.resolution import rounding_variance
-from .rasch.model import fit_ordinal
-from .rasch_result import OrdinalResult, ordinal_result
+from .rasch.model import fit_rasch
+from .rasch_result import RaschResult, make_rasch_result
 from .result import CalibrationResult, DecisionBasis
 from .system.graph import Design, components
 from .system.posterior import ComponentPosterior, Posterior, quantile
@@ -56,8 +56,8 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[Cal
     return MODELS.get(model_name(model)), anomaly_threshold, interval_level
 
 
-def _calibrate_ordinal(data: PanelData, name: str, scale, gauge: str, per_component: bool, scale_use,
-                       interval_level: float, anomaly_threshold: float) -> OrdinalResult:
+def _calibrate_rasch(data: PanelData, name: str, scale, gauge: str, per_component: bool, scale_use,
+                       interval_level: float, anomaly_threshold: float) -> RaschResult:
     """The ordinal models' steps (:mod:`.rasch`): options they cannot honour are refused, then fit and result."""
     if per_component:
         raise InputError(f"the {name} model fits the whole panel: groups of assessors that share no object are put on "
@@ -69,8 +69,8 @@ def _calibrate_ordinal(data: PanelData, name: str, scale, gauge: str, per_compon
                          "model='partial-credit'")
     A, O = data.n_assessors, data.n_objects
     with step(f"fitting the {name} model ({A:,} assessors, {O:,} objects)"):
-        fit = fit_ordinal(data, name, scale, per_assessor=name == "partial-credit", gauge=gauge)
-    return ordinal_result(fit, interval_level, anomaly_threshold)
+        fit = fit_rasch(data, name, scale, per_assessor=name == "partial-credit", gauge=gauge)
+    return make_rasch_result(fit, interval_level, anomaly_threshold)
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -210,7 +210,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
               sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
               gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
               interval_level: float = 0.95, model: str = DEFAULT_MODEL, scale_use="off",
-              scale=None) -> CalibrationResult | OrdinalResult:
+              scale=None) -> CalibrationResult | RaschResult:
     """Calibrated object values and assessor biases with standard errors and intervals.
 
     Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
@@ -264,7 +264,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         categories, the many-facet Rasch rating-scale model; objects random,
         marginal maximum likelihood) or ``"partial-credit"`` (thresholds per
         assessor) -- these return an
-        :class:`~xlcalib.calibration.rasch_result.OrdinalResult`
+        :class:`~xlcalib.calibration.rasch_result.RaschResult`
         (:mod:`xlcalib.calibration.rasch`): measures in logits, fair averages
         on the rubric's scale, severities, the category table; confidences
         are not used.
@@ -285,7 +285,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
 
     Returns
     -------
-    CalibrationResult (an OrdinalResult for the ordinal models)
+    CalibrationResult (an RaschResult for the ordinal models)
         ``values`` (value, se, lower, upper, robustness_bound, total_confidence,
         n, raw_mean), ``biases`` (bias, se, lower, upper, robustness_bound,
         total_confidence, n), ``residuals``, ``stats``; methods
@@ -308,8 +308,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     original = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd,
                           confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(original.scores, scale)
-    if is_ordinal(model):
-        return _calibrate_ordinal(original, model_name(model), scale, gauge, per_component, scale_use,
+    if is_rasch(model):
+        return _calibrate_rasch(original, model_name(model), scale, gauge, per_component, scale_use,
                                   interval_level, anomaly_threshold)
     choice = scale_use_choice(scale_use)
     data, gains, scaled = _with_scale_use(original, choice)

@@ -29,8 +29,8 @@ from ..errors import InputError
 from .behaviour.separation import separation_index
 from .decide.ranking import rank_objects
 from .meanings import statistic_meaning
-from .models import ORDINAL_MODELS
-from .rasch.model import OrdinalFit
+from .models import RASCH_MODELS
+from .rasch.model import RaschFit
 from .rasch.tables import (
     assessor_thresholds,
     category_curves,
@@ -46,7 +46,7 @@ from .rasch.tables import (
 from .result import DecisionBasis, Difference
 from .system.posterior import quantile
 
-__all__ = ["OrdinalResult", "ordinal_result"]
+__all__ = ["RaschResult", "make_rasch_result"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class _MeasureView:
 
 
 @dataclass(frozen=True)
-class OrdinalResult:
+class RaschResult:
     """Measures, severities, categories and diagnostics of the ordinal model; made once, complete.
 
     Attributes
@@ -83,7 +83,7 @@ class OrdinalResult:
     stats:
         The Diagnostics' figures (meanings: :mod:`.meanings`).
     fit:
-        The numbers behind them (:class:`.rasch.model.OrdinalFit`).
+        The numbers behind them (:class:`.rasch.model.RaschFit`).
     """
 
     values: pd.DataFrame
@@ -91,7 +91,7 @@ class OrdinalResult:
     residuals: pd.DataFrame
     categories: pd.DataFrame
     stats: dict[str, Any]
-    fit: OrdinalFit
+    fit: RaschFit
     _made: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ what generic readers ask
@@ -117,7 +117,7 @@ class OrdinalResult:
         sep = self.separation()
         lines = [
             f"Calibrated {s['n_objects']} objects from {s['n_evaluations']} evaluations by {s['n_assessors']} "
-            f"assessors (model {s['model']}: {ORDINAL_MODELS[s['model']]}).",
+            f"assessors (model {s['model']}: {RASCH_MODELS[s['model']]}).",
             f"Scores read as {s['categories_used']} ordered categories ({s['categories']}). "
             + (f"{s['categories_unused']}. " if s.get("categories_unused") else "") + s["thresholds_order"],
             f"Assessors: {sep.loc['assessors', 'in_words']}; severities spread by {s['severity_sd']:.2f} logits (SD).",
@@ -141,14 +141,14 @@ class OrdinalResult:
         erratic = list(self.severities.index[reading.str.startswith("erratic")])
         muted = list(self.severities.index[reading.str.startswith("too predictable")])
         if not erratic and not muted:
-            return "Every assessor's categories fit the model as expected (infit and outfit, see Fit)."
+            return "Every assessor's categories fit the model as expected (infit and outfit, see Severities)."
         parts = []
         if erratic:
             parts.append(f"{len(erratic)} erratic ({', '.join(map(str, erratic[:6]))}{' ...' if len(erratic) > 6 else ''})")
         if muted:
             parts.append(f"{len(muted)} too predictable, e.g. keeping to the middle categories "
                          f"({', '.join(map(str, muted[:6]))}{' ...' if len(muted) > 6 else ''})")
-        return "Assessors whose categories do not fit: " + "; ".join(parts) + " (see Fit)."
+        return "Assessors whose categories do not fit: " + "; ".join(parts) + " (see Severities)."
 
     # ------------------------------------------------------------------ decisions
     def decision_basis(self) -> DecisionBasis:
@@ -230,6 +230,18 @@ class OrdinalResult:
         raise InputError(f"next reads are planned with the linear models; the {self.stats['model']} model does not "
                          "plan them yet (run with model='random-assessors' for next reads)")
 
+    def exact_agreement(self) -> pd.DataFrame:
+        raise InputError(f"exact agreement is computed for the linear models; the {self.stats['model']} model does not "
+                         "report it yet")
+
+    def group_bias(self, groups, alpha: float = 0.05, min_reads: int = 2) -> pd.DataFrame:
+        raise InputError(f"bias by group is computed for the linear models; the {self.stats['model']} model does not "
+                         "report it yet")
+
+    def group_audit(self, groups) -> pd.DataFrame:
+        raise InputError(f"the group audit is computed for the linear models; the {self.stats['model']} model does "
+                         "not report it yet")
+
     # ------------------------------------------------------------------ FACETS' tables
     def fit_statistics(self, by: str = "assessor") -> pd.DataFrame:
         """Infit and outfit mean-squares with ZSTD from the ordinal model's own variance, per assessor, object or
@@ -306,7 +318,7 @@ def _tail_cut(anomaly_threshold: float) -> float:
     return float(ndtr(-anomaly_threshold))
 
 
-def _stats(fit: OrdinalFit, interval_level: float, anomaly_threshold: float, tail: float) -> dict[str, Any]:
+def _stats(fit: RaschFit, interval_level: float, anomaly_threshold: float, tail: float) -> dict[str, Any]:
     data, marginal = fit.data, fit.marginal
     stats: dict[str, Any] = {
         "n_evaluations": data.n_evaluations, "n_assessors": data.n_assessors, "n_objects": data.n_objects,
@@ -338,9 +350,9 @@ def _stats(fit: OrdinalFit, interval_level: float, anomaly_threshold: float, tai
     return stats
 
 
-def ordinal_result(fit: OrdinalFit, interval_level: float = 0.95, anomaly_threshold: float = 3.0) -> OrdinalResult:
+def make_rasch_result(fit: RaschFit, interval_level: float = 0.95, anomaly_threshold: float = 3.0) -> RaschResult:
     """The result tables and figures of an ordinal fit."""
     tail = _tail_cut(anomaly_threshold)
     residuals = residuals_table(fit, tail)
-    return OrdinalResult(measures_table(fit, interval_level), severities_table(fit, interval_level), residuals,
+    return RaschResult(measures_table(fit, interval_level), severities_table(fit, interval_level), residuals,
                          category_table(fit), _stats(fit, interval_level, anomaly_threshold, tail), fit)

@@ -26,6 +26,7 @@ from ..calibration import (
     levels_table,
     model_name,
 )
+from ..calibration.models import is_rasch
 from ..calibration.models.scale_use import SCALE_USE_CHOICES
 from ..cells import (
     MAX_ABS_SCORE,
@@ -91,6 +92,8 @@ class CalibrationSettings:
 
     def describe(self) -> str:
         """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
+        if is_rasch(self.model):
+            return self._describe_rasch()
         levels = (self.levels or default_levels()).describe()
         line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
                 f"funding line at calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
@@ -103,6 +106,19 @@ class CalibrationSettings:
                 f"{zero} average assessor (gauge={self.gauge}); reads flagged beyond {self.anomaly_threshold:g} "
                 f"expected spreads{'; each linked group fitted apart' if self.per_component else ''}; scale use "
                 f"{self.scale_use}{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
+
+    def _describe_rasch(self) -> str:
+        """The ordinal models' settings: a funding line in fair averages, severities, no confidences."""
+        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line at fair average {self.fund_threshold:g}" if self.fund_threshold is not None else
+                "no funding line")
+        if self.fund_top_k or self.fund_threshold is not None:
+            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
+                     f"{', lottery' if self.lottery else ''}, {self.draws:,} draws, seed {self.seed}")
+        zero = "read-weighted" if self.gauge == "weighted" else "plain"
+        return (f"model {self.model} (scores as ordered categories); intervals {self.interval_level:.0%}; {line}; "
+                f"severities measured from the {zero} average assessor (gauge={self.gauge}); reads flagged when "
+                f"as improbable as {self.anomaly_threshold:g} SDs out; confidences not used")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""

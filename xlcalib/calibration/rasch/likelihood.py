@@ -83,7 +83,8 @@ def category_moments(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def thresholds_from_intercepts(intercepts: np.ndarray) -> np.ndarray:
     """Rasch-Andrich thresholds tau_k = c_{k-1} - c_k (k = 1 .. K-1) from the intercepts of one structure."""
     c = np.asarray(intercepts, dtype=float)
-    return c[:-1] - c[1:]
+    with np.errstate(invalid="ignore"):  # a step touching an unused category (-inf): NaN, not a warning
+        return c[:-1] - c[1:]
 
 
 def expected_score(eta: np.ndarray, intercepts: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -22,11 +22,11 @@ from .measures import FairScale, ObjectMeasures, fair_scale, object_measures, th
 from .posterior import MeasurePosterior
 from .residuals import Predictions, loo_predictions
 
-__all__ = ["OrdinalFit", "fit_ordinal", "gauge_constraints"]
+__all__ = ["RaschFit", "fit_rasch", "gauge_constraints"]
 
 
 @dataclass(frozen=True)
-class OrdinalFit:
+class RaschFit:
     """Everything the ordinal model estimated for one panel (numbers; the tables are built from it)."""
 
     model: str
@@ -86,8 +86,8 @@ def _check_size(n_reads: int, n_categories: int) -> None:
                          "a linear model for a panel this size")
 
 
-def fit_ordinal(data: PanelData, name: str, scale=None, per_assessor: bool = False,
-                gauge: str = "weighted") -> OrdinalFit:
+def fit_rasch(data: PanelData, name: str, scale=None, per_assessor: bool = False,
+                gauge: str = "weighted") -> RaschFit:
     """Fit the rating-scale model (``per_assessor``: partial credit by assessor), called *name*, to a checked
     panel; see the module docstrings of :mod:`.estimate` and :mod:`.measures`."""
     coding = category_scale(data.scores, scale)
@@ -110,6 +110,6 @@ def fit_ordinal(data: PanelData, name: str, scale=None, per_assessor: bool = Fal
     cov = marginal.covariance
     posterior = MeasurePosterior(measures.psd, measures.se, measures.sensitivity, cov, marginal.information_root, A,
                                  data.n_evaluations)
-    return OrdinalFit(name, data, coding, marginal, measures,
+    return RaschFit(name, data, coding, marginal, measures,
                       marginal.phi[:A].copy(), np.sqrt(np.maximum(np.diag(cov)[:A], 0.0)), tau, tau_se, gap_se,
                       fair, predictions, posterior, gauge, weights, n_comp, comp_a, comp_o)

@@ -15,7 +15,7 @@ from scipy.special import ndtri
 
 from .likelihood import log_probabilities
 from .measures import category_measures
-from .model import OrdinalFit
+from .model import RaschFit
 from .residuals import mean_squares
 
 __all__ = ["ERRATIC", "PREDICTABLE", "SIGNIFICANT_ZSTD", "measures_table", "severities_table", "residuals_table",
@@ -41,7 +41,7 @@ def _quantile(level: float) -> float:
     return float(ndtri(0.5 + level / 2))
 
 
-def _groups(fit: OrdinalFit, frame: pd.DataFrame, which: str) -> pd.DataFrame:
+def _groups(fit: RaschFit, frame: pd.DataFrame, which: str) -> pd.DataFrame:
     """Unconnected groups fitted together: each row's group (values comparable only through the gauge's
     assumption that each group is as strict as the panel on average)."""
     if fit.n_components > 1:
@@ -49,7 +49,7 @@ def _groups(fit: OrdinalFit, frame: pd.DataFrame, which: str) -> pd.DataFrame:
     return frame
 
 
-def fit_table(fit: OrdinalFit, by: str) -> pd.DataFrame:
+def fit_table(fit: RaschFit, by: str) -> pd.DataFrame:
     """Infit / outfit with ZSTD per assessor, object or category, and a reading (module docstring)."""
     data = fit.data
     group, index = {"assessor": (data.ai, data.assessor_names), "object": (data.oi, data.object_names),
@@ -61,7 +61,7 @@ def fit_table(fit: OrdinalFit, by: str) -> pd.DataFrame:
     return out
 
 
-def measures_table(fit: OrdinalFit, level: float) -> pd.DataFrame:
+def measures_table(fit: RaschFit, level: float) -> pd.DataFrame:
     """Objects (FACETS Table 7): measure (EAP, logits) with SE and interval, fair average with its interval on
     the rubric's scale, observed average, reads, fit."""
     data, m = fit.data, fit.measures
@@ -79,7 +79,7 @@ def measures_table(fit: OrdinalFit, level: float) -> pd.DataFrame:
     return _groups(fit, frame, "o")
 
 
-def _extreme_words(fit: OrdinalFit) -> np.ndarray:
+def _extreme_words(fit: RaschFit) -> np.ndarray:
     """Per assessor: '' or why their severity rests on the prior (every read in one end category)."""
     code, ai, A = fit.categories.code, fit.data.ai, fit.data.n_assessors
     K = fit.categories.n_used
@@ -92,7 +92,7 @@ def _extreme_words(fit: OrdinalFit) -> np.ndarray:
     return words
 
 
-def severities_table(fit: OrdinalFit, level: float) -> pd.DataFrame:
+def severities_table(fit: RaschFit, level: float) -> pd.DataFrame:
     """Assessors (FACETS Table 7): severity (logits, positive = harsher) with SE and interval, the expected score
     for an object of the panel's mean measure (fair average), observed average, reads, fit, a reading."""
     data = fit.data
@@ -115,7 +115,7 @@ def severities_table(fit: OrdinalFit, level: float) -> pd.DataFrame:
     return _groups(fit, frame, "a")
 
 
-def residuals_table(fit: OrdinalFit, flag_tail: float) -> pd.DataFrame:
+def residuals_table(fit: RaschFit, flag_tail: float) -> pd.DataFrame:
     """Every read (input order) against its leave-one-out prediction: the expected score (rubric units), the
     difference, z, the predictive probability of the category given and of one as far out or further (tail),
     and whether it stands out (tail below *flag_tail*)."""
@@ -126,7 +126,7 @@ def residuals_table(fit: OrdinalFit, flag_tail: float) -> pd.DataFrame:
         "probability": pred.p_observed, "tail": pred.tail, "unexpected": pred.tail < flag_tail})
 
 
-def _others(fit: OrdinalFit, reads: np.ndarray) -> list[str]:
+def _others(fit: RaschFit, reads: np.ndarray) -> list[str]:
     """The other scores of each chosen read's object, unnamed, in input order ('4, 5, 6')."""
     data = fit.data
     order = np.argsort(data.oi, kind="stable")
@@ -147,7 +147,7 @@ def _chance(tail: np.ndarray) -> np.ndarray:
     return np.round(n / 10 ** (digits - 1)) * 10 ** (digits - 1)
 
 
-def unexpected_table(fit: OrdinalFit, residuals: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
+def unexpected_table(fit: RaschFit, residuals: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
     """The reads that stand out, least probable first (FACETS Table 4, ranked by the predictive probability of a
     category as far out or further), each with the panel's view and a sentence; ``top``: the *top* least
     probable whether flagged or not."""
@@ -174,7 +174,7 @@ def _read_sentence(r) -> str:
             f"{r.chance:,.0f} lies this far {'above' if side == 'higher' else 'below'} by chance.")
 
 
-def category_table(fit: OrdinalFit) -> pd.DataFrame:
+def category_table(fit: RaschFit) -> pd.DataFrame:
     """The category table (FACETS Table 8), one row per category of the scale (unused ones included, empty):
     count, %, cumulative %, the average measure (object measure less severity) of the reads in it and its
     expectation, outfit, the Rasch-Andrich threshold into it with its SE (shared thresholds only), the category
@@ -210,7 +210,7 @@ def category_table(fit: OrdinalFit) -> pd.DataFrame:
     return table
 
 
-def threshold_words(fit: OrdinalFit) -> str:
+def threshold_words(fit: RaschFit) -> str:
     """Whether the thresholds advance in order, in words; each disordered pair named, with whether the reversal is
     beyond chance (more than two standard errors)."""
     values = fit.categories.used_values
@@ -243,7 +243,7 @@ def threshold_words(fit: OrdinalFit) -> str:
             "clearer descriptors for it.")
 
 
-def assessor_thresholds(fit: OrdinalFit) -> pd.DataFrame:
+def assessor_thresholds(fit: RaschFit) -> pd.DataFrame:
     """Each structure's thresholds, long (assessor, category stepped into, threshold, se, ordered): the partial
     credit model's own thresholds, or the shared ones once under 'all assessors'."""
     values = fit.categories.used_values
@@ -257,7 +257,7 @@ def assessor_thresholds(fit: OrdinalFit) -> pd.DataFrame:
     return frame
 
 
-def wright_map(fit: OrdinalFit) -> pd.DataFrame:
+def wright_map(fit: RaschFit) -> pd.DataFrame:
     """Objects and assessors on one logit ruler (the Wright map's numbers): facet, name, measure (objects' measures,
     assessors' severities), se."""
     data = fit.data
@@ -268,7 +268,7 @@ def wright_map(fit: OrdinalFit) -> pd.DataFrame:
         "se": np.concatenate([fit.measures.se, fit.severity_se])})
 
 
-def category_curves(fit: OrdinalFit, points: int = 121) -> pd.DataFrame:
+def category_curves(fit: RaschFit, points: int = 121) -> pd.DataFrame:
     """The category probability curves of the shared structure (or the assessors' average): P(category) against
     the measure relative to the assessor (theta - beta, logits), with the expected score."""
     c = fit.intercepts()
