@@ -266,15 +266,19 @@ def _complete_information(panel: Panel, phi: np.ndarray, state: NodeState, momen
     grad[layout.mu] = float(np.sum(state.posterior * z)) / sigma
     grad[layout.log_sigma] = float(np.sum(state.posterior * (z * z - 1.0)))
 
-    info_v = np.einsum("rq,rq->r", post, v)
+    info = np.zeros((P, P))
+    A = layout.n_assessors
+    info[np.arange(A), np.arange(A)] = np.bincount(panel.ai, np.einsum("rq,rq->r", post, v), A) \
+        + 1.0 / SEVERITY_PRIOR_SD**2
     k = np.arange(K, dtype=float)
-    cross = np.einsum("rq,krq->rk", post * e, p) - mean_p * k  # -E[P_k (k - E)]
-    a_rows = np.broadcast_to(panel.ai[:, None], c_rows.shape)
-    info = _scatter(P, np.concatenate([panel.ai, a_rows.ravel(), c_rows.ravel()]),
-                    np.concatenate([panel.ai, c_rows.ravel(), a_rows.ravel()]),
-                    np.concatenate([info_v, cross.ravel(), cross.ravel()]))
-    info += _intercept_information(panel, post, p, mean_p)
-    info[np.arange(layout.n_assessors), np.arange(layout.n_assessors)] += 1.0 / SEVERITY_PRIOR_SD**2
+    cross = np.einsum("rq,krq->rk", post * e, p) - mean_p * k  # -E[P_k (k - E)], reads x K
+    per_assessor = np.stack([np.bincount(panel.ai, cross[:, j], A) for j in range(K)], axis=1)  # A x K
+    c_of_a = layout.c_index[layout.group]  # A x K: each assessor's intercepts in phi
+    has = c_of_a >= 0
+    a_idx = np.broadcast_to(np.arange(A)[:, None], has.shape)[has]
+    info[a_idx, c_of_a[has]] = per_assessor[has]  # one entry per (assessor, intercept): no repeats
+    info[c_of_a[has], a_idx] = per_assessor[has]
+    _add_intercept_information(info, panel, post, p, mean_p)
     O = panel.n_objects
     info[layout.mu, layout.mu] += O / sigma**2
     info[layout.mu, layout.log_sigma] += 2.0 * float(np.sum(state.posterior * z)) / sigma
@@ -283,16 +287,16 @@ def _complete_information(panel: Panel, phi: np.ndarray, state: NodeState, momen
     return grad, info
 
 
-def _intercept_information(panel: Panel, post: np.ndarray, p: np.ndarray, mean_p: np.ndarray) -> np.ndarray:
-    """The intercepts' block of the complete-data information, E[diag(P) - P P'] summed over each structure's
+def _add_intercept_information(info: np.ndarray, panel: Panel, post: np.ndarray, p: np.ndarray,
+                               mean_p: np.ndarray) -> None:
+    """Add the intercepts' block of the complete-data information, E[diag(P) - P P'] summed over each structure's
     reads: one K x K product over all reads and nodes for the rating scale, one per assessor for partial credit."""
     layout = panel.layout
-    P, K = layout.size, layout.n_categories
+    K = layout.n_categories
     G = layout.c_index.shape[0]
     weighted = p * post[None]
     if G == 1:
-        flat = p.reshape(K, -1)
-        blocks = -(weighted.reshape(K, -1) @ flat.T)[None]
+        blocks = -(weighted.reshape(K, -1) @ p.reshape(K, -1).T)[None]
         blocks[0, np.arange(K), np.arange(K)] += mean_p.sum(axis=0)
     else:
         per_read = -np.einsum("krq,jrq->rkj", weighted, p)
@@ -301,7 +305,8 @@ def _intercept_information(panel: Panel, post: np.ndarray, p: np.ndarray, mean_p
         np.add.at(blocks, panel.structure, per_read)
     rows = np.repeat(layout.c_index, K, axis=1).ravel()
     cols = np.tile(layout.c_index, (1, K)).ravel()
-    return _scatter(P, rows, cols, blocks.ravel())
+    keep = (rows >= 0) & (cols >= 0)
+    info[rows[keep], cols[keep]] += blocks.ravel()[keep]  # each (structure, k, j) is its own entry: no repeats
 
 
 def _missing_information(panel: Panel, phi: np.ndarray, state: NodeState, moments=None) -> np.ndarray:
@@ -310,8 +315,8 @@ def _missing_information(panel: Panel, phi: np.ndarray, state: NodeState, moment
     rows, cols, values = [], [], []
     for objs, idx, U in object_blocks(panel, phi, state, moments):
         w = state.posterior[objs]
-        centred = U - np.einsum("oq,oqd->od", w, U)[:, None, :]
-        cov = np.matmul(np.swapaxes(centred * w[:, :, None], 1, 2), centred)
+        mean = np.einsum("oq,oqd->od", w, U)
+        cov = np.matmul(np.swapaxes(U * w[:, :, None], 1, 2), U) - mean[:, :, None] * mean[:, None, :]
         d = idx.shape[1]
         rows.append(np.repeat(idx, d, axis=1).ravel())
         cols.append(np.tile(idx, (1, d)).ravel())
@@ -418,7 +423,7 @@ def fit_marginal(panel: Panel, constraints: np.ndarray) -> MarginalFit:
     """Maximise the marginal likelihood (module docstring); returns the fit with its covariance."""
     O = panel.n_objects
     phi = _start(panel, constraints)
-    state, centre, spread = _adapted(panel, phi, np.zeros(O), np.ones(O), 2)
+    state, centre, spread = _adapted(panel, phi, np.zeros(O), np.ones(O), 0)
     converged, iteration, observed = False, 0, None
     for iteration in range(1, MAX_ITERATIONS + 1):
         moments = _moments(state.p)

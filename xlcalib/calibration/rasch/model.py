@@ -8,6 +8,7 @@ as strict as the panel on average (:mod:`.estimate`, gauge), the words the linea
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,6 +87,20 @@ def _check_size(n_reads: int, n_categories: int) -> None:
                          "a linear model for a panel this size")
 
 
+def _one_blas_thread():
+    """One BLAS thread while fitting, when threadpoolctl is available (optional: not in Pyodide).
+
+    Why: the fit factors a dense information matrix of ~1,000 parameters once per Newton step; on a machine whose
+    cores are shared, OpenBLAS's second thread waits for a core and a 20 ms factorisation took 0.9 s (measured
+    here with one other process running); one thread is as fast as two at this size when the machine is quiet.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def fit_rasch(data: PanelData, name: str, scale=None, per_assessor: bool = False,
                 gauge: str = "weighted") -> RaschFit:
     """Fit the rating-scale model (``per_assessor``: partial credit by assessor), called *name*, to a checked
@@ -100,7 +115,7 @@ def fit_rasch(data: PanelData, name: str, scale=None, per_assessor: bool = False
     weights = reads / reads.sum() if gauge == "weighted" else np.full(A, 1.0 / A)
     constraints = gauge_constraints(layout.size, A, weights, comp_a, n_comp)
     panel = Panel(data.ai, data.oi, coding.code, layout, O)
-    with plain_pages():  # the fit allocates reads x nodes x categories arrays every round (see plain_pages)
+    with plain_pages(), _one_blas_thread():  # large arrays every round (see plain_pages); small dense factors
         marginal = fit_marginal(panel, constraints)
         measures = object_measures(marginal)
         predictions = loo_predictions(marginal, coding.used_values)
