@@ -153,7 +153,7 @@ def categories_sheet(result, preamble) -> SheetSpec:
             "threshold": Column("threshold", SIGNED, "Rasch-Andrich threshold into this category from the one below "
                                                      "(logits): where both are equally probable"),
             pm: Column(pm, LOGIT, pm_meaning(level, "threshold"))}
-    if "category_measure" in c.columns:
+    if c["category_measure"].notna().any():
         out["category measure"] = c["category_measure"].to_numpy()
         out["thresholds advance"] = c["advances"].to_numpy()
         cols["category measure"] = Column("category measure", SIGNED, "where on the ruler (measure less severity) the "

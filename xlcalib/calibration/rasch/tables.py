@@ -199,6 +199,9 @@ def category_table(fit: RaschFit) -> pd.DataFrame:
         used["category_measure"] = category_measures(fit.intercepts()[0])
         advance = np.concatenate([[np.nan, np.nan], np.diff(fit.thresholds[0])]) > 0
         used["advances"] = np.where(np.arange(K) >= 2, np.where(advance, "yes", "no: disordered"), "")
+    else:  # thresholds per assessor: their order is each assessor's (assessor_thresholds)
+        used["category_measure"] = np.nan
+        used["advances"] = np.where(np.arange(K) >= 2, "per assessor", "")
     used["average_advances"] = np.concatenate([[""], np.where(np.diff(average) > 0, "yes", "no")])
     table = used.reindex(pd.Index(cats.values, name="category"))
     table["count"] = table["count"].fillna(0).astype(int)
