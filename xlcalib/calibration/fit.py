@@ -33,7 +33,17 @@ from ..errors import InputError
 from ..progress import step
 from .models import DEFAULT_MODEL, MODELS, CalibrationModel, is_rasch, model_name
 from .models.iterate import fit_censored
-from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
+from .models.scale_use import (
+    EndPile,
+    GainFit,
+    end_pile,
+    fit_gains,
+    gains_applied,
+    in_panel_units,
+    rescaled,
+    scale_use_choice,
+    scale_use_stats,
+)
 from .panel.censoring import check_on_scale, declared_scale, scale_end_words
 from .panel.data import PanelData, panel_data
 from .panel.levels import DEFAULT_LEVEL_RATIO
@@ -197,13 +207,14 @@ def _exact_fit_words(data: PanelData) -> str:
             "none, so no standard errors or intervals are given (declared SDs would give them)")
 
 
-def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
-    """(the panel the model is fitted to, the gains, whether they are applied): scale use fits a gain per
-    assessor first, then the model takes each assessor's scores put on the panel's scale
-    (:mod:`.models.scale_use`)."""
+def _with_scale_use(data: PanelData, choice: str, scale) -> tuple[PanelData, GainFit | None, bool, EndPile]:
+    """(the panel the model is fitted to, the gains, whether they are applied, the reads piled at an end): scale
+    use fits a gain per assessor first, then the model takes each assessor's scores put on the panel's scale
+    (:mod:`.models.scale_use`); ``auto`` leaves the gains out when the reads pile at an end of the scale."""
     gains = fit_gains(data) if choice != "off" else None
-    applied = gains is not None and (choice == "on" or gains.differ)
-    return (rescaled(data, gains) if applied else data), gains, applied
+    pile = end_pile(data.scores, scale)
+    applied = gains_applied(gains, choice, pile)
+    return (rescaled(data, gains) if applied else data), gains, applied, pile
 
 
 def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, objects=None, scores=None,
@@ -312,7 +323,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         return _calibrate_rasch(original, model_name(model), scale, gauge, per_component, scale_use,
                                   interval_level, anomaly_threshold)
     choice = scale_use_choice(scale_use)
-    data, gains, scaled = _with_scale_use(original, choice)
+    data, gains, scaled, pile = _with_scale_use(original, choice, scale)
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
     comps = components(data.ai, data.oi, A, O)
     n_comp = comps[0]
@@ -354,7 +365,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         if decision_scale is not None and decision_model.CENSORED_READS:
             stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases
-        stats.update(scale_use_stats(gains, choice, scaled))
+        stats.update(scale_use_stats(gains, choice, scaled, pile))
         if scaled:
             values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
                                                        quantile(0.5 + interval_level / 2, t_df))
