@@ -24,13 +24,14 @@ def _crossed(A=6, O=80, reads=3, K=4, seed=2, per=False):
     oi = np.repeat(np.arange(O), reads).astype(np.intp)
     x = draw_categories(rng, rng.normal(0, 1.2, O)[oi] - rng.normal(0, 0.5, A)[ai], np.linspace(-1.2, 1.2, K - 1))
     layout = E.layout_for(A, ai, x, K, per)
-    return E.Panel(ai, oi, x, layout, O), rng
+    slopes = np.sqrt(rng.choice([3.06, 1.0, 0.33], ai.size))  # High / Medium / Low reads: their discriminations
+    return E.Panel(ai, oi, x, layout, O, slopes), rng
 
 
 @pytest.mark.parametrize("per_assessor", [False, True], ids=["rating scale", "partial credit"])
 def test_gradient_and_observed_information_are_the_exact_derivatives(per_assessor):
     """Newton's step and every standard error rest on them: central differences of the quadrature's log-likelihood
-    (nodes held fixed) agree to 1e-7 -- the difference formula's own truncation error at h = 1e-5 is ~1e-9 of
+    (nodes held fixed; reads of three confidences, so three slopes) agree to 1e-7 -- the difference formula's own truncation error at h = 1e-5 is ~1e-9 of
     entries of size ~100."""
     panel, rng = _crossed(per=per_assessor)
     size = panel.layout.size
@@ -61,9 +62,9 @@ def test_adaptive_quadrature_matches_a_fine_grid(reads, sigma):
     r = xlcalib.calibrate(p.evaluations, model="rating-scale")
     fit = r.fit
     beta, c, mu, s = fit.marginal.layout.unpack(fit.marginal.phi)
-    data = fit.data
+    data, a = fit.data, fit.marginal.panel.slope[:, None, None]  # each read's slope (its confidence level)
     grid = np.linspace(-15, 15, 6001)
-    lp = log_probabilities(grid[None, :] - beta[data.ai][:, None], c[0])
+    lp = log_probabilities(a[:, :, 0] * (grid[None, :] - beta[data.ai][:, None]), a * c[0])
     observed = lp[np.arange(data.n_evaluations), :, fit.categories.code]
     joint = np.zeros((data.n_objects, grid.size))
     np.add.at(joint, data.oi, observed)
@@ -80,14 +81,15 @@ def test_adaptive_quadrature_matches_a_fine_grid(reads, sigma):
 
 def test_leave_one_out_predictions_match_direct_integration():
     """Each read's prediction from its object's other reads (the posterior with its own likelihood divided out) equals
-    the same prediction integrated on a fine grid: to 1e-5 (the 15 nodes are placed for the full posterior and
-    reweighted for the leave-one-out one, which is a little wider; measured 2e-6 here -- z moves in the 5th digit)."""
+    the same prediction integrated on a fine grid: to 3e-4 (the 15 nodes are placed for the full posterior and
+    reweighted for the leave-one-out one, which is wider -- most when a High read, the sharpest, is left out;
+    measured 1e-4 here: z and the mean-squares move in the 4th digit)."""
     p = simulate_ordinal_panel(12, 100, 3, n_categories=4, seed=7)
     fit = xlcalib.calibrate(p.evaluations, model="rating-scale").fit
     beta, c, mu, s = fit.marginal.layout.unpack(fit.marginal.phi)
-    data, code = fit.data, fit.categories.code
+    data, code, a = fit.data, fit.categories.code, fit.marginal.panel.slope[:, None, None]
     grid = np.linspace(-15, 15, 4001)
-    lp = log_probabilities(grid[None, :] - beta[data.ai][:, None], c[0])
+    lp = log_probabilities(a[:, :, 0] * (grid[None, :] - beta[data.ai][:, None]), a * c[0])
     observed = lp[np.arange(code.size), :, code]
     joint = np.zeros((data.n_objects, grid.size))
     np.add.at(joint, data.oi, observed)
@@ -96,15 +98,16 @@ def test_leave_one_out_predictions_match_direct_integration():
     w = np.exp(others - others.max(axis=1, keepdims=True))
     w /= w.sum(axis=1, keepdims=True)
     probs = np.einsum("rg,rgk->rk", w, np.exp(lp))
-    assert np.abs(probs @ np.arange(4) - fit.predictions.expected).max() < 1e-5
-    assert np.abs(probs[np.arange(code.size), code] - fit.predictions.p_observed).max() < 1e-5
+    assert np.abs(probs @ np.arange(4) - fit.predictions.expected).max() < 3e-4
+    assert np.abs(probs[np.arange(code.size), code] - fit.predictions.p_observed).max() < 3e-4
 
 
 def test_measures_and_severities_cover_the_truth_and_thresholds_are_recovered():
     """40 simulated expertise-grouped panels (20 assessors, 100 objects, 4 reads, 5 categories, severities SD 0.7):
     95% intervals cover the true measures and severities 95% +- 2.5% (4,000 measures and 800 severities; the Monte
-    Carlo SE of a share near 0.95 is 0.003 and 0.008); the thresholds' mean error is within 0.15 logits (their
-    small-sample bias, which vanishes with more objects: benchmarks/bench_rasch.py)."""
+    Carlo SE of a share near 0.95 is 0.003 and 0.008); the thresholds' mean error is within 0.2 logits: the outer
+    thresholds' small-sample bias with 400 reads (measured 0.15 +- 0.03 outward; 0.02 with 1,600 reads, see
+    benchmarks/bench_rasch.py)."""
     covered_m, covered_s, tau_error = [], [], []
     for seed in range(40):
         p = simulate_ordinal_panel(20, 100, 4, n_categories=5, severity_sd=0.7, seed=seed)
@@ -115,7 +118,7 @@ def test_measures_and_severities_cover_the_truth_and_thresholds_are_recovered():
         tau_error.append(r.fit.thresholds[0] - p.thresholds)
     assert abs(np.mean(covered_m) - 0.95) < 0.025
     assert abs(np.mean(covered_s) - 0.95) < 0.025
-    assert np.abs(np.mean(tau_error, axis=0)).max() < 0.15
+    assert np.abs(np.mean(tau_error, axis=0)).max() < 0.2
 
 
 def test_fit_statistics_find_an_erratic_and_a_central_tendency_assessor():
@@ -199,8 +202,8 @@ def test_gauges_weighted_and_simple():
 
 
 def test_partial_credit_gives_an_assessor_who_keeps_to_the_middle_wide_thresholds():
-    """Partial credit by assessor: A02 (planted thresholds 3x as far apart) gets its own, wider thresholds."""
-    p = simulate_ordinal_panel(10, 300, 4, n_categories=4, n_subjects=1, seed=12, central={1: 3.0})
+    """Partial credit by assessor: A02 (planted thresholds twice as far apart) gets its own, wider thresholds."""
+    p = simulate_ordinal_panel(10, 300, 4, n_categories=4, n_subjects=1, seed=12, central={1: 2.0})
     r = xlcalib.calibrate(p.evaluations, model="partial-credit")
     t = r.thresholds().pivot(index="assessor", columns="category", values="threshold")
     spread = t.max(axis=1) - t.min(axis=1)

@@ -277,8 +277,8 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         assessor) -- these return an
         :class:`~xlcalib.calibration.rasch_result.RaschResult`
         (:mod:`xlcalib.calibration.rasch`): measures in logits, fair averages
-        on the rubric's scale, severities, the category table; confidences
-        are not used.
+        on the rubric's scale, severities, the category table; a read's
+        confidence makes it a sharper (or blunter) read of the scale.
     scale_use:
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale

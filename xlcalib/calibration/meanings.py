@@ -117,7 +117,8 @@ STATISTICS: dict[str, Statistic] = {
                                 "all sit in one end category keeps a finite severity"),
     "unexpected_tail": Statistic("stands-out probability", "a read stands out when a category this far from the "
                                  "panel's prediction, or further, had at most this probability"),
-    "confidences": Statistic("confidences", "what the ordinal model does with SDs, confidences and levels"),
+    "confidences": Statistic("confidences", "what the ordinal model does with SDs, confidences and levels: a more "
+                             "confident read is a sharper read of the scale (its logits times sqrt(c / c_ref))"),
     "groups": Statistic("groups of assessors", "how groups of assessors that share no object are put on one scale"),
     "input checks": Statistic("input checks", "what the input checks left out or flagged"),
     "warning": Statistic("warning", "look at this"),

@@ -318,6 +318,16 @@ def _tail_cut(anomaly_threshold: float) -> float:
     return float(ndtr(-anomaly_threshold))
 
 
+def _confidence_words(fit: RaschFit) -> str:
+    """What the model made of the reads' stated confidences (their slopes, :func:`.rasch.model.read_slopes`)."""
+    slope = fit.marginal.panel.slope
+    if np.ptp(slope) == 0:
+        return "every read has the same stated confidence: each counts alike (the Rasch model itself)"
+    return (f"a read's stated confidence c makes it a sharper or blunter read of the scale: its logits are multiplied "
+            f"by sqrt(c / c_ref) (here {slope.min():.2g} to {slope.max():.2g}; a read of the reference confidence "
+            "counts 1, as in the Rasch model)")
+
+
 def _stats(fit: RaschFit, interval_level: float, anomaly_threshold: float, tail: float) -> dict[str, Any]:
     data, marginal = fit.data, fit.marginal
     stats: dict[str, Any] = {
@@ -338,8 +348,7 @@ def _stats(fit: RaschFit, interval_level: float, anomaly_threshold: float, tail:
         "se_method": fit.posterior.method, "severity_prior": "N(0, 3^2) logits on each severity (keeps an assessor "
                                                              "whose reads all sit in one end category finite)",
         "anomaly_threshold": anomaly_threshold, "unexpected_tail": tail,
-        "confidences": ("the ordinal model reads each score's category; SDs, confidences and levels are not used "
-                        "(the model's category probabilities are each read's uncertainty)"),
+        "confidences": _confidence_words(fit),
     }
     if fit.n_components > 1:
         stats["groups"] = (f"the assessors fall into {fit.n_components} groups that share no object; they are put on "

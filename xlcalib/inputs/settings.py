@@ -118,7 +118,7 @@ class CalibrationSettings:
         zero = "read-weighted" if self.gauge == "weighted" else "plain"
         return (f"model {self.model} (scores as ordered categories); intervals {self.interval_level:.0%}; {line}; "
                 f"severities measured from the {zero} average assessor (gauge={self.gauge}); reads flagged when "
-                f"as improbable as {self.anomaly_threshold:g} SDs out; confidences not used")
+                f"as improbable as {self.anomaly_threshold:g} SDs out; a read's confidence makes it sharper or blunter")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line and its draws)."""

@@ -141,8 +141,11 @@ def layout_for(n_assessors: int, ai: np.ndarray, code: np.ndarray, K: int, per_a
 class Panel:
     """The reads as index arrays, and the tables the sums over objects run on (built once)."""
 
-    def __init__(self, ai: np.ndarray, oi: np.ndarray, code: np.ndarray, layout: Layout, n_objects: int):
+    def __init__(self, ai: np.ndarray, oi: np.ndarray, code: np.ndarray, layout: Layout, n_objects: int,
+                 slope: np.ndarray | None = None):
         self.ai = np.asarray(ai, dtype=np.intp)
+        #: each read's discrimination a_r (its stated confidence, :func:`read_slopes`); 1 = the Rasch model
+        self.slope = np.ones(self.ai.size) if slope is None else np.asarray(slope, dtype=float)
         self.oi = np.asarray(oi, dtype=np.intp)
         self.code = np.asarray(code, dtype=np.intp)
         self.layout = layout
@@ -161,8 +164,9 @@ class Panel:
         #: each read's structure's lowest and highest category used (their intercepts are 0)
         ends = np.array([np.flatnonzero(row)[[0, -1]] for row in layout.used], dtype=float)  # per structure
         self.lowest, self.highest = ends[self.structure, 0], ends[self.structure, 1]
-        #: each object's reads per category (the rating scale's intercept scores are object sums)
-        self.object_counts = np.asarray(self.incidence @ self.onehot)
+        #: each object's reads per category, weighted by their slopes (the rating scale's intercept scores are
+        #: object sums)
+        self.object_counts = np.asarray(self.incidence @ (self.onehot * self.slope[:, None]))
 
 
 @dataclass
@@ -183,8 +187,9 @@ def evaluate(panel: Panel, phi: np.ndarray, centre: np.ndarray, spread: np.ndarr
     layout = panel.layout
     beta, c, mu, sigma = layout.unpack(phi)
     theta = centre[:, None] + spread[:, None] * _OFFSETS[None, :]
-    eta = theta[panel.oi] - beta[panel.ai][:, None]
-    p, observed = probabilities_by_category(eta, c[panel.structure], panel.lowest, panel.highest, panel.code)
+    slope = panel.slope[:, None]
+    eta = (theta[panel.oi] - beta[panel.ai][:, None]) * slope
+    p, observed = probabilities_by_category(eta, c[panel.structure] * slope, panel.lowest, panel.highest, panel.code)
     joint = panel.incidence @ observed
     joint += _LOG_WEIGHTS[None, :] + np.log(spread)[:, None]
     joint += -np.log(sigma) - 0.5 * np.log(2 * np.pi) - 0.5 * ((theta - mu) / sigma) ** 2
@@ -218,19 +223,22 @@ def object_blocks(panel: Panel, phi: np.ndarray, state: NodeState, moments=None)
     _beta, _c, mu, sigma = layout.unpack(phi)
     K = layout.n_categories
     p, mean, _ = moments if moments is not None else _moments(state.p)
-    beta_score = mean - panel.code[:, None]  # -(x - E), reads x nodes
+    slope = panel.slope[:, None]
+    beta_score = (mean - panel.code[:, None]) * slope  # -a (x - E), reads x nodes
     z = (state.theta - mu) / sigma
     mu_score, sigma_score = z / sigma, z * z - 1.0
     per_assessor = layout.group.max(initial=0) > 0
     if not per_assessor:  # the rating scale's intercept scores summed over each object's reads: counts - sum P
         free = np.flatnonzero(layout.c_index[0] >= 0)
-        object_c = np.stack([panel.object_counts[:, k][:, None] - panel.incidence @ p[k] for k in free], axis=2)
+        object_c = np.stack([panel.object_counts[:, k][:, None] - panel.incidence @ (p[k] * slope) for k in free],
+                            axis=2)
     for objs, pos in panel.by_reads:
         n = pos.shape[1]
         pieces = [np.moveaxis(beta_score[pos], 1, 2)]  # objs x nodes x n
         idx = [panel.ai[pos]]
         if per_assessor:
-            c_score = panel.onehot[pos][:, :, None, :] - np.moveaxis(p[:, pos], 0, -1)  # objs x n x nodes x K
+            c_score = (panel.onehot[pos][:, :, None, :] - np.moveaxis(p[:, pos], 0, -1)) \
+                * panel.slope[pos][:, :, None, None]  # objs x n x nodes x K
             pieces.append(np.moveaxis(c_score, 1, 2).reshape(objs.size, NODES, n * K))
             idx.append(layout.c_index[panel.structure[pos]].reshape(objs.size, n * K))
         else:
@@ -256,22 +264,24 @@ def _complete_information(panel: Panel, phi: np.ndarray, state: NodeState, momen
     post = state.posterior[panel.oi]  # reads x nodes
     p, e, v = moments if moments is not None else _moments(state.p)
     grad = np.zeros(P)
-    grad[:layout.n_assessors] = np.bincount(panel.ai, weights=np.einsum("rq,rq->r", post, e) - panel.code,
+    a = panel.slope
+    grad[:layout.n_assessors] = np.bincount(panel.ai, weights=a * (np.einsum("rq,rq->r", post, e) - panel.code),
                                             minlength=layout.n_assessors) - beta / SEVERITY_PRIOR_SD**2
     mean_p = np.einsum("rq,krq->rk", post, p)
     c_rows = layout.c_index[panel.structure]  # reads x K
     free = c_rows >= 0
-    grad += np.bincount(c_rows[free], weights=(panel.onehot - mean_p)[free], minlength=P)
+    grad += np.bincount(c_rows[free], weights=(a[:, None] * (panel.onehot - mean_p))[free], minlength=P)
     z = (state.theta - mu) / sigma
     grad[layout.mu] = float(np.sum(state.posterior * z)) / sigma
     grad[layout.log_sigma] = float(np.sum(state.posterior * (z * z - 1.0)))
 
     info = np.zeros((P, P))
     A = layout.n_assessors
-    info[np.arange(A), np.arange(A)] = np.bincount(panel.ai, np.einsum("rq,rq->r", post, v), A) \
+    a2 = a * a  # every second derivative of a read carries its slope squared
+    info[np.arange(A), np.arange(A)] = np.bincount(panel.ai, a2 * np.einsum("rq,rq->r", post, v), A) \
         + 1.0 / SEVERITY_PRIOR_SD**2
     k = np.arange(K, dtype=float)
-    cross = np.einsum("rq,krq->rk", post * e, p) - mean_p * k  # -E[P_k (k - E)], reads x K
+    cross = (np.einsum("rq,krq->rk", post * e, p) - mean_p * k) * a2[:, None]  # -a^2 E[P_k (k - E)], reads x K
     per_assessor = np.stack([np.bincount(panel.ai, cross[:, j], A) for j in range(K)], axis=1)  # A x K
     c_of_a = layout.c_index[layout.group]  # A x K: each assessor's intercepts in phi
     has = c_of_a >= 0
@@ -294,13 +304,14 @@ def _add_intercept_information(info: np.ndarray, panel: Panel, post: np.ndarray,
     layout = panel.layout
     K = layout.n_categories
     G = layout.c_index.shape[0]
-    weighted = p * post[None]
+    a2 = panel.slope**2
+    weighted = p * (post * a2[:, None])[None]
     if G == 1:
         blocks = -(weighted.reshape(K, -1) @ p.reshape(K, -1).T)[None]
-        blocks[0, np.arange(K), np.arange(K)] += mean_p.sum(axis=0)
+        blocks[0, np.arange(K), np.arange(K)] += (mean_p * a2[:, None]).sum(axis=0)
     else:
         per_read = -np.einsum("krq,jrq->rkj", weighted, p)
-        per_read[:, np.arange(K), np.arange(K)] += mean_p
+        per_read[:, np.arange(K), np.arange(K)] += mean_p * a2[:, None]
         blocks = np.zeros((G, K, K))
         np.add.at(blocks, panel.structure, per_read)
     rows = np.repeat(layout.c_index, K, axis=1).ravel()

@@ -12,6 +12,11 @@ Misbehaviour, per assessor index (drawn into the same design, the rest of the pa
   follows the objects loosely -- erratic; d > 1 too predictably (a halo);
 * ``central={a: s}``: their thresholds are s times as far apart (s > 1: they keep to the middle categories --
   central tendency).
+
+Each read's confidence level (High / Medium / Low, from the design: High or Medium in the assessor's own
+subject, Low outside it) makes it sharper or blunter, as the fit reads it: its logits are multiplied by
+sqrt(c) with c the default levels' relative confidence (High 3.06, Medium 1, Low 0.33); ``levels=False`` gives
+every read slope 1 (the plain Rasch model).
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ...cells import real_argument, seed_argument, whole_argument
+from ..panel.levels import default_levels
 from ..panel.simulate import simulate_panel
 
 __all__ = ["OrdinalPanel", "simulate_ordinal_panel", "draw_categories"]
@@ -54,7 +60,7 @@ def simulate_ordinal_panel(n_assessors: int = 24, n_objects: int = 150, reads: i
                            thresholds=None, severity_sd: float = 0.6, object_mean: float = 0.0,
                            object_sd: float = 1.0, n_subjects: int = 6, two_subjects: float = 0.5,
                            cross_reads: float = 0.05, lowest: float = 1.0, seed: int = 0, erratic: dict | None = None,
-                           central: dict | None = None) -> OrdinalPanel:
+                           central: dict | None = None, levels: bool = True) -> OrdinalPanel:
     """An expertise-grouped panel (:func:`..panel.simulate.simulate_panel`'s design) scored by the rating-scale
     model: theta ~ N(object_mean, object_sd^2), beta ~ N(0, severity_sd^2) centred, thresholds evenly spaced from
     -1.5 to 1.5 logits unless given; scores lowest, lowest + 1, ...
@@ -83,7 +89,9 @@ def simulate_ordinal_panel(n_assessors: int = 24, n_objects: int = 150, reads: i
         slope[i] = d
     for i, s in (central or {}).items():
         spread[i] = s
-    d = slope[a][:, None]
+    confidence = pd.Series(default_levels().confidences())
+    sharp = np.sqrt(confidence.reindex(ev["level"].str.lower()).to_numpy(dtype=float)) if levels else np.ones(len(ev))
+    d = (slope[a] * sharp)[:, None]
     x = draw_categories(rng, d[:, 0] * (theta[o] - beta[a]), d * spread[a][:, None] * tau[None, :])
     evaluations = pd.DataFrame({"assessor": ev["assessor"].to_numpy(), "object": ev["object"].to_numpy(),
                                 "score": lowest + x.astype(float), "level": ev["level"].to_numpy()})
