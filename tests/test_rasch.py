@@ -137,6 +137,25 @@ def test_fit_statistics_find_an_erratic_and_a_central_tendency_assessor():
     assert "A01" in words.split("erratic (")[1].split(")")[0] and "A02" in words.split("too predictable")[1]
 
 
+def test_reads_piled_at_the_floor_rank_as_well_as_plain_averages():
+    """Ordinal panels with about 70% of reads in the lowest category (where the observed information is not positive
+    definite at the start, and Fisher scoring takes the first steps): the fit converges and ranks the objects as
+    well as their plain averages do (Spearman with the truth over 8 panels: at least theirs less 0.02, the Monte
+    Carlo s.e. of the difference being about 0.01)."""
+    from scipy.stats import spearmanr
+
+    ours, plain = [], []
+    for seed in range(8):
+        p = simulate_ordinal_panel(24, 150, 4, n_categories=5, object_mean=-2.0, thresholds=[-1.0, 0.0, 1.0, 2.0],
+                                   seed=30 + seed)
+        r = xlcalib.calibrate(p.evaluations, model="rating-scale")
+        assert r.stats["converged"] and (p.evaluations["score"] == 1).mean() > 0.6
+        truth = p.measures[r.values.index]
+        ours.append(spearmanr(r.values["measure"], truth)[0])
+        plain.append(spearmanr(r.values["raw_mean"], truth)[0])
+    assert np.mean(ours) >= np.mean(plain) - 0.02
+
+
 def test_categories_from_a_declared_scale_and_unused_ones_left_out():
     """A declared 1-6 scale whose 3 and 6 nobody used: the model has 4 categories; the table lists all six, the
     unused with count 0 and no threshold; fair averages keep the rubric's scores (1, 2, 4, 5)."""

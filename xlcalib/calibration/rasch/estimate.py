@@ -305,12 +305,16 @@ def _add_intercept_information(info: np.ndarray, panel: Panel, post: np.ndarray,
     K = layout.n_categories
     G = layout.c_index.shape[0]
     a2 = panel.slope**2
-    weighted = p * (post * a2[:, None])[None]
-    if G == 1:
-        blocks = -(weighted.reshape(K, -1) @ p.reshape(K, -1).T)[None]
+    w = post * a2[:, None]
+    if G == 1:  # K (K + 1) / 2 dot products over all reads and nodes, no K x reads x nodes temporary
+        blocks = np.zeros((1, K, K))
+        for k in range(K):
+            weighted = p[k] * w
+            for j in range(k, K):
+                blocks[0, k, j] = blocks[0, j, k] = -float(np.vdot(weighted, p[j]))
         blocks[0, np.arange(K), np.arange(K)] += (mean_p * a2[:, None]).sum(axis=0)
     else:
-        per_read = -np.einsum("krq,jrq->rkj", weighted, p)
+        per_read = -np.einsum("krq,jrq->rkj", p * w[None], p)
         per_read[:, np.arange(K), np.arange(K)] += mean_p * a2[:, None]
         blocks = np.zeros((G, K, K))
         np.add.at(blocks, panel.structure, per_read)
@@ -418,6 +422,25 @@ def _adapted(panel: Panel, phi: np.ndarray, centre: np.ndarray, spread: np.ndarr
     return state, centre, spread
 
 
+def _fallback_step(panel: Panel, phi: np.ndarray, complete: np.ndarray, constraints: np.ndarray,
+                   grad: np.ndarray) -> np.ndarray:
+    """An ascent step where the observed information is not positive definite (far from the maximum): Fisher
+    scoring -- the complete-data information with mu's and log sigma's block replaced by its expectation over the
+    objects' distribution, O diag(1/sigma^2, 2) (the block at the nodes, [[1/s^2, 2z/s], [2z/s, 2z^2]], is not
+    positive definite itself); the reads' blocks are already expected informations.  Should even that fail, a
+    gradient step scaled by the information's diagonal."""
+    layout = panel.layout
+    sigma = layout.unpack(phi)[3]
+    fisher = complete.copy()
+    m, ls = layout.mu, layout.log_sigma
+    fisher[m, m], fisher[m, ls], fisher[ls, m] = panel.n_objects / sigma**2, 0.0, 0.0
+    fisher[ls, ls] = 2.0 * panel.n_objects
+    step = _constrained_solve(fisher, constraints, grad)
+    if step is None:
+        step = _constrained_solve(np.diag(np.maximum(np.diag(fisher), 1e-8)), constraints, grad)
+    return step
+
+
 def _off_centre(state: NodeState, centre: np.ndarray, spread: np.ndarray) -> float:
     """How far the objects' posteriors have moved from their nodes: the largest shift of the mean, or change of
     the SD, in units of the nodes' spread."""
@@ -442,7 +465,7 @@ def fit_marginal(panel: Panel, constraints: np.ndarray) -> MarginalFit:
         observed = complete - _missing_information(panel, phi, state, moments)
         step = _constrained_solve(observed, constraints, grad)
         if step is None or float(grad @ step) <= 0.0:  # not an ascent direction: the observed information is not
-            step = _constrained_solve(complete, constraints, grad)  # positive here; the complete-data one is
+            step = _fallback_step(panel, phi, complete, constraints, grad)  # positive definite here
         phi, state, moved = _line_search(panel, phi, step, state, centre, spread)
         off = _off_centre(state, centre, spread)
         if moved < TOLERANCE and off <= CENTRED:
