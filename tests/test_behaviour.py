@@ -365,6 +365,24 @@ def test_scale_use_in_calibrate():
     assert err["on"] >= err["off"] - 0.01
 
 
+def test_auto_scale_use_never_reads_a_pile_at_the_floor_as_compressed_scores():
+    """Most reads at the lowest score (a floor-heavy panel, no gains in truth): Mandel's test calls gains -- censored
+    scores regress on the values with slopes below 1 -- but auto leaves them out, says why, and its values are the
+    off model's; "on" still fits them when asked for (benchmarks/bench_rasch.py measures the rule)."""
+    from xlcalib.calibration.panel.simulate import simulate_panel
+
+    ev = simulate_panel(24, 150, 4, seed=3, value_mean=1.0, value_sd=1.0).evaluations.drop(columns="sd")
+    assert (ev["score"] == 1).mean() > 0.5
+    auto, off = xlcalib.calibrate(ev, scale_use="auto"), xlcalib.calibrate(ev)
+    assert auto.stats["scale_use_test"] and auto.stats["scale_use_p"] < 0.05  # the test is fooled by the pile ...
+    assert not auto.stats["scale_use_applied"]  # ... and auto does not follow it
+    assert "sit at the lowest score (1)" in auto.stats["scale_use_reason"]
+    assert auto.values["value"].to_numpy() == pytest.approx(off.values["value"].to_numpy())
+    assert xlcalib.calibrate(ev, scale_use="on").stats["scale_use_applied"]
+    declared = xlcalib.calibrate(ev.assign(score=ev["score"] + 1), scale_use="auto", scale=(1, 7))
+    assert declared.stats["scale_use_applied"] == (declared.stats["scale_use_p"] < 0.05)  # nothing at the declared 1
+
+
 def test_values_with_scale_use_cover_the_truth():
     """On the panel's scale the true values are g_bar (v - mean) up to the gauge's constant: centred intervals
     cover them at about the stated rate (the gains' uncertainty included in the SEs)."""

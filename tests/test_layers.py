@@ -16,8 +16,8 @@ import xlcalib.calibration
 
 #: The package as installed (the repository's tree, or the wheel in Pyodide).
 PACKAGE = Path(xlcalib.calibration.__file__).resolve().parent
-FLOORS = {"panel": 0, "system": 1, "models": 2, "design": 2, "behaviour": 3, "decide": 4, "meanings": 5,
-          "tables": 5, "result": 6, "fit": 7, "__init__": 8}
+FLOORS = {"panel": 0, "system": 1, "models": 2, "design": 2, "rasch": 2, "behaviour": 3, "decide": 4, "meanings": 5,
+          "tables": 5, "result": 6, "rasch_result": 7, "fit": 8, "__init__": 9}
 
 
 def _module(path: Path) -> str:

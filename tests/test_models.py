@@ -11,7 +11,7 @@ import pytest
 from scipy.optimize import minimize
 
 import xlcalib
-from xlcalib.calibration import MODEL_WORDS, MODELS, model_name
+from xlcalib.calibration import MODEL_WORDS, MODELS, RASCH_MODELS, model_name
 from xlcalib.calibration.system.graph import Design
 from xlcalib.calibration.models import fixed as fixed_model
 from xlcalib.calibration.models import random_assessors
@@ -30,9 +30,11 @@ def _panel(seed=0, A=8, O=30, reads=3, bias_sd=0.6, noise=0.5):
 def test_default_model_and_names():
     assert xlcalib.calibrate(_panel()[0]).stats["model"] == "random-assessors"
     assert model_name("shrinkage") == "random-objects" and model_name(" Fixed ") == "fixed"
-    with pytest.raises(InputError, match="model must be one of random-assessors, random-both, fixed, random-objects"):
+    assert model_name("FACETS") == "rating-scale" and model_name("partial-credit") == "partial-credit"
+    with pytest.raises(InputError, match="model must be one of random-assessors, random-both, fixed, random-objects, "
+                                         "rating-scale, partial-credit"):
         model_name("bayes")
-    assert set(MODEL_WORDS) == set(MODELS) and all(MODEL_WORDS.values())
+    assert set(MODEL_WORDS) == set(MODELS) | set(RASCH_MODELS) and all(MODEL_WORDS.values())
 
 
 def test_an_assessor_linked_to_nobody_changes_nothing_else_and_keeps_the_prior():

@@ -55,6 +55,12 @@ LOTTERY_CELLS, LOTTERY_FIRST_ROW = _lottery_cells(CORE.ranking(top_k=4, draws=50
 GROUP_MAP = {o: ("odd" if int(o[1:]) % 2 else "even") for o in PANEL.object}
 GROUP_COL = COL([GROUP_MAP[o] for o in PANEL.object])
 SCALED = xlcalib.calibrate(PANEL, scale_use="on")
+# the Rasch functions read ordered categories: whole-point scores 1-4 of a small connected panel
+RPANEL = pd.DataFrame([(f"R{a}", f"Q{o}", float(1 + (o + 2 * a + (o * a) % 3) % 4), 1.0)
+                       for o in range(16) for a in [(o + d) % 6 for d in (0, 1, 3)]],
+                      columns=["assessor", "object", "score", "sd"])
+RASCH_ARGS = (COL(RPANEL.assessor), COL(RPANEL.object), COL(RPANEL.score))
+RCORE = xlcalib.calibrate(RPANEL, model="rating-scale")
 R1 = list("KLMKLMKKLMMLKLM")
 R2 = list("KLLKMMKLLMMLKKM")
 CATS = COL(list("KLM"))
@@ -181,6 +187,25 @@ CASES = {
                   xlcalib.ground_truth.ua_average_overlap(_GT_DRAWS, _GT_PRED_IDS, 3).sd_over_samples]}), 0),
     "GT_THRESHOLD_CERTAINTY": ((GRID_CELLS, 5.0), xlcalib.ground_truth.threshold_certainty(GRID, 5.0).assign(
         item=np.arange(1, 16))[["item", "n", "mean", "p_below", "outcome", "certainty"]], 0),
+    # scores as ordered categories (the many-facet Rasch model)
+    "RASCH_MEASURES": (RASCH_ARGS, RCORE.values.reset_index()[
+        ["object", "measure", "se", "lower", "upper", "fair_average", "fair_lower", "fair_upper", "raw_mean", "n",
+         "infit", "outfit"]], 2),
+    "RASCH_SEVERITIES": (RASCH_ARGS, RCORE.severities.reset_index()[
+        ["assessor", "severity", "se", "lower", "upper", "fair_average", "observed_average", "n", "infit", "infit_zstd",
+         "outfit", "outfit_zstd", "reading"]], 2),
+    "RASCH_CATEGORIES": (RASCH_ARGS, RCORE.category_table().reset_index()[
+        ["category", "count", "percent", "cumulative_percent", "average_measure", "expected_measure", "outfit",
+         "threshold", "threshold_se", "category_measure", "advances"]], 2),
+    "RASCH_THRESHOLDS": (RASCH_ARGS, RCORE.thresholds(), 2),
+    "RASCH_FIT": ((*RASCH_ARGS, "object"), RCORE.fit_statistics("object").reset_index().rename(
+        columns={"object": "element"})[["element", "n", "infit", "infit_zstd", "outfit", "outfit_zstd", "reading"]], 2),
+    "RASCH_UNEXPECTED": ((*RASCH_ARGS, 3), RCORE.unexpected_reads(3), 2),
+    "RASCH_RANKING": ((*RASCH_ARGS, 4, None, 500, 3), RCORE.ranking(top_k=4, draws=500, seed=3).reset_index().rename(
+        columns={"value": "fair_average"})[["object", "rank", "measure", "fair_average", "lower", "upper",
+                                            "expected_rank", "rank_lower", "rank_upper", "p_above", "decision",
+                                            "final"]], 2),
+    "RASCH_STATS": (RASCH_ARGS, RCORE.diagnostics()[["statistic", "value", "meaning"]], 2),
     # assessor behaviour
     "CALIB_FIT": ((*CALIB_ARGS, "object"), CORE.fit_statistics("object").reset_index().rename(columns={"object": "element"})[
         ["element", "n", "infit", "infit_zstd", "outfit", "outfit_zstd", "flagged", "reading"]], 2),
@@ -291,8 +316,10 @@ BLANK_TAKES_DEFAULT = {"REL_AGREEMENT_WEIGHTS": "quadratic"}
 
 
 def _is_calibration(name: str) -> bool:
-    """A function fitted on the evaluation ranges (assessors, objects, scores, uncertainty)."""
-    return [a.name for a in REGISTRY[name].args[:4]] == ["assessors", "objects", "scores", "uncertainty"]
+    """A function fitted on the evaluation ranges (assessors, objects, scores[, uncertainty]): the calibration
+    family and the Rasch functions, whose blank score is a pending read."""
+    names = [a.name for a in REGISTRY[name].args[:4]]
+    return names == ["assessors", "objects", "scores", "uncertainty"] or name.startswith("RASCH_")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -314,7 +341,7 @@ def test_blank_cells(name):
         evaluations = len(args[spoil_at])
         without = [[row for i, row in enumerate(a) if i != 1] if isinstance(a, list) and len(a) == evaluations else a
                    for a in args]
-        if name == "CALIB_STATS":  # which says so in one more row
+        if name in ("CALIB_STATS", "RASCH_STATS"):  # which say so in one more row
             assert got[-1][:1] == ["input checks"] and "1 pending evaluation(s)" in got[-1][1]
             got = got[:-1]
         assert got == harness.call(name, *without) and not (isinstance(text, str) and text.startswith(ERROR_PREFIX))

@@ -8,7 +8,7 @@ are no-ops, so importing this package works anywhere.
 """
 from __future__ import annotations
 
-from . import calibration, reliability, agreement, ordinal, scoring, ground_truth  # noqa: F401,I001  (register the families; order = docs order)
+from . import calibration, rasch, reliability, agreement, ordinal, scoring, ground_truth  # noqa: F401,I001  (register the families; order = docs order)
 from .registry import REGISTRY, decorate
 
 try:  # xlwings is a runtime dependency; keep the catalogue importable even without it

@@ -31,13 +31,25 @@ import pandas as pd
 from ..cells import real_argument
 from ..errors import InputError
 from ..progress import step
-from .models import DEFAULT_MODEL, MODELS, CalibrationModel, model_name, one_way
+from .models import DEFAULT_MODEL, MODELS, CalibrationModel, is_rasch, model_name, one_way
 from .models.iterate import fit_censored
-from .models.scale_use import GainFit, fit_gains, in_panel_units, rescaled, scale_use_choice, scale_use_stats
+from .models.scale_use import (
+    EndPile,
+    GainFit,
+    end_pile,
+    fit_gains,
+    gains_applied,
+    in_panel_units,
+    rescaled,
+    scale_use_choice,
+    scale_use_stats,
+)
 from .panel.censoring import DeclaredScale, check_on_scale, declared_scale, scale_end_words
 from .panel.data import PanelData, panel_data
 from .panel.levels import DEFAULT_LEVEL_RATIO
 from .panel.resolution import rounding_variance
+from .rasch.model import fit_rasch
+from .rasch_result import RaschResult, make_rasch_result
 from .result import CalibrationResult, DecisionBasis
 from .system.graph import Design, components
 from .system.posterior import ComponentPosterior, Posterior, quantile
@@ -52,7 +64,24 @@ def _check_options(gauge, model, anomaly_threshold, interval_level) -> tuple[Cal
         raise InputError(f"gauge must be 'weighted' or 'simple', not {gauge!r}")
     anomaly_threshold = real_argument(anomaly_threshold, "anomaly_threshold", low=0, low_open=True)
     interval_level = real_argument(interval_level, "interval_level", low=0.5, high=1.0, high_open=True)
-    return MODELS[model_name(model)], anomaly_threshold, interval_level
+    return MODELS.get(model_name(model)), anomaly_threshold, interval_level
+
+
+def _calibrate_rasch(data: PanelData, name: str, scale, gauge: str, per_component: bool, scale_use,
+                       interval_level: float, anomaly_threshold: float) -> RaschResult:
+    """The ordinal models' steps (:mod:`.rasch`): options they cannot honour are refused, then fit and result."""
+    if per_component:
+        raise InputError(f"the {name} model fits the whole panel: groups of assessors that share no object are put on "
+                         "one scale by taking each group to be as strict as the panel on average (per_component=True "
+                         "is for the linear models)")
+    if scale_use_choice(scale_use) != "off":
+        raise InputError(f"scale use (a gain per assessor) belongs to the linear models; the {name} model reads "
+                         "categories, and assessors who use them differently get their own thresholds with "
+                         "model='partial-credit'")
+    A, O = data.n_assessors, data.n_objects
+    with step(f"fitting the {name} model ({A:,} assessors, {O:,} objects)"):
+        fit = fit_rasch(data, name, scale, per_assessor=name == "partial-credit", gauge=gauge)
+    return make_rasch_result(fit, interval_level, anomaly_threshold)
 
 
 def _refuse_unconnected(n_comp: int, comp_of_a: np.ndarray, data: PanelData) -> None:
@@ -234,13 +263,15 @@ def _model_for(data: PanelData, model: CalibrationModel, scale_use: str) -> tupl
     return model, data, note
 
 
-def _with_scale_use(data: PanelData, choice: str) -> tuple[PanelData, GainFit | None, bool]:
-    """(the panel the model is fitted to, the gains, whether they are applied): scale use fits a gain per
-    assessor first, then the model takes each assessor's scores put on the panel's scale
-    (:mod:`.models.scale_use`)."""
+def _with_scale_use(data: PanelData, choice: str,
+                    scale: DeclaredScale | None) -> tuple[PanelData, GainFit | None, bool, EndPile]:
+    """(the panel the model is fitted to, the gains, whether they are applied, the reads piled at an end): scale
+    use fits a gain per assessor first, then the model takes each assessor's scores put on the panel's scale
+    (:mod:`.models.scale_use`); ``auto`` leaves the gains out when the reads pile at an end of the scale."""
     gains = fit_gains(data) if choice != "off" else None
-    applied = gains is not None and (choice == "on" or gains.differ)
-    return (rescaled(data, gains) if applied else data), gains, applied
+    pile = end_pile(data.scores, scale)
+    applied = gains_applied(gains, choice, pile)
+    return (rescaled(data, gains) if applied else data), gains, applied, pile
 
 
 @dataclass(frozen=True)
@@ -261,7 +292,7 @@ def _calibrated(original: PanelData, choice: str, o: _Options) -> CalibrationRes
     fitted_model, original, model_note = _model_for(original, o.model, choice)
     if fitted_model.POOLED:
         choice = "off"  # no gains of readers pooled into the noise ("auto" finds nothing to test)
-    data, gains, scaled = _with_scale_use(original, choice)
+    data, gains, scaled, pile = _with_scale_use(original, choice, o.scale)
     gauge, per_component = o.gauge, o.per_component
     interval_level, anomaly_threshold, scale = o.interval_level, o.anomaly_threshold, o.scale
     N, A, O = data.n_evaluations, data.n_assessors, data.n_objects
@@ -307,7 +338,7 @@ def _calibrated(original: PanelData, choice: str, o: _Options) -> CalibrationRes
         if decision_scale is not None and decision_model.CENSORED_READS:
             stats["scale_ends"] = scale_end_words(data.scores, decision_scale)
     if gains is not None:  # scale use: back to the panel's units, gains beside the biases
-        stats.update(scale_use_stats(gains, choice, scaled))
+        stats.update(scale_use_stats(gains, choice, scaled, pile))
         if scaled:
             values, biases, residuals = in_panel_units(values, biases, residuals, original, gains,
                                                        quantile(0.5 + interval_level / 2, t_df))
@@ -320,7 +351,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
               sd=None, confidence=None, level=None, levels=None, level_ratio: float = DEFAULT_LEVEL_RATIO,
               gauge: str = "weighted", per_component: bool = False, anomaly_threshold: float = 3.0,
               interval_level: float = 0.95, model: str = DEFAULT_MODEL, scale_use="off",
-              scale=None) -> CalibrationResult:
+              scale=None) -> CalibrationResult | RaschResult:
     """Calibrated object values and assessor biases with standard errors and intervals.
 
     Fits ``s_ao = v_o + b_a + sigma_ao eta_ao`` by minimising
@@ -374,7 +405,15 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
         panel in which every assessor read one object (reviewers anonymous
         per paper) no stringency can be estimated: the default and
         ``"random-both"`` are fitted as ``"one-way"`` and ``stats["model_note"]``
-        says so; ``"fixed"`` and ``"random-objects"`` refuse it.
+        says so; ``"fixed"`` and ``"random-objects"`` refuse it.  Or an
+        ordinal model: ``"rating-scale"`` (alias ``"facets"``: the scores read
+        as ordered categories, the many-facet Rasch rating-scale model;
+        objects random, marginal maximum likelihood) or ``"partial-credit"``
+        (thresholds per assessor) -- these return an
+        :class:`~xlcalib.calibration.rasch_result.RaschResult`
+        (:mod:`xlcalib.calibration.rasch`): measures in logits, fair averages
+        on the rubric's scale, severities, the category table; a read's
+        confidence makes it a sharper (or blunter) read of the scale.
     scale_use:
         ``"off"`` (default: assessors differ by a shift only), ``"auto"`` (a
         gain per assessor when the test says the assessors use the scale
@@ -394,7 +433,7 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
 
     Returns
     -------
-    CalibrationResult
+    CalibrationResult (an RaschResult for the ordinal models)
         ``values`` (value, se, lower, upper, robustness_bound, total_confidence,
         n, raw_mean), ``biases`` (bias, se, lower, upper, robustness_bound,
         total_confidence, n), ``residuals``, ``stats``; methods
@@ -417,6 +456,10 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     original = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd,
                           confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(original.scores, scale)
+    if is_rasch(model):
+        with blas_limit(original.n_assessors):
+            return _calibrate_rasch(original, model_name(model), scale, gauge, per_component, scale_use,
+                                    interval_level, anomaly_threshold)
     options = _Options(fitted_model, gauge, per_component, interval_level, anomaly_threshold, scale)
     with blas_limit(original.n_assessors):  # small panels: one BLAS thread is fastest (system/threads.py)
         return _calibrated(original, scale_use_choice(scale_use), options)

@@ -41,7 +41,8 @@ STATISTICS: dict[str, Statistic] = {
                              "chi-square test; fixed model)"),
     "noise_check_p": Statistic("declared SDs checked: p", "two-sided p-value of that check"),
     "model": Statistic("model", "how values and biases are estimated (random-assessors, random-both, fixed, "
-                       "random-objects, or one-way when no reader can be linked to another)"),
+                       "random-objects, or one-way when no reader can be linked to another; rating-scale or "
+                       "partial-credit: the scores read as ordered categories)"),
     "model_note": Statistic("why this model", "why the model fitted is not the one asked for (e.g. every reader "
                             "read one object, so stringency is part of the noise)"),
     "icc": Statistic("agreement of reads of one object (ICC(1))", "share of a typical read's variance that is the "
@@ -59,7 +60,8 @@ STATISTICS: dict[str, Statistic] = {
                                "estimated, so slightly wider)"),
     "df": Statistic("degrees of freedom", "of the Student t intervals (or of the residual, with normal intervals)"),
     "se_method": Statistic("how the standard errors were computed",
-                           "exact from the reduced system's inverse, or from perturbation draws on large panels"),
+                           "exact from the reduced system's inverse, or from perturbation draws on large panels; "
+                           "ordinal models: each object's posterior plus the inverse observed information"),
     "rms_bound": Statistic("robustness bound, typical (design)", "typical worst-case change of a value or bias for "
                            "score errors of the expected size: a design diagnostic, not a ±"),
     "bound_meaning": Statistic("robustness bound, in words", "what the robustness bounds measure"),
@@ -105,6 +107,34 @@ STATISTICS: dict[str, Statistic] = {
                                  "gains"),
     "exact_fit": Statistic("scores fit exactly", "the scores sit exactly on the model, so the noise of a read "
                            "could not be estimated: no standard errors"),
+    # the ordinal models (xlcalib.calibration.rasch)
+    "categories": Statistic("categories", "where the ordered categories come from: the declared scale or the scores "
+                            "given"),
+    "categories_used": Statistic("categories used", "the ordered categories the model has (those with reads)"),
+    "categories_unused": Statistic("categories nobody used", "categories of the scale without any read: left out of "
+                                   "the model, as FACETS does by default"),
+    "thresholds_order": Statistic("thresholds in order", "whether the thresholds between categories advance: each "
+                                  "category the most probable over a stretch of the scale (disordered: a category is "
+                                  "never the most probable)"),
+    "objects_mean": Statistic("objects' mean measure", "the mean of the objects' distribution (logits; the assessors "
+                              "are centred at 0)"),
+    "objects_sd": Statistic("spread of the objects", "SD of the objects' measures in the population (logits; "
+                            "marginal maximum likelihood)"),
+    "objects_sd_se": Statistic("spread of the objects: standard error", "of that SD"),
+    "severity_sd": Statistic("spread of the severities", "SD of the assessors' estimated severities (logits)"),
+    "estimation": Statistic("estimation method", "how the ordinal model was fitted"),
+    "quadrature": Statistic("integration over the objects", "how each object's measure was integrated out"),
+    "iterations": Statistic("iterations", "Newton steps until the estimates settled"),
+    "converged": Statistic("converged", "yes = the estimates settled (no parameter moved by 1e-7 logits)"),
+    "log_likelihood": Statistic("log-likelihood", "the marginal log-likelihood at the estimates (with the "
+                                "severities' weak prior)"),
+    "severity_prior": Statistic("severities' prior", "a weak prior on each severity, so an assessor whose reads "
+                                "all sit in one end category keeps a finite severity"),
+    "unexpected_tail": Statistic("stands-out probability", "a read stands out when a category this far from the "
+                                 "panel's prediction, or further, had at most this probability"),
+    "confidences": Statistic("confidences", "what the ordinal model does with SDs, confidences and levels: a more "
+                             "confident read is a sharper read of the scale (its logits times sqrt(c / c_ref))"),
+    "groups": Statistic("groups of assessors", "how groups of assessors that share no object are put on one scale"),
     "input checks": Statistic("input checks", "what the input checks left out or flagged"),
     "warning": Statistic("warning", "look at this"),
 }

@@ -25,6 +25,13 @@ def run_preamble(title: str, settings: str, now: _dt.datetime | None = None) -> 
     return [[f"xlcalib {title}"], [f"run {stamp}, xlcalib {__version__}"], [f"settings: {settings}"]]
 
 
+def is_own_sheet(backend, sheet: str) -> bool:
+    """Whether *sheet* was written by xlcalib: result sheets start with "xlcalib <exercise>" in A1."""
+    block = backend.read_block(sheet)
+    first = block.rows[0][0] if block.rows and block.rows[0] else None
+    return block.first_row == 1 and block.first_column == 1 and isinstance(first, str) and first.startswith("xlcalib ")
+
+
 def check_own_sheets(backend, names) -> None:
     """Refuse to overwrite a sheet that has a result sheet's name but was not written by xlcalib (an input sheet).
 
@@ -36,9 +43,7 @@ def check_own_sheets(backend, names) -> None:
             continue
         block = backend.read_block(actual)
         cells = [c for row in block.rows for c in row if not is_blank(c)]
-        first = block.rows[0][0] if block.rows and block.rows[0] else None
-        ours = block.first_row == 1 and block.first_column == 1 and isinstance(first, str) and first.startswith("xlcalib ")
-        if cells and not ours:
+        if cells and not is_own_sheet(backend, actual):
             raise InputError(f"sheet {actual} holds data that xlcalib did not write, and xlcalib writes its results to a "
                              f"sheet of that name: rename sheet {actual} (results never overwrite input sheets)",
                              {"sheet": actual})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..calibration import NEXT_READS_COLUMNS, CalibrationResult, calibrate, default_levels
+from ..calibration import NEXT_READS_COLUMNS, CalibrationResult, RaschResult, calibrate, default_levels
 from ..calibration.behaviour.verdict import linkage_sentence
 from ..calibration.decide.read_rules import known_to_panel
 from ..errors import InputError
@@ -34,13 +34,17 @@ from ..inputs import (
 )
 from ..progress import step
 from ..workbook import open_book
-from .common import check_own_sheets, run_preamble, write_sheets
+from .common import is_own_sheet, run_preamble, write_sheets
 
 #: The calibration result sheets in reading order, each chart on a page of its own after the table it draws (how
 #: each looks: :mod:`xlcalib.presentation`); a Run main adds "Next reads".
 #: The per-assessor sheet is "Biases": "Assessors" is the input list of the panel template.
 RESULT_SHEETS = ("Ranking", "Ranking chart", "Summary", "Biases", "Biases chart", "Checks", "Values", "Values chart",
                  "Residuals", "Diagnostics", "Fit", "Unexpected")
+#: The ordinal model's result sheets (how each looks: :mod:`xlcalib.presentation.rasch`); "Thresholds" with
+#: thresholds per assessor.
+RASCH_SHEETS = ("Ranking", "Ranking chart", "Summary", "Measures", "Severities", "Categories", "Thresholds",
+                  "Wright map", "Category curves", "Checks", "Residuals", "Unexpected", "Diagnostics")
 
 
 @dataclass(frozen=True)
@@ -104,8 +108,10 @@ def _sheet_rows_text(numbers: str, sheet_rows, sheet: str) -> str:
     return f"sheet {sheet}, row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
 
 
-def result_frames(result: CalibrationResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def result_frames(result: CalibrationResult | RaschResult, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     frames = result.to_frames()
+    if isinstance(result, RaschResult):  # Measures, Severities, Categories, Thresholds, Residuals, Diagnostics
+        return frames
     values = frames["Values"]
     values.insert(1, "raw_mean", values.pop("raw_mean"))  # next to value: one chart block
     frames["Values"] = values
@@ -141,13 +147,15 @@ def next_reads_frame(result: CalibrationResult, settings: CalibrationSettings, k
     return table
 
 
-def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
+def warnings_for(result: CalibrationResult | RaschResult, hidden_rows=(), sheet: str = "Evaluations") -> list[str]:
     """Plain-language warnings for the Diagnostics sheet."""
     out = []
     if len(hidden_rows):
         shown = ", ".join(map(str, hidden_rows[:20])) + (" ..." if len(hidden_rows) > 20 else "")
         out.append(f"{len(hidden_rows)} evaluation(s) sit in hidden rows of sheet {sheet} (rows {shown}) and were "
                    "included: hiding a row does not exclude it; delete the row to leave an evaluation out.")
+    if isinstance(result, RaschResult):
+        return out + _rasch_warnings(result)
     s = result.stats
     if s["n_components"] > 1:
         out.append(linkage_sentence(result))
@@ -163,6 +171,21 @@ def warnings_for(result: CalibrationResult, hidden_rows=(), sheet: str = "Evalua
     n_anom = int(result.residuals["anomalous"].sum())
     if n_anom:
         out.append(f"{n_anom} evaluation(s) are anomalous (see Residuals, highlighted).")
+    return out
+
+
+def _rasch_warnings(result: RaschResult) -> list[str]:
+    """The ordinal model's warnings: groups that share no object, reads that stand out, assessors at one end."""
+    out = []
+    if result.stats.get("groups"):
+        out.append(result.stats["groups"][0].upper() + result.stats["groups"][1:] + ".")
+    n_flag = int(result.residuals["unexpected"].sum())
+    if n_flag:
+        out.append(f"{n_flag} read(s) stand out (see Unexpected, highlighted on Residuals).")
+    extreme = result.severities.index[result.severities["extreme"].astype(str) != ""]
+    if len(extreme):
+        out.append(f"{len(extreme)} assessor(s) gave every read in one end category ({', '.join(map(str, extreme[:8]))}"
+                   f"{' ...' if len(extreme) > 8 else ''}): their severity is only bounded, with a wide ±.")
     return out
 
 
@@ -223,34 +246,39 @@ def write_calibration(book, run: PanelRun, frames: dict[str, pd.DataFrame],
     ``feedback``, the Next reads sheet when *next_reads* is given) and how they look come from
     :mod:`xlcalib.presentation`.
     """
-    from ..presentation import calibration_sheets, next_reads_sheet
+    from ..presentation import calibration_sheets, next_reads_sheet, rasch_sheets
 
     backend = open_book(book)
     preamble = run_preamble("calibration", settings_words(settings, run.result), now)
-    specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback, decisions=run.decisions,
-                               groups=run.groups, titles=run.titles)
+    if isinstance(run.result, RaschResult):
+        specs = rasch_sheets(run.result, frames, settings, preamble, decisions=run.decisions)
+    else:
+        specs = calibration_sheets(run.result, frames, settings, None, preamble, feedback=feedback,
+                                   decisions=run.decisions, groups=run.groups, titles=run.titles)
     if next_reads is not None:
         rules = [[f"rule kept: {line}"] for line in next_reads.attrs.get("rules", [])]
         specs.append(next_reads_sheet(next_reads, run_preamble("next reads", settings.describe(), now) + rules))
     tops = write_sheets(backend, specs)
-    _drop_stale_lottery(backend, specs)
+    _drop_stale_sheets(backend, {spec.name for spec in specs}, isinstance(run.result, RaschResult))
     backend.activate(specs[0].name)  # the workbook opens on the Ranking
     return tops
 
 
-def _drop_stale_lottery(backend, specs) -> None:
-    """A run without a lottery removes the Lottery sheet an earlier run wrote: an old draw beside new results would
-    read as this run's (only a sheet xlcalib wrote is removed; check_own_sheets says which those are)."""
-    if any(spec.name == "Lottery" for spec in specs) or not hasattr(backend, "delete_sheet"):
+def _drop_stale_sheets(backend, written: set[str], ordinal: bool) -> None:
+    """The other model family's result sheets that an earlier run wrote (Biases after a switch to the ordinal
+    model, Measures after a switch back; Thresholds after a switch from partial credit) are removed, so no sheet
+    shows an earlier model's numbers; a run without a lottery removes the Lottery sheet an earlier run wrote (an old
+    draw beside new results would read as this run's).  Only sheets xlcalib wrote (:func:`~.common.is_own_sheet`)
+    are touched."""
+    if not hasattr(backend, "delete_sheet"):
         return
-    name = backend.find_sheet("Lottery", required=False)
-    if name is None:
-        return
-    try:
-        check_own_sheets(backend, [name])
-    except InputError:
-        return  # a sheet of the user's own: left alone
-    backend.delete_sheet(name)
+    linear_only = (set(RESULT_SHEETS) | {"Feedback", "Groups", "Group bias"}) - set(RASCH_SHEETS)
+    candidates = linear_only | {"Thresholds"} if ordinal else set(RASCH_SHEETS) - set(RESULT_SHEETS)
+    candidates = candidates | {"Lottery"}
+    for name in sorted(candidates - written):
+        actual = backend.find_sheet(name, required=False)
+        if actual is not None and is_own_sheet(backend, actual):
+            backend.delete_sheet(actual)
 
 
 #: Extra reads the Next reads sheet of a Run main suggests.

@@ -30,6 +30,7 @@ from ..calibration import (
 )
 from ..calibration.decide.lottery import public_seed
 from ..calibration.decide.ranking import lottery_method
+from ..calibration.models import is_rasch
 from ..calibration.models.scale_use import SCALE_USE_CHOICES
 from ..cells import (
     MAX_ABS_SCORE,
@@ -97,6 +98,8 @@ class CalibrationSettings:
 
     def describe(self) -> str:
         """The run's settings in plain words (every result sheet's third line; technical names in brackets)."""
+        if is_rasch(self.model):
+            return self._describe_rasch()
         levels = (self.levels or default_levels()).describe()
         line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
                 f"funding line at calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
@@ -116,6 +119,19 @@ class CalibrationSettings:
             return ""
         seed = f"public seed '{public_seed(self.public_seed)}'" if self.public_seed is not None else "no public seed"
         return f", {method} lottery ({seed})"
+
+    def _describe_rasch(self) -> str:
+        """The ordinal models' settings: a funding line in fair averages, severities, no confidences."""
+        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line at fair average {self.fund_threshold:g}" if self.fund_threshold is not None else
+                "no funding line")
+        if self.fund_top_k or self.fund_threshold is not None:
+            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
+                     f"{self._lottery_words()}, {self.draws:,} draws, seed {self.seed}")
+        zero = "read-weighted" if self.gauge == "weighted" else "plain"
+        return (f"model {self.model} (scores as ordered categories); intervals {self.interval_level:.0%}; {line}; "
+                f"severities measured from the {zero} average assessor (gauge={self.gauge}); reads flagged when "
+                f"as improbable as {self.anomaly_threshold:g} SDs out; a read's confidence makes it sharper or blunter")
 
     def ranking_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``CalibrationResult.ranking`` (the funding line, its draws and the lottery)."""

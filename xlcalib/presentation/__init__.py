@@ -23,7 +23,8 @@ technical terms carry their plain name, with the technical name beside it on
 Diagnostics; every column's meaning is a comment on its header.
 
 The modules: :mod:`.common` (formats, the ± rule, chart pages), :mod:`.ranking`
-(the Ranking and its chart), :mod:`.lottery` (the lottery's public record), :mod:`.panel` (Biases, Values, Residuals, Checks,
+(the Ranking and its chart), :mod:`.lottery` (the lottery's public record), :mod:`.rasch` (the ordinal model's
+sheets: Measures, Severities, Categories, the Wright map and category curves), :mod:`.panel` (Biases, Values, Residuals, Checks,
 Diagnostics, Design, Next reads), :mod:`.behaviour` (Fit, Unexpected, Groups,
 the feedback letter), :mod:`.summary` (the Summary and the calibration
 workbook's sheets in reading order), :mod:`.reports` (reliability, agreement,
@@ -54,6 +55,7 @@ from .panel import (
     values_sheet,
 )
 from .lottery import lottery_frame, lottery_sheet
+from .rasch import rasch_sheets
 from .ranking import DECISION_COLOURS, decision_counts, ranking_chart, ranking_footer, ranking_sheet, ranking_table
 from .reports import (
     AGREEMENT_BANDS,
@@ -86,7 +88,7 @@ __all__ = [
     "assessor_sentence", "assessors_sheet", "behaviour_summary_rows", "bias_sentences", "biases_chart",
     "calibration_sheets", "chart_page", "checks_from_warnings", "checks_sheet", "decision_counts", "decision_rows",
     "design_sheet", "diagnostics_sheet", "feedback_sheet", "fit_sheet", "ground_truth_sheets", "groups_sheets",
-    "headline_agreement", "headline_reliability", "import_preamble", "import_report_sheet", "import_sheet",
+    "headline_agreement", "headline_reliability", "import_preamble", "rasch_sheets", "import_report_sheet", "import_sheet",
     "import_summary_rows", "imported_evaluations_sheet", "krr_summary_sheet", "lottery_frame", "lottery_sheet",
     "next_reads_sheet", "ordinal_sheets", "pm_header", "prophecy_k_max", "ranking_chart", "ranking_footer", "ranking_sheet",
     "ranking_table", "reliability_of_averages", "reliability_sheets", "residuals_sheet", "standard_error_words",

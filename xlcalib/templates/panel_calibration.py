@@ -3,7 +3,7 @@ Table with drop-downs and range checks), Import (a review export to fill Evaluat
 the Assignment sheet that ``xlcalib assign`` reads."""
 from __future__ import annotations
 
-from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS, DEFAULT_MODEL, MODEL_WORDS, MODELS
+from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS, DEFAULT_MODEL, MODEL_WORDS
 from .common import column_letter, input_cell, instructions_sheet, list_validation, protect, styles
 from .import_sheet import import_sheet
 
@@ -78,7 +78,8 @@ def _settings_sheet(wb, scale) -> None:
                                   "mean bias is 0"),
             ("Funding line (top k)", None, "optional: how many objects are funded; the Ranking sheet then shows "
                                            "P(above the line) and the decision per object"),
-            ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach"),
+            ("Funding line (score)", None, "optional, instead of top k: the calibrated value an object must reach (with "
+                                           "the rating-scale or partial-credit model: a fair average)"),
             ("Interval level", 0.95, "the level of the ± intervals on the Ranking and Biases sheets"),
             ("Model", DEFAULT_MODEL, "; ".join(f"{name}: {words}" for name, words in MODEL_WORDS.items())),
             ("Lottery", "no", "yes (informed): with a funding line in places, every object is funded with its "
@@ -105,7 +106,7 @@ def _settings_sheet(wb, scale) -> None:
         settings.cell(row=r, column=3, value=meaning).alignment = st["wrap"]
         settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
-    list_validation(settings, '"' + ",".join(MODELS) + '"', "B9", "Choose " + ", ".join(MODELS))
+    list_validation(settings, '"' + ",".join(MODEL_WORDS) + '"', "B9", "Choose " + ", ".join(MODEL_WORDS))
     list_validation(settings, '"no,yes,informed,uniform band"', "B10", "Choose no, yes (informed) or uniform band")
     list_validation(settings, '"off,auto,on"', "B11", "Choose off, auto or on")
     whole = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1", allow_blank=True,

@@ -157,7 +157,10 @@ class ChartSpec:
     markers (a funding line across a dot plot), in a reference line's colour.
     ``x_range`` / ``y_range`` fix an axis (probabilities: ``(0, 1)``),
     ``x_major`` / ``y_major`` its tick step; ``ref_lines`` are reference lines
-    (scatter only); ``x_number_format`` / ``y_number_format`` the tick labels.
+    (scatter only); ``x_number_format`` / ``y_number_format`` the tick labels.  ``markers=False`` draws a
+    scatter's series with ``lines`` as plain lines (dense curves, e.g. category probabilities);
+    ``y_axis_left`` puts the value axis at the left edge of a scatter whose x range spans 0 (otherwise it
+    crosses at x = 0, in the middle of the plot).
     """
 
     kind: str
@@ -183,6 +186,8 @@ class ChartSpec:
     error_columns: tuple[int | None, ...] = ()
     colours: tuple[str, ...] = ()
     line_columns: tuple[int, ...] = ()
+    markers: bool = True
+    y_axis_left: bool = False
 
     def __post_init__(self):
         if self.kind not in ("bar", "column", "scatter", "dots"):

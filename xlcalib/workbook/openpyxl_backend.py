@@ -623,7 +623,7 @@ def _point_chart(ws, spec: ChartSpec):
         title = str(ws.cell(row=spec.header_row, column=col).value)
         series = Series(values, title_from_data=False, title=title) if dots else \
             Series(values, xs, title_from_data=False, title=title)
-        series.marker.symbol = MARKERS[k % len(MARKERS)]
+        series.marker.symbol = MARKERS[k % len(MARKERS)] if spec.markers or not spec.lines else "none"
         series.marker.size = 6
         series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
         series.marker.graphicalProperties.line.solidFill = colour
@@ -698,6 +698,8 @@ def _chart_axes(chart, spec: ChartSpec) -> None:
     chart.y_axis.majorGridlines = ChartLines(spPr=light)
     if spec.kind == "scatter":
         chart.x_axis.majorGridlines = ChartLines(spPr=GraphicalProperties(ln=LineProperties(solidFill="D9D9D9")))
+        if spec.y_axis_left:  # the value axis crosses the x axis at its minimum, not at x = 0
+            chart.y_axis.crosses = "min"
     else:
         chart.x_axis.majorGridlines = None
         chart.x_axis.tickLblPos = "low"  # category labels below the plot, not on the zero line

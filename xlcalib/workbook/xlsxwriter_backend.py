@@ -407,6 +407,8 @@ class _Renderer:
         x_axis = self._axis(spec.x_title, spec.x_range, spec.x_major, spec.x_number_format)
         if spec.kind == "scatter":
             x_axis["major_gridlines"] = {"visible": True, "line": {"color": "#D9D9D9"}}
+            if spec.y_axis_left:  # the value axis crosses the x axis at its minimum (XlsxWriter sets it on x)
+                x_axis["crossing"] = "min"
         else:
             x_axis["label_position"] = "low"  # category labels below the plot, not on the zero line
         if spec.kind == "dots":
@@ -430,14 +432,16 @@ class _Renderer:
             chart = self.book.add_chart({"type": "line"})
         else:
             chart = self.book.add_chart({"type": "scatter",
-                                         "subtype": "straight_with_markers" if spec.lines else None})
+                                         "subtype": ("straight_with_markers" if spec.markers else "straight")
+                                         if spec.lines else None})
         chart.set_style(13)
         for k, col in enumerate(spec.y_columns):
             c = "#" + spec.colour_of(k)
+            marker = ({"type": MARKERS[k % len(MARKERS)], "size": 6, "fill": {"color": c}, "border": {"color": c}}
+                      if spec.markers or not spec.lines else {"type": "none"})
             series = {"name": headers[col - 1] if col <= len(headers) else "",
                       "categories": [sheet, first, x, last, x], "values": [sheet, first, col - 1, last, col - 1],
-                      "marker": {"type": MARKERS[k % len(MARKERS)], "size": 6, "fill": {"color": c},
-                                 "border": {"color": c}},
+                      "marker": marker,
                       "line": {"color": c, "width": 22000 / 12700} if spec.lines else {"none": True},
                       "smooth": False}
             if spec.errors_of(k) is not None:

@@ -291,6 +291,8 @@ def _series_looks(chart, spec: ChartSpec, columns: list[int]) -> None:
             continue
         colour = _excel_rgb(spec.colour_of(k - 1))
         series.MarkerForegroundColor = series.MarkerBackgroundColor = colour
+        if spec.kind == "scatter" and spec.lines and not spec.markers:
+            series.MarkerStyle = -4142  # xlMarkerStyleNone: a plain line
         if spec.kind == "dots" or (spec.kind == "scatter" and not spec.lines):
             series.Format.Line.Visible = False
         elif spec.kind in ("bar", "column"):
@@ -312,6 +314,8 @@ def _axes(chart, spec: ChartSpec) -> None:
         api.Axes(2).TickLabels.NumberFormat = spec.y_number_format
     if spec.x_number_format and spec.kind == "scatter":
         api.Axes(1).TickLabels.NumberFormat = spec.x_number_format
+    if spec.y_axis_left and spec.kind == "scatter":
+        api.Axes(1).Crosses = 4  # xlAxisCrossesMinimum: the value axis crosses the x axis at its minimum
     api.Axes(2).MajorGridlines.Format.Line.ForeColor.RGB = _excel_rgb("D9D9D9")  # light: never a reference line
 
 

@@ -121,8 +121,9 @@ def linkage_note(result) -> str:
 
 
 def is_pooled(result) -> bool:
-    """Whether the result's fit pooled its readers into the noise (no reader linked to another)."""
-    return any(part.pooled for part in result.components)
+    """Whether the result's fit pooled its readers into the noise (no reader linked to another); the ordinal
+    models (no linear components) never pool."""
+    return any(part.pooled for part in getattr(result, "components", ()))
 
 
 def pooled_sentence(result) -> str:
