@@ -203,8 +203,8 @@ CASES = {
     "RASCH_UNEXPECTED": ((*RASCH_ARGS, 3), RCORE.unexpected_reads(3), 2),
     "RASCH_RANKING": ((*RASCH_ARGS, 4, None, 500, 3), RCORE.ranking(top_k=4, draws=500, seed=3).reset_index().rename(
         columns={"value": "fair_average"})[["object", "rank", "measure", "fair_average", "lower", "upper",
-                                            "expected_rank", "rank_lower", "rank_upper", "p_above", "decision",
-                                            "final"]], 2),
+                                            "expected_rank", "rank_lower", "rank_upper", "p_above", "settled",
+                                            "decision", "final"]].assign(chance=np.nan), 2),
     "RASCH_STATS": (RASCH_ARGS, RCORE.diagnostics()[["statistic", "value", "meaning"]], 2),
     # assessor behaviour
     "CALIB_FIT": ((*CALIB_ARGS, "object"), CORE.fit_statistics("object").reset_index().rename(columns={"object": "element"})[
