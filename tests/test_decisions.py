@@ -402,3 +402,37 @@ def test_decisions_do_not_depend_on_the_unit_of_the_scores(model):
         # a thousand times inside their Monte Carlo error (~1e-3 at 2,000 draws); before centring they differed by 0.12
         np.testing.assert_allclose(t2["p_above"], t1["p_above"], rtol=0, atol=1e-6 if "top_k" in line else 1e-9)
         assert (t2["final"] == t1["final"]).all()
+
+
+class _Recorder:
+    """A progress listener that keeps what it is told (the command line's bar and Excel's status bar are two)."""
+
+    def __init__(self):
+        self.steps, self.current = [], None
+
+    def begin(self, words, total):
+        self.current = [words, total, 0]
+        self.steps.append(self.current)
+
+    def advance(self, amount):
+        self.current[2] += amount
+
+    def end(self):
+        pass
+
+
+def test_the_draws_tell_their_progress_in_the_calling_thread():
+    """Ranking a panel announces its draws and every settling round, each advancing by exactly its draws: the
+    workers run without the caller's context, so the chunks are counted as their results are taken in order."""
+    from xlcalib.progress import listening
+
+    ev = random_panel(3, A=10, O=40)
+    result = xlcalib.calibrate(ev)
+    recorder = _Recorder()
+    with listening(recorder):
+        table = result.ranking(top_k=8, draws=200, seed=1)  # few draws: some decisions need settling rounds
+    draws = [s for s in recorder.steps if s[0].startswith("drawing the ranks")]
+    assert len(draws) == 1 and draws[0][1:] == [200, 200]
+    settling = [s for s in recorder.steps if s[0].startswith("settling decisions")]
+    assert settling and sum(s[2] for s in settling) == table.attrs["settling"]["extra_draws"] > 0
+    assert all(s[1] == s[2] for s in settling)

@@ -41,6 +41,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import ndtr
+
+from ... import progress
 
 __all__ = ["CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_SPARSE_DRAW_WORK", "MAX_DRAWS", "MAX_WORKERS",
            "MAX_SETTLE_DRAWS", "MAX_SETTLE_CELLS", "SETTLE_DRAWS_FACTOR", "SETTLE_ERRORS", "Draws", "best_first",
@@ -249,8 +252,6 @@ def conditional_above(values: np.ndarray, centres: np.ndarray, sd: np.ndarray, f
     *kth*, *next_value*: each draw's k-th and (k+1)-th largest value -- so T_-o, the k-th largest among the
     others, is *next_value* where the object is in the top k, else *kth*.
     """
-    from scipy.special import ndtr
-
     centres -= np.where(top, next_value[:, None], kth[:, None])
     centres /= sd[None, :]
     if factor is not None:
@@ -354,14 +355,18 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
     rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
     p_sum, p_squares = (np.zeros(O), np.zeros(O)) if top_k is not None else (None, None)
     first, last = [], []
-    for chunk_sum, chunk_p, chunk_edges in map_chunks(run_chunk, len(starts), prepare_chunk):
-        rank_sum += chunk_sum
-        if chunk_p is not None:  # added in chunk order: the same sums whatever the threads
-            p_sum += chunk_p[0]
-            p_squares += chunk_p[1]
-        if chunk_edges is not None:
-            first.append(chunk_edges[0])
-            last.append(chunk_edges[1])
+    # progress is told here, in the calling thread, as each chunk's results are taken in order (the workers
+    # run without the caller's context, so they could not tell it)
+    with progress.step(f"drawing the ranks ({draws:,} draws of {O:,} objects)", total=draws):
+        for j, (chunk_sum, chunk_p, chunk_edges) in enumerate(map_chunks(run_chunk, len(starts), prepare_chunk)):
+            rank_sum += chunk_sum
+            if chunk_p is not None:  # added in chunk order: the same sums whatever the threads
+                p_sum += chunk_p[0]
+                p_squares += chunk_p[1]
+            if chunk_edges is not None:
+                first.append(chunk_edges[0])
+                last.append(chunk_edges[1])
+            progress.advance(min(chunk, draws - starts[j]))
     alpha = (1.0 - level) / 2.0
     # the positions np.quantile's "lower"/"higher" methods pick, applied by partition (linear, not a sort)
     index = np.arange(keep)
@@ -457,9 +462,12 @@ def _settle_round(post, o_idx, v32, sd, t_df, entropy, n_round: int, top_k: int,
         return terms.sum(axis=0, dtype=np.float64), np.einsum("ij,ij->j", terms, terms, dtype=np.float64)
 
     sums, squares = np.zeros(active.size), np.zeros(active.size)
-    for chunk_sums, chunk_squares in map_chunks(run_chunk, len(starts), prepare_chunk):
-        sums += chunk_sums
-        squares += chunk_squares
+    with progress.step(f"settling decisions: {n_round:,} more draws for {active.size:,} object"
+                       f"{'s' if active.size != 1 else ''} near a cut-off", total=n_round):
+        for j, (chunk_sums, chunk_squares) in enumerate(map_chunks(run_chunk, len(starts), prepare_chunk)):
+            sums += chunk_sums
+            squares += chunk_squares
+            progress.advance(min(chunk, n_round - starts[j]))
     return sums, squares
 
 
