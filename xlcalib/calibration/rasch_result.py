@@ -26,7 +26,7 @@ from scipy.special import ndtr
 
 from ..cells import real_argument
 from ..errors import InputError
-from .behaviour.separation import separation_index
+from .behaviour.separation import separation_rows
 from .decide.ranking import rank_objects
 from .meanings import statistic_meaning
 from .models import RASCH_MODELS
@@ -264,15 +264,8 @@ class RaschResult:
     def separation(self) -> pd.DataFrame:
         """Separation, strata and reliability of the objects' measures (posterior means: true variance = observed +
         error) and of the assessors' severities (estimates: true variance = observed - error)."""
-        rows = {}
-        for kind, table, col, shrunk in (("objects", self.values, "measure", True),
-                                         ("assessors", self.severities, "severity", False)):
-            s = separation_index(table[col].to_numpy(), table["se"].to_numpy(), shrunk)
-            s["basis"] = ("posterior means (shrunk): true variance = observed + error" if shrunk else
-                          "estimates: true variance = observed - error")
-            s["in_words"] = _separation_words(kind, s)
-            rows[kind] = s
-        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("facet")
+        return separation_rows((("objects", self.values, "measure", True),
+                                ("assessors", self.severities, "severity", False)), _separation_words)
 
     def category_table(self) -> pd.DataFrame:
         return self.categories

@@ -101,17 +101,22 @@ class CalibrationSettings:
         if is_rasch(self.model):
             return self._describe_rasch()
         levels = (self.levels or default_levels()).describe()
-        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
-                f"funding line at calibrated score {self.fund_threshold:g}" if self.fund_threshold is not None else
-                "no funding line")
-        if self.fund_top_k or self.fund_threshold is not None:
-            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
-                     f"{self._lottery_words()}, {self.draws:,} draws, seed {self.seed}")
+        line = self._line_words("calibrated score")
         zero = "confidence-weighted" if self.gauge == "weighted" else "plain"
         return (f"model {self.model}; intervals {self.interval_level:.0%}; {line}; biases measured from the "
                 f"{zero} average assessor (gauge={self.gauge}); reads flagged beyond {self.anomaly_threshold:g} "
                 f"expected spreads{'; each linked group fitted apart' if self.per_component else ''}; scale use "
                 f"{self.scale_use}{'; groups from column ' + self.group_column if self.group_column else ''}; {levels}")
+
+    def _line_words(self, score_words: str) -> str:
+        """The funding line, its cut-offs, lottery and draws in words (*score_words*: what a score line is read in)."""
+        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
+                f"funding line at {score_words} {self.fund_threshold:g}" if self.fund_threshold is not None else
+                "no funding line")
+        if self.fund_top_k or self.fund_threshold is not None:
+            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
+                     f"{self._lottery_words()}, {self.draws:,} draws, seed {self.seed}")
+        return line
 
     def _lottery_words(self) -> str:
         method = lottery_method(self.lottery)
@@ -122,12 +127,7 @@ class CalibrationSettings:
 
     def _describe_rasch(self) -> str:
         """The ordinal models' settings: a funding line in fair averages, severities, no confidences."""
-        line = (f"funding line top {self.fund_top_k}" if self.fund_top_k else
-                f"funding line at fair average {self.fund_threshold:g}" if self.fund_threshold is not None else
-                "no funding line")
-        if self.fund_top_k or self.fund_threshold is not None:
-            line += (f", borderline between {self.epsilon:.0%} and {1 - self.epsilon:.0%}"
-                     f"{self._lottery_words()}, {self.draws:,} draws, seed {self.seed}")
+        line = self._line_words("fair average")
         zero = "read-weighted" if self.gauge == "weighted" else "plain"
         return (f"model {self.model} (scores as ordered categories); intervals {self.interval_level:.0%}; {line}; "
                 f"severities measured from the {zero} average assessor (gauge={self.gauge}); reads flagged when "

@@ -111,13 +111,20 @@ def separation_table(result) -> pd.DataFrame:
     lam = max((part.posterior.lam for part in result.components), default=0.0)
     shrunk_objects = lam > 0
     shrunk_biases = result.stats.get("sigma_b") is not None and not isinstance(result.stats.get("sigma_b"), list)
+    return separation_rows((("objects", result.values, "value", shrunk_objects),
+                            ("assessors", result.biases, "bias", shrunk_biases)), _words)
+
+
+def separation_rows(facets, words) -> pd.DataFrame:
+    """The separation table of *facets* -- (facet, table, column, shrunk) each, the table holding the estimates in
+    *column* and their ``se`` -- with each row's basis and *words(facet, row)*: one table for the linear and the
+    ordinal models (their words differ: stringency / severity)."""
     rows = {}
-    for kind, table, col, shrunk in (("objects", result.values, "value", shrunk_objects),
-                                     ("assessors", result.biases, "bias", shrunk_biases)):
+    for kind, table, col, shrunk in facets:
         s = separation_index(table[col].to_numpy(), table["se"].to_numpy(), shrunk)
         s["basis"] = ("posterior means (shrunk): true variance = observed + error" if shrunk else
                       "estimates: true variance = observed - error")
-        s["in_words"] = _words(kind, s)
+        s["in_words"] = words(kind, s)
         rows[kind] = s
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("facet")
 
