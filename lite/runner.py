@@ -73,6 +73,9 @@ SKIP = {
     "test_cli_rule_files_for_a_csv_panel": _FILES + " (the command line with rule files)",
     "test_next_reads_and_a_workbook_declare_the_scale": _FILES + " (next reads' result workbook, a Settings sheet)",
     "test_verify_draw_bad_files_are_one_line": _FILES + " (verify-draw reads result workbooks through python-calamine)",
+    "test_a_title_is_shown_on_the_ranking": _FILES + " (the result workbook: XlsxWriter)",
+    "test_command_line_writes_facets_tables_and_native_charts": _FILES + " (the result workbook: XlsxWriter)",
+    "test_openpyxl_and_xlsxwriter_render_the_ordinal_workbook_alike": _FILES + " (XlsxWriter)",
 }
 
 

@@ -32,7 +32,7 @@ def test_default_model_and_names():
     assert model_name("shrinkage") == "random-objects" and model_name(" Fixed ") == "fixed"
     assert model_name("FACETS") == "rating-scale" and model_name("partial-credit") == "partial-credit"
     with pytest.raises(InputError, match="model must be one of random-assessors, random-both, fixed, random-objects, "
-                                         "rating-scale, partial-credit"):
+                                         "one-way, rating-scale, partial-credit"):
         model_name("bayes")
     assert set(MODEL_WORDS) == set(MODELS) | set(RASCH_MODELS) and all(MODEL_WORDS.values())
 

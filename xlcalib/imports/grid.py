@@ -141,14 +141,15 @@ def _score_share(values: np.ndarray, probe: int = 200) -> float:
 
 def _one_scale(columns: list[np.ndarray]) -> bool:
     """Whether score columns can share one scale: their numeric ranges, sorted, leave no gap wider than a quarter
-    of the whole span (a temperature and a humidity column do; two assessors' 1-9 scores do not)."""
+    of the whole span (a temperature and a humidity column do; two assessors' 1-9 scores do not).  Columns of one
+    number each (a grid of one object) cannot show a gap and pass."""
     ranges = []
     for values in columns:
         numbers = [x for x in (leading_number(v) for v in pd.unique(_filled(values))) if x is not None]
         if numbers:
             ranges.append((min(numbers), max(numbers)))
-    if len(ranges) < 2:
-        return True
+    if len(ranges) < 2 or all(lo == hi for lo, hi in ranges):
+        return True  # one number per column (a one-row grid): no spread to tell one scale from two
     ranges.sort()
     span = max(hi for _, hi in ranges) - ranges[0][0]
     reach = ranges[0][1]

@@ -210,7 +210,7 @@ def simulate_anonymous(n_objects: int = 1000, reads=(2, 5), *, reviewer_sd: floa
     low_reads, high_reads = (whole_argument(r, "reads", low=1) for r in reads)
     points = np.unique(np.asarray(points, dtype=float))
     rng = np.random.default_rng(seed_argument(seed))
-    k = rng.integers(low_reads, high_reads + 1, O)
+    k = rng.integers(low_reads, high_reads + 1, O).astype(np.intp)  # np.repeat counts: the index type (Pyodide: 32-bit)
     o = np.repeat(np.arange(O, dtype=np.intp), k)
     slot = np.arange(o.size) - np.repeat(np.cumsum(k) - k, k)
     centre = float(0.5 * (points[0] + points[-1])) if value_mean is None else float(value_mean)

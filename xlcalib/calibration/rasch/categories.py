@@ -122,12 +122,12 @@ def category_scale(scores: np.ndarray, scale: tuple[float, float] | None = None)
                              {"row": i, "column": "score"})
         named = getattr(scale, "points", ())
         source = (f"the form's points {', '.join(f'{v:g}' for v in values)}" if named else
-                  f"the declared scale {values[0]:g} to {values[-1]:g} ({values.size} categories)")
+                  f"the declared scale {values[0]:g} to {values[-1]:g}, {values.size} categories")
     else:
         values, index = np.unique(scores, return_inverse=True)
         if values.size > MAX_CATEGORIES:
             raise InputError(_too_many(values.size, "the scores take"))
-        source = f"the scores given ({values.size} distinct values)"
+        source = f"the scores given, {values.size} distinct values"
     counts = np.bincount(index, minlength=values.size)
     if int((counts > 0).sum()) < 2:
         raise InputError(f"every score is {scores[0]:g}: the ordinal model needs reads in at least two categories")
