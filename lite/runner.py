@@ -76,6 +76,8 @@ SKIP = {
     "test_a_title_is_shown_on_the_ranking": _FILES + " (the result workbook: XlsxWriter)",
     "test_command_line_writes_facets_tables_and_native_charts": _FILES + " (the result workbook: XlsxWriter)",
     "test_openpyxl_and_xlsxwriter_render_the_ordinal_workbook_alike": _FILES + " (XlsxWriter)",
+    "test_cli_workbook_spreadsheet_functions_and_api_give_the_same_decision": _FILES + " (the CLI's result workbook)",
+    "test_a_pooled_run_writes_its_workbook_without_reader_sheets": _FILES + " (the CLI's result workbook)",
 }
 
 

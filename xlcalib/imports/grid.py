@@ -139,22 +139,29 @@ def _score_share(values: np.ndarray, probe: int = 200) -> float:
     return good / len(distinct)
 
 
+#: Fewer filled scores than this in a column: it cannot show how far its scale reaches (a reviewer with one or
+#: two papers), so it takes no part in the test for a gap between scales.
+MIN_SCORES_FOR_GAPS = 5
+
+
 def _one_scale(columns: list[np.ndarray]) -> bool:
-    """Whether score columns can share one scale: their numeric ranges, sorted, leave no gap wider than a quarter
-    of the whole span (a temperature and a humidity column do; two assessors' 1-9 scores do not).  Columns of one
-    number each (a grid of one object) cannot show a gap and pass."""
+    """Whether score columns can share one scale: the numeric ranges of the columns with at least
+    :data:`MIN_SCORES_FOR_GAPS` scores, sorted, leave no gap wider than a quarter of the whole span and than the
+    widest of them (a temperature and a humidity column do; two assessors' 1-9 scores do not).  Columns of a few
+    scores cover too little of their scale to show a gap: with fewer than two columns left the test passes."""
     ranges = []
     for values in columns:
-        numbers = [x for x in (leading_number(v) for v in pd.unique(_filled(values))) if x is not None]
-        if numbers:
+        numbers = [x for x in (leading_number(v) for v in _filled(values)) if x is not None]
+        if len(numbers) >= MIN_SCORES_FOR_GAPS:
             ranges.append((min(numbers), max(numbers)))
-    if len(ranges) < 2 or all(lo == hi for lo, hi in ranges):
-        return True  # one number per column (a one-row grid): no spread to tell one scale from two
+    if len(ranges) < 2:
+        return True
     ranges.sort()
     span = max(hi for _, hi in ranges) - ranges[0][0]
+    widest = max(hi - lo for lo, hi in ranges)  # how far one column's own scores reach
     reach = ranges[0][1]
     for lo, hi in ranges[1:]:
-        if lo - reach > 0.25 * span:
+        if lo - reach > max(0.25 * span, widest):
             return False
         reach = max(reach, hi)
     return True
