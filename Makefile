@@ -41,7 +41,7 @@ NUMERIC_TESTS := $(patsubst %,tests/test_%.py,calibration models uncertainty res
 	next_reads next_reads_rules behaviour design presentation reliability agreement ordinal scoring ground_truth \
 	plackett_luce udf udf_agreement udf_errors index_dtype cli imports_integration exercises_agreement \
 	exercises_assignment exercises_ground_truth exercises_ordinal_agreement exercises_panel_calibration \
-	exercises_reliability)
+	exercises_reliability anonymous lottery rasch rasch_girth rasch_workbook)
 
 test-kernels: $(STAMP_TEST)
 	$(KERNEL_ENV) OPENBLAS_VERBOSE=2 $(PY) -c "import numpy, scipy.linalg"
