@@ -27,7 +27,7 @@ from xlcalib.cells import (
 )
 from xlcalib.errors import InputError
 
-from .calibration import _content_key, _in_ranges, _lottery_argument, _renumbered, _scale_cells
+from .calibration import _COMMON, _content_key, _in_ranges, _lottery_argument, _renumbered, _scale_cells
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
 
 CATEGORY = category("xlcalib Rasch", reference="Andrich (1978), Psychometrika 43:561 (rating scale); Linacre "
@@ -38,8 +38,7 @@ CACHE_SIZE = 16
 _cache: "OrderedDict[str, _Fitted]" = OrderedDict()
 
 _RANGES = (
-    Arg("assessors", "Range of assessor names, one per evaluation"),
-    Arg("objects", "Range of object names, one per evaluation"),
+    *_COMMON[:2],  # assessors and objects as in the calibration family
     Arg("scores", "Range of scores, one per evaluation: ordered categories (a rubric's points, grades read as "
                   "numbers); a blank score beside an assessor and an object is a pending read, left out"),
 )
