@@ -128,3 +128,44 @@ def test_docstring_examples_run():
     for name in ("problems", "table", "columns", "names", "evaluations", "panel", "settings", "groups"):
         module = importlib.import_module(f"xlcalib.inputs.{name}")
         assert doctest.testmod(module).failed == 0, name
+
+
+# --------------------------------------------------------------------------- letter grades
+def _graded(scores, scale=None):
+    from xlcalib.inputs import table_from_block
+    from xlcalib.inputs.evaluations import check_evaluations
+    from xlcalib.workbook.base import Block
+
+    rows = [["Assessor", "Object", "Score", "Level"]] + [[f"A{i % 3}", f"P{i}", s, "High"]
+                                                         for i, s in enumerate(scores)]
+    return check_evaluations(table_from_block(Block(rows, 1, 1), "Evaluations"), scale=scale)
+
+
+def test_letter_grades_are_read_as_a_ladder_and_said():
+    """A column of grades only is read on the ladder its grades make (A best, the alphabet filled between the
+    best and the worst grade seen), higher = better, and the checks say how; nothing is read as a number silently."""
+    panel = _graded(["A", "C", "d", " B ", None, "A"])
+    assert panel.frame["score"].tolist() == [4.0, 2.0, 1.0, 3.0, 4.0]  # A=4 ... D=1; the blank one is pending
+    notes = [p.message for p in panel.problems if "letter grades" in p.message]
+    assert len(notes) == 1 and "A=4, B=3, C=2, D=1" in notes[0] and "made from the grades present" in notes[0]
+    assert panel.settings["scale"] is None  # an inferred ladder's ends are not the scale's: not read as censored
+
+
+def test_a_declared_ladder_reads_grades_and_names_cells_off_it():
+    from xlcalib.inputs.values import scale_argument
+
+    ladder = scale_argument("A+, A, B, C, D, E", "--scale")
+    panel = _graded(["A+", "E", "B"], ladder)
+    assert panel.frame["score"].tolist() == [6.0, 1.0, 4.0] and panel.settings["scale"] == (1.0, 6.0)
+    assert any("on the ladder declared" in p.message for p in panel.problems)
+    bad = _graded(["A", "F", 3], ladder)  # a grade off the ladder and a number among the grades: both named
+    errors = [p for p in bad.problems if p.severity == "error"]
+    assert [p.cell for p in errors] == ["C3", "C4"]
+    assert "'F' is not on the declared scale" in errors[0].message and "is a number where the scale" in errors[1].message
+
+
+def test_a_column_of_numbers_with_one_letter_is_not_read_as_grades():
+    """One stray letter in a column of numbers is a typing slip, not a ladder: the cell is an error as before."""
+    panel = _graded([3, 4, "B", 5])
+    assert [p.cell for p in panel.problems if p.severity == "error"] == ["C4"]
+    assert not any("letter grades" in p.message for p in panel.problems)

@@ -163,3 +163,26 @@ def test_options_the_ordinal_model_cannot_honour_are_refused(tmp_path, capsys, o
     assert main(["calibrate", str(src), "--model", "rating-scale", option]) == 2
     err = capsys.readouterr().err
     assert err.startswith("xlcalib: error: ") and err.count("\n") == 1
+
+
+def test_letter_grades_go_through_the_command_line_and_the_settings_sheet(tmp_path, capsys):
+    """A rubric written as letters (A best) is the same panel as its numbers: the ordinal model gives the same
+    measures whether the grades come as numbers, as letters on a ladder made from them, as letters on a ladder
+    given with --scale, or with the ladder in the Settings row Score scale points."""
+    from xlcalib import calibrate
+
+    ev = _evaluations()
+    letters = ev.assign(Score=ev["Score"].map({5: "A", 4: "B", 3: "C", 2: "D", 1: "E"}))
+    letters.to_csv(tmp_path / "letters.csv", index=False)
+    expected = calibrate(ev.rename(columns=str.lower), model="rating-scale", scale=(1, 5)).values["measure"]
+    assert main(["calibrate", str(tmp_path / "letters.csv"), "--model", "rating-scale", "--scale", "A, B, C, D, E",
+                 "--format", "csv", "-o", str(tmp_path / "cli")]) == 0
+    out = capsys.readouterr().out
+    assert "scores read as letter grades, higher = better: A=5, B=4, C=3, D=2, E=1, on the ladder declared" in out
+    measures = pd.read_csv(next((tmp_path / "cli").glob("*Measures*.csv"))).set_index("object")["measure"]
+    pd.testing.assert_series_equal(measures.loc[expected.index], expected, check_names=False, rtol=1e-9)
+    wb = _workbook("rating-scale", letters)
+    wb["Settings"].append(["Score scale points", "A, B, C, D, E"])
+    run, frames, _settings = compute_calibration(wb)
+    assert "on the ladder declared" in " ".join(frames["Checks"].astype(str).to_numpy().ravel())
+    pd.testing.assert_series_equal(run.result.values["measure"].loc[expected.index], expected, rtol=1e-9)

@@ -163,8 +163,9 @@ def _add_export_options(parser) -> None:
     from .imports import SOURCES
 
     parser.add_argument("--from", dest="source", choices=SOURCES, help="the review system (default: detected)")
-    parser.add_argument("--scale", help="the export's score scale, which wins over the inferred one: 1-5, -3..3, "
-                                        "'A, AB, B, BC, C, D' (best first) or 'A=6, AB=5, ...' (--scale=-3..3 for one below zero)")
+    parser.add_argument("--scale", help="the score scale (an export's wins over the inferred one): 1-5, -3..3, the "
+                                        "form's points 1,3,6,8, letter grades 'A, AB, B, BC, C, D' (best first; also "
+                                        "in an evaluations table) or 'A=6, AB=5, ...' (--scale=-3..3 for one below zero)")
     parser.add_argument("--round", help="import one round only (a round name, a revision sheet, pre/post); default: "
                                         "each review's latest score")
     parser.add_argument("--identity", metavar="CSV", help="identity map for per-paper reviewer ids: a CSV file with "

@@ -19,6 +19,7 @@ from ..calibration.decide.ranking import lottery_method
 from ..errors import InputError, InputProblems
 from ..imports import evaluations_frame
 from ..inputs import CLI_OPTIONS, CalibrationSettings, checks_frame
+from ..inputs.values import scale_argument
 from .common import check_output_differs, run_preamble, write_sheets
 from .import_export import (
     ExportOptions,
@@ -162,16 +163,15 @@ def _only_a_scale(export) -> bool:
         getattr(export, name) is None for name in ("source", "mapping", "round", "identity_map", "columns_are"))
 
 
-def _range_scale(text) -> tuple:
-    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max), or a form's points with
-    uneven steps (1, 3, 6, 8) as they are."""
-    from ..imports.values import scale_argument
-
+def _range_scale(text):
+    """``--scale`` for an evaluations table: a range such as 1-6 or -3..3, as (min, max), a form's points with
+    uneven steps (1, 3, 6, 8) as they are, or a letter-grade ladder best first ('A, B, C, D'; 'A=4, B=3 ...') as
+    its :class:`~xlcalib.inputs.values.Scale` (the evaluations' check reads the grades through it)."""
     scale = scale_argument(text, "--scale")
-    if scale is None or scale.symbols:
-        raise InputError(f"--scale {text}: the evaluations table holds numbers, so its scale is a range (e.g. 1-6) "
-                         "or the form's points (e.g. 1, 3, 6, 8)")
-    return scale.for_calibration()
+    if scale is None:
+        raise InputError(f"--scale {text}: give a range (e.g. 1-6), the form's points (e.g. 1, 3, 6, 8) or letter "
+                         "grades best first (e.g. 'A, B, C, D')")
+    return scale if scale.symbols else scale.for_calibration()
 
 
 def _read_export_file(path: Path, out: Path, options, sheet: str):

@@ -4,7 +4,7 @@ An adapter, one floor above the evaluations check (:mod:`xlcalib.inputs`): the n
 imports it, so xlwings Lite keeps loading the core alone.  One module per system reads its export into
 records (:mod:`~xlcalib.imports.hotcrp`, :mod:`~xlcalib.imports.cmt`, :mod:`~xlcalib.imports.easychair`,
 :mod:`~xlcalib.imports.openreview`, :mod:`~xlcalib.imports.grid`); one module applies the rules every
-system shares (:mod:`~xlcalib.imports.assemble`); values are read by :mod:`~xlcalib.imports.values`;
+system shares (:mod:`~xlcalib.imports.assemble`); values are read by :mod:`~xlcalib.inputs.values`;
 the roles of the columns live in a :class:`~xlcalib.imports.mapping.ColumnMapping` that can be saved and
 reused.
 
@@ -33,7 +33,7 @@ from ..errors import InputError
 from .assemble import REPORT_COLUMNS, Options, assemble
 from .mapping import PRESETS, SOURCES, ColumnMapping, columns_reading, mapping_argument, nearest_preset
 from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sheet_from_cells, source_bytes
-from .values import ConfidenceLevels, Scale, scale_argument
+from ..inputs.values import ConfidenceLevels, Scale, scale_argument
 
 __all__ = ["read_export", "read_cells", "ImportResult", "ColumnMapping", "PRESETS", "SOURCES", "Scale", "ConfidenceLevels",
            "detect_source", "export_source", "long_rows", "write_long_table", "identity_argument"]

@@ -10,7 +10,7 @@ are the same for every system, in this order, and lists every record it does not
 3. a mark instead of a score (COI, N/A) and a blank score are left out;
 4. a record without an object or an assessor is left out;
 5. the identity map (anonymous id -> person) is applied;
-6. scores are read (:func:`~xlcalib.imports.values.read_values`) on the declared scale, or on one
+6. scores are read (:func:`~xlcalib.inputs.values.read_values`) on the declared scale, or on one
    inferred and reported; a score off the scale is an error naming its cell;
 7. confidences become levels or SDs through the levels table (declared, or thirds of the field's range);
 8. the same assessor and object twice: the later one wins when a round or time orders them (the earlier
@@ -31,7 +31,7 @@ import pandas as pd
 from ..cells import is_blank
 from ..errors import InputError, InputProblems
 from ..inputs import Problem
-from .values import MARKS, ConfidenceLevels, Scale, confidence_keys, form_labels, form_scale, leading_number, read_values
+from ..inputs.values import MARKS, ConfidenceLevels, Scale, confidence_keys, form_labels, form_scale, leading_number, read_values
 
 __all__ = ["RECORD_COLUMNS", "Options", "Assembled", "assemble", "report_frame", "REPORT_COLUMNS"]
 

@@ -40,7 +40,7 @@ from ..errors import InputError
 from .assemble import REPORT_COLUMNS
 from .mapping import PRESETS, ColumnMapping, columns_reading, find_header
 from .sheets import Sheet
-from .values import ConfidenceLevels, leading_number
+from ..inputs.values import ConfidenceLevels, leading_number
 from .wide import blank_cells
 
 __all__ = ["read_grid", "looks_like_grid", "GRID_SHAPE", "PERSON_LOAD"]
@@ -129,7 +129,7 @@ def column_role(header: str, values: np.ndarray) -> str:
 
 def _score_share(values: np.ndarray, probe: int = 200) -> float:
     """The share of a column's distinct filled values that read as scores (numbers, grade symbols, COI/N/A marks)."""
-    from .values import MARKS, is_symbol
+    from ..inputs.values import MARKS, is_symbol
 
     distinct = pd.unique(_filled(values))[:probe]
     if not len(distinct):

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..cells import MAX_JSON_DEPTH, header_key, is_blank, json_depth
 from ..errors import InputError
-from .values import ConfidenceLevels, Scale, scale_argument
+from ..inputs.values import ConfidenceLevels, Scale, scale_argument
 
 __all__ = ["ColumnMapping", "Preset", "PRESETS", "SOURCES", "ROLES", "COLUMN_READINGS", "find_header",
            "score_columns", "nearest_preset", "mapping_argument", "columns_reading"]
@@ -115,7 +115,7 @@ class ColumnMapping:
     Column entries are header texts as the export writes them; ``assessor`` and ``time`` may list
     several (first non-blank / joined), ``score`` lists the score columns in time order (the latest
     non-blank wins unless a round is named).  ``scale`` and ``confidence_levels`` are the declared or
-    inferred readings (see :mod:`xlcalib.imports.values`); ``complete`` the status values kept.
+    inferred readings (see :mod:`xlcalib.inputs.values`); ``complete`` the status values kept.
     """
 
     source: str = ""

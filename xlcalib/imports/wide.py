@@ -104,7 +104,7 @@ def mapping_twin(sheet: Sheet, j: int) -> int:
 def holds_scores(values: np.ndarray, probe: int = 200) -> bool:
     """True when (nearly) every filled cell of a column is a number, a grade symbol or a mark: a score field,
     not a text field whose name happens to say "overall" (checked on up to *probe* distinct values)."""
-    from .values import MARKS, is_symbol, leading_number
+    from ..inputs.values import MARKS, is_symbol, leading_number
 
     distinct = pd.unique(values[~blank_cells(values)])[:probe]
     if not len(distinct):

@@ -22,6 +22,7 @@ from .columns import cell_in_words, cell_problem, label_codes, label_column, num
 from .names import did_you_mean, name_key, suggest_names
 from .problems import PanelInput, Problem
 from .table import EVALUATION_COLUMNS, UNCERTAINTY_KINDS, RawTable, find_columns, table_from_block
+from .values import Scale, ValueReading, is_symbol, read_values
 
 #: Each evaluation column's title in messages ("column Score (C12)").
 _TITLES = {"assessor": "Assessor", "object": "Object", "score": "Score", "sd": "SD",
@@ -56,7 +57,10 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
       a needed column is an error; names holding control characters or longer
       than an Excel cell are errors;
     * SDs and confidences must be > 0;
-    * ``scale`` (min, max): scores outside it are errors ("75 typed for 7.5?");
+    * ``scale`` (min, max): scores outside it are errors ("75 typed for 7.5?"); a letter-grade ladder
+      (:class:`~.values.Scale` with symbols, best first: "A, B, C, D") reads the scores as grades, higher = better,
+      and its ends are the scale's; without one a column of grades only (A, AB, B+ ...) is read on the ladder
+      the grades present make, and the checks say so;
     * ``assessors`` / ``objects``: the listed names with their cells
       (``("Dr Chen Wei", "Assessors!A5")``); a name not on its list is an error
       with a suggestion (same apart from case and spaces, or one typing slip);
@@ -70,12 +74,16 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     bad cell), so a clean 10^6-row table is checked in well under a second.
     """
     columns, kind = _evaluation_columns(table, uncertainty)
-    check = _TableCheck(table, columns, kind, np.asarray(table.row_numbers, dtype=np.intp), [])
+    grades = scale if isinstance(scale, Scale) and scale.symbols else None
+    if isinstance(scale, Scale):  # a ladder's grades are checked as they are read; its numbers are its ends
+        scale = (float(scale.low), float(scale.high)) if grades is not None else scale.for_calibration()
+    check = _TableCheck(table, columns, kind, np.asarray(table.row_numbers, dtype=np.intp), [], grades)
     cells = _read_evaluation_columns(check)
+    _grades_note(check)
     a, o, s, u = cells.assessor, cells.object, cells.score, cells.uncertainty
     if kind in ("sd", "confidence"):
         _check_positive(check, u, cells.ok)
-    if scale is not None:
+    if scale is not None and grades is None:
         _check_scale(check, s, cells.ok, scale, scale_where)
     if kind == "level" and levels is not None:
         _check_levels(check, u, cells.ok, levels)
@@ -127,6 +135,10 @@ class _TableCheck:
     kind: str
     rows: np.ndarray
     problems: list[Problem]
+    #: a declared letter-grade ladder the scores are read through (None: numbers, or letters read by inference)
+    grades: Scale | None = None
+    #: how the score column's letter grades were read, when it held them
+    graded: ValueReading | None = None
 
     @property
     def sheet(self) -> str:
@@ -173,7 +185,11 @@ def _read_evaluation_columns(check: _TableCheck) -> _EvaluationCells:
     read = {}
     for name in ("assessor", "object", "score", kind):
         read_column = label_column if name in ("assessor", "object", "level") else number_column
-        read[name] = read_column(table.columns[columns[name]], table, columns[name], _TITLES[name], problems)
+        values = table.columns[columns[name]]
+        if name == "score" and (check.grades is not None or _all_grades(values)):
+            read[name] = _grade_column(check, values)
+            continue
+        read[name] = read_column(values, table, columns[name], _TITLES[name], problems)
     (a, a_blank, a_bad), (o, o_blank, o_bad) = read["assessor"], read["object"]
     (s, s_blank, s_bad), (u, u_blank, u_bad) = read["score"], read[kind]
     empty = a_blank & o_blank & s_blank & u_blank
@@ -186,6 +202,46 @@ def _read_evaluation_columns(check: _TableCheck) -> _EvaluationCells:
             problems.append(cell_problem(table, columns[name], _TITLES[name], int(i), parser, None))
     ok = scored & ~(a_blank | o_blank | s_blank | u_blank | a_bad | o_bad | s_bad | u_bad)
     return _EvaluationCells(a, o, s, u, allocated, pending, ok)
+
+
+def _all_grades(values) -> bool:
+    """Whether a score column holds letter grades: every filled cell a grade symbol (A, AB, B+), at least one."""
+    distinct = {v for v in (values if isinstance(values, list) else list(values)) if not is_blank(v)}
+    return bool(distinct) and all(is_symbol(v) for v in distinct)
+
+
+def _grade_column(check: _TableCheck, values):
+    """Letter grades as numbers, higher = better (floats, blank mask, problem mask): through the declared ladder,
+    else through the one the grades present make (A best; :func:`~.values.infer_symbol_scale`), said in the
+    checks.  A grade off the ladder, or a number among letters, is an error naming its cell."""
+    values = values if isinstance(values, list) else list(values)
+    n = len(values)
+    blank = np.fromiter((is_blank(v) for v in values), dtype=bool, count=n)
+    filled = np.flatnonzero(~blank)
+    reading = read_values([values[i] for i in filled], check.grades, "score")
+    out = np.full(n, np.nan)
+    out[filled] = reading.numbers
+    bad = np.zeros(n, dtype=bool)
+    for k, reason in reading.bad.items():
+        i = int(filled[k])
+        bad[i] = True
+        check.add("error", "score", i, f"{check.where('score', i)}: {reason}")
+    check.graded = reading
+    return out, blank, bad
+
+
+def _grades_note(check: _TableCheck) -> None:
+    """Say how letter grades were read (a note on the Checks sheet), so a secretary can see and correct it."""
+    scale = check.graded.scale if check.graded is not None else None
+    if scale is None or not scale.symbols:
+        return
+    listed = ", ".join(f"{sym}={value:g}" for sym, value in sorted(scale.symbols, key=lambda sv: -sv[1]))
+    how = "on the ladder declared" if scale.source == "declared" else (
+        f"on a ladder made from the grades present: {check.graded.inferred}. Declare the ladder (--scale "
+        "'A, B, C, D', best first, or the Settings row Score scale points) if a grade was never given or the "
+        "order differs")
+    check.add("warning", "score", None, f"sheet {check.sheet}: scores read as letter grades, higher = better: "
+                                        f"{listed}, {how}")
 
 
 def _check_positive(check: _TableCheck, u: np.ndarray, ok: np.ndarray) -> None:

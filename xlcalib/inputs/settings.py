@@ -46,6 +46,7 @@ from ..cells import (
 )
 from ..errors import InputError
 from .problems import Problem
+from .values import Scale, is_symbol, scale_argument
 
 
 @dataclass
@@ -396,9 +397,12 @@ def level_names(settings: CalibrationSettings) -> list[str]:
     return [str(name) for name in (settings.levels or default_levels()).values]
 
 
-def _scale_points(text, where: str) -> tuple[float, ...]:
-    """The Settings row "Score scale points" ("1, 3, 6, 8": a form's options, uneven steps allowed), sorted."""
+def _scale_points(text, where: str):
+    """The Settings row "Score scale points": a form's options ("1, 3, 6, 8", uneven steps allowed), sorted; or
+    letter grades best first ("A, B, C, D"), as their ladder (:class:`~.values.Scale`)."""
     parts = [p for p in re.split(r"[,;\s]+", str(text).strip()) if p]
+    if parts and all(is_symbol(p) for p in parts):
+        return scale_argument(", ".join(parts), where)
     points = sorted(parse_number(p, where) for p in parts)
     if len(points) < 3 or len(set(points)) < len(points):
         raise InputError(f"{where} must list three or more different scores, the form's options (e.g. 1, 3, 6, 8); "
@@ -406,7 +410,7 @@ def _scale_points(text, where: str) -> tuple[float, ...]:
     return tuple(points)
 
 
-def read_score_scale(backend, problems: list) -> tuple[tuple[float, ...] | None, str]:
+def read_score_scale(backend, problems: list) -> tuple[tuple[float, ...] | Scale | None, str]:
     """Settings rows "Score scale minimum"/"Score scale maximum" (as the panel_calibration template writes them):
     ((min, max), their cells in words), or (None, "") without both; with the row "Score scale points" (a form's
     options, uneven steps allowed) the points instead, whose ends the minimum and maximum rows must match when
@@ -447,6 +451,8 @@ def read_score_scale(backend, problems: list) -> tuple[tuple[float, ...] | None,
                 continue
             found[key], cells[key] = value, ref
     points = found.pop("score scale points", None)
+    if isinstance(points, Scale):  # letter grades: the ladder is the scale (the minimum and maximum rows are numbers)
+        return points, f"sheet {actual}, {cells['score scale points']}"
     if points is not None:
         ends = [found.get("score scale minimum", points[0]), found.get("score scale maximum", points[-1])]
         if ends != [points[0], points[-1]]:

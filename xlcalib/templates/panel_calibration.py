@@ -96,7 +96,9 @@ def _settings_sheet(wb, scale) -> None:
                                          "strict; 25% narrows the band to the objects whose central 50% rank range "
                                          "holds the line"),
             ("Score scale points", None, "optional: the form's options when their steps are uneven (e.g. 1, 3, 6, 8 for "
-                                         "Reject, Weak Reject, Weak Accept, Accept): every score must be one of them"),
+                                         "Reject, Weak Reject, Weak Accept, Accept): every score must be one of them; "
+                                         "or letter grades best first (A, B, C, D): the Score column's letters are "
+                                         "read on that ladder, higher = better"),
             ("Public seed", None, "the lottery's public seed: any text or number the panel publishes before the meeting "
                                   "(e.g. 'Panel 2026 round 1, lottery of 12 May'); the draw's random numbers are SHA-256 "
                                   "of it, the names and the chances, so anyone can re-run it")]
