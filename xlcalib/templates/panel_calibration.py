@@ -65,6 +65,7 @@ def _instructions(wb, uncertainty: str, n_rows: int) -> None:
 
 
 def _settings_sheet(wb, scale) -> None:
+    from openpyxl.styles import Alignment
     from openpyxl.worksheet.datavalidation import DataValidation
 
     st = styles()
@@ -103,9 +104,12 @@ def _settings_sheet(wb, scale) -> None:
                                   "(e.g. 'Panel 2026 round 1, lottery of 12 May'); the draw's random numbers are SHA-256 "
                                   "of it, the names and the chances, so anyone can re-run it")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
-        settings.cell(row=r, column=1, value=name)
-        input_cell(settings.cell(row=r, column=2), value)
-        settings.cell(row=r, column=3, value=meaning).alignment = st["wrap"]
+        # the name and the value read from the top of their row, beside the first line of the meaning
+        settings.cell(row=r, column=1, value=name).alignment = Alignment(vertical="top")
+        value_cell = settings.cell(row=r, column=2)
+        input_cell(value_cell, value)
+        value_cell.alignment = Alignment(horizontal=value_cell.alignment.horizontal, vertical="top")
+        settings.cell(row=r, column=3, value=meaning).alignment = Alignment(wrap_text=True, vertical="top", indent=1)
         settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
     list_validation(settings, '"' + ",".join(MODEL_WORDS) + '"', "B9", "Choose " + ", ".join(MODEL_WORDS))
@@ -127,7 +131,9 @@ def _settings_sheet(wb, scale) -> None:
     settings["B13"].number_format = "0%"
     for c in "ABC":
         settings[f"{c}1"].font = st["bold"]
-    settings.column_dimensions["A"].width, settings.column_dimensions["C"].width = 24, 80
+    # B holds the longest choice whole ("random-assessors", "uniform band", a public seed's start)
+    settings.column_dimensions["A"].width, settings.column_dimensions["B"].width = 24, 18
+    settings.column_dimensions["C"].width = 80
     protect(settings)
 
 
