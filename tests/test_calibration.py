@@ -524,6 +524,9 @@ def test_every_score_the_same_is_said_and_ranks_all_tied(model):
     assert (table["rank"] == 1).all() and (table["rank_lower"] == 1).all() and (table["rank_upper"] == 5).all()
     assert table["p_above"].to_numpy() == pytest.approx(2 / 5, abs=1e-15)  # exchangeable: 2 places among 5
     assert (table["final"] == "funded by lottery").sum() == 2 and set(table["decision"]) == {"borderline"}
+    record = table.attrs["lottery"]  # the public draw, as for any ranking: re-runnable from its record
+    assert record["method"] == "informed" and len(record["digest"]) == 64 and record["places"] == 2
+    assert table["chance"].tolist() == [0.4] * 5  # 2 places among 5 tied objects, in whole ten-thousandths
     assert (r.ranking(top_k=2)["final"] == "to discuss").all()
     with pytest.raises(InputError, match="fit the model exactly"):
         r.next_reads(2, top_k=2)
