@@ -1,7 +1,12 @@
-"""CALIB_VALUES as Excel calls it: 900 evaluations (30 assessors x 300 objects x 3 reads).
+"""CALIB_VALUES and CALIB_RANKING as Excel calls them: 900 evaluations (30 assessors x 300 objects x 3 reads).
 
 Targets (a worksheet recalculates every formula that depends on a changed cell, so a function must feel
-instant): a call with new inputs <= 10 ms; the same inputs again <= 1 ms (solve cache hit).  The "peer"
+instant): a call with new inputs <= 10 ms; the same inputs again <= 1 ms (solve cache hit); CALIB_RANKING with a
+line of 30 places after an edited score (CALIB_VALUES on the same ranges already recalculated, as a sheet
+holding both does) <= 150 ms.  Measured on the shared 2-core machine, quiet (2026-11-28): values 11-16 ms;
+ranking about 250 ms, of which the decision basis about 35 ms and the 10,000 Monte Carlo draws most of the rest
+(the rank intervals' order statistics went from about 50 to 13 ms by counting ranks instead of partitioning);
+the goal is not met.  The "peer"
 column is the numerical core alone on the already clean arrays: ours - peer is the cost of the spreadsheet
 layer (cell normalisation, cache key, spilling) and ratio = peer/ours the core's share.
 """
@@ -32,10 +37,12 @@ def run(repeats: int = 25) -> list[dict]:
     from udf_registry import calibration as fam
     from udf_registry.registry import REGISTRY
 
-    values, biases, stats = (REGISTRY[n].func for n in ("CALIB_VALUES", "CALIB_BIASES", "CALIB_STATS"))
+    values, biases, stats, ranking = (REGISTRY[n].func for n in ("CALIB_VALUES", "CALIB_BIASES", "CALIB_STATS",
+                                                                  "CALIB_RANKING"))
     a, o, s, lv = _panel()
     values(a, o, s, lv)  # imports and first-call costs out of the way
-    new, hit, trio, core = [], [], [], []
+    ranking(a, o, s, lv, 30)
+    new, hit, trio, core, ranked = [], [], [], [], []
     for i in range(repeats):
         s_i = [[v[0] + 0.001 * (i + 1)] for v in s]  # new inputs each round: a real solve
         fam._cache.clear()
@@ -49,6 +56,11 @@ def run(repeats: int = 25) -> list[dict]:
         t0 = time.perf_counter()
         values(a, o, s_i, lv), biases(a, o, s_i, lv), stats(a, o, s_i, lv)
         trio.append(time.perf_counter() - t0)
+        fam._cache.clear()
+        values(a, o, s_i, lv)
+        t0 = time.perf_counter()
+        ranking(a, o, s_i, lv, 30)
+        ranked.append(time.perf_counter() - t0)
         labels = ([r[0] for r in a], [r[0] for r in o], np.array([r[0] for r in s_i]), [r[0] for r in lv])
         t0 = time.perf_counter()
         xlcalib.calibrate(assessors=labels[0], objects=labels[1], scores=labels[2], level=labels[3])
@@ -63,6 +75,9 @@ def run(repeats: int = 25) -> list[dict]:
         {"case": "CALIB_VALUES + CALIB_BIASES + CALIB_STATS on the same ranges (one solve)", "ours_s": _median(trio),
          "peer": "xlcalib.calibrate on clean arrays", "peer_s": core_s, "ratio": core_s / _median(trio),
          "note": "the sheet's three formulas"},
+        {"case": "CALIB_RANKING, top 30, after an edited score (CALIB_VALUES already recalculated)",
+         "ours_s": _median(ranked), "peer": "xlcalib.calibrate on clean arrays", "peer_s": core_s,
+         "ratio": core_s / _median(ranked), "note": "target <= 150 ms (10,000 draws, settled)"},
     ]
 
 

@@ -240,6 +240,17 @@ def test_order_statistics_match_numpy_quantile(stored, alpha):
     np.testing.assert_array_equal(got[1], np.quantile(stored, 1 - alpha, axis=0, method="higher"))
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 80), st.integers(1, 40), st.integers(0, 2**32 - 1),
+       st.floats(0.0, 0.5, exclude_min=True, exclude_max=True))
+def test_rank_order_statistics_by_counting_equal_the_partition(draws, objects, seed, alpha):
+    """Stored ranks (each draw a permutation of 1..O) give the same order statistics counted as partitioned."""
+    stored = (np.argsort(np.random.default_rng(seed).random((draws, objects)), axis=1) + 1).astype(np.int32)
+    index = np.arange(draws)
+    kth = [int(np.quantile(index, alpha, method="lower")), int(np.quantile(index, 1 - alpha, method="higher"))]
+    np.testing.assert_array_equal(drawing.rank_order_statistics(stored, kth), drawing.order_statistics(stored, kth))
+
+
 def test_numbers_do_not_depend_on_threads_or_chunking(result, monkeypatch):
     """Each chunk has its own random stream: one thread or two, the table is the same bit for bit."""
     import sys
