@@ -234,7 +234,8 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         "value": [1.5, np.nan, np.inf, -np.inf, 0.1 + 0.2, 1e-300, -0.0, 123456789.123456789, 2.0, 3.0, 4.0, 5.0] * 3,
         "big": [12345678901234567890 // (i + 1) for i in range(36)],
         "flag": [True, False, True] * 12,
-        "look": [i % 5 == 0 for i in range(36)]})
+        "look": [i % 5 == 0 for i in range(36)],
+        "note": ["short"] * 20 + ["a note long enough to wrap over several lines of its column " * 4] * 2 + ["x"] * 14})
     written = []
     original = xlsxwriter_backend._RowXml.write
 
@@ -271,6 +272,7 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
     assert slow.keys() == fast.keys() and len(slow) > 8
     for name in slow:
         assert fast[name] == slow[name], name
+    assert any(xml.count(b'customHeight="1"') >= 3 for xml in fast.values())  # wrapped data rows written here too
 
 
 def test_fast_rows_look_like_the_openpyxl_rendering(monkeypatch, tmp_path):

@@ -300,15 +300,16 @@ class _Renderer:
         for start in range(0, n, CHUNK_ROWS):
             stop = min(n, start + CHUNK_ROWS)
             values = [column_cells(frame[c].iloc[start:stop]) for c in names]
-            if rows_xml is not None and (lines is None or (lines[start:stop] <= 1).all()) and \
+            heights = None if lines is None else [_row_height(k) if k > 1 else None for k in lines[start:stop]]
+            if rows_xml is not None and \
                     rows_xml.write(first + start, values, looks[start:stop], None if line is None else line - start,
-                                   extra, look_of):
+                                   extra, look_of, heights):
                 continue
             write = self._write
             for i in range(start, stop):
                 r = first + i
                 if lines is not None and lines[i] > 1:
-                    ws.set_row(r, 15 * int(lines[i]) + 2)
+                    ws.set_row(r, _row_height(lines[i]))
                 fill, under = int(looks[i]), i == line
                 for j, column in enumerate(values):
                     value = column[i - start]
@@ -484,6 +485,11 @@ class _Renderer:
                 "line": {"color": colour, "width": 0.75}}
 
 
+def _row_height(lines) -> float:
+    """A data row's height in points for *lines* lines of wrapped text (the openpyxl backend's rule)."""
+    return 15 * int(lines) + 2
+
+
 class _RowXml:
     """Plain data rows written as the worksheet XML XlsxWriter itself would write, a block of rows at a time.
 
@@ -514,9 +520,10 @@ class _RowXml:
         return cls(ws)
 
     def write(self, first: int, values: list[list], looks: np.ndarray, under: int | None, extra: dict,
-              look_of) -> bool:
-        """Rows ``first`` ... (0-based) of *values* (one list per column); False (nothing written) when a cell or
-        row needs XlsxWriter's own handling."""
+              look_of, heights: list | None = None) -> bool:
+        """Rows ``first`` ... (0-based) of *values* (one list per column), each with its height in points where
+        *heights* gives one (wrapped text: the row attributes ``set_row`` would write); False (nothing written)
+        when a cell or row needs XlsxWriter's own handling."""
         ws, m = self.ws, len(values[0]) if values else 0
         if not m or ws.previous_row > first:
             return False
@@ -547,9 +554,10 @@ class _RowXml:
         for r, cells in below.items():  # the charts' reference-line points, in their columns of these rows
             for column, _ in cells:
                 ws._check_dimensions(r - 1, column - 1)
+        opening = self._row_openings(first, numbers, heights)
         parts = []
         for i, row_cells in enumerate(zip(*columns)):
-            parts.append(f'<row r="{numbers[i]}">')
+            parts.append(opening[i])
             parts.extend(row_cells)
             if below and (first + 1 + i) in below:
                 parts.extend(self._extra_cells(first + 1 + i, below[first + 1 + i]))
@@ -557,6 +565,22 @@ class _RowXml:
         ws.fh.write("".join(parts))
         ws.previous_row = last + 1  # XlsxWriter continues below these rows
         return True
+
+    def _row_openings(self, first: int, numbers: list[str], heights: list | None) -> list[str]:
+        """Each row's opening tag: ``<row r="N">``, or with the height XlsxWriter's ``set_row`` would give it (in
+        pixels, rounded as it rounds; written in points with its ``ht``/``customHeight`` attributes), recorded in
+        ``row_sizes`` as ``set_row`` records it (objects placed over rows use it)."""
+        if heights is None or not any(h is not None for h in heights):
+            return [f'<row r="{number}">' for number in numbers]
+        ws, out = self.ws, []
+        for i, (number, height) in enumerate(zip(numbers, heights)):
+            pixels = None if height is None else int(height * 4.0 / 3.0 + 0.5)
+            if pixels is None or pixels == ws.default_row_height == ws.original_row_height:
+                out.append(f'<row r="{number}">')
+                continue
+            ws.row_sizes[first + i] = [pixels, False]
+            out.append(f'<row r="{number}" ht="{pixels * 0.75:.16g}" customHeight="1">')
+        return out
 
     @staticmethod
     def _styles(values: list[list], codes: list[int], look_of) -> list[dict]:
