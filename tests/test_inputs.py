@@ -164,6 +164,12 @@ def test_a_declared_ladder_reads_grades_and_names_cells_off_it():
     assert "'F' is not on the declared scale" in errors[0].message and "is a number where the scale" in errors[1].message
 
 
+def test_other_text_among_grades_is_named_and_the_grades_read():
+    panel = _graded(["A", "N/A", "C", "B"])
+    errors = [p for p in panel.problems if p.severity == "error"]
+    assert [p.cell for p in errors] == ["C3"] and "'N/A' is neither a number nor a scale symbol" in errors[0].message
+
+
 def test_a_column_of_numbers_with_one_letter_is_not_read_as_grades():
     """One stray letter in a column of numbers is a typing slip, not a ladder: the cell is an error as before."""
     panel = _graded([3, 4, "B", 5])

@@ -205,9 +205,10 @@ def _read_evaluation_columns(check: _TableCheck) -> _EvaluationCells:
 
 
 def _all_grades(values) -> bool:
-    """Whether a score column holds letter grades: every filled cell a grade symbol (A, AB, B+), at least one."""
+    """Whether a score column holds letter grades: every filled cell text, at least one a grade symbol (A, AB,
+    B+) -- other text among them ("N/A") is then an error naming its cell, with the grades read."""
     distinct = {v for v in (values if isinstance(values, list) else list(values)) if not is_blank(v)}
-    return bool(distinct) and all(is_symbol(v) for v in distinct)
+    return all(isinstance(v, str) for v in distinct) and any(is_symbol(v) for v in distinct)
 
 
 def _grade_column(check: _TableCheck, values):
