@@ -424,6 +424,16 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
                     "chance", "joint", "basis")
 
 
+#: The lottery's two arguments, the same for every ranking function (CALIB_RANKING, RASCH_RANKING).
+_LOTTERY = Arg("lottery", 'Optional (needs top_k): TRUE or "informed" -- every object funded with its chance, '
+                          'P(above the line), exactly top_k in all; "uniform band" -- the places left after the '
+                          'objects above go to the band next to the line with equal chances; FALSE (default): none',
+               range=False)
+_PUBLIC_SEED = Arg("public_seed", "Optional: the lottery's public seed, any text or number published before the "
+                                  "meeting (default: the seed argument); the draw's random numbers are SHA-256 of it, "
+                                  "the names and the chances", range=False)
+
+
 @udf("CALIB_RANKING", category=CATEGORY,
      help="Ranking with rank intervals; given a funding line (top k or a score): P(above the line), "
           "above/below/borderline, the final decision (funded, not funded, funded by lottery, not drawn, to "
@@ -437,14 +447,9 @@ _RANKING_COLUMNS = ("object", "rank", "value", "se", "lower", "upper", "raw_mean
            *_COMMON[4:],
            Arg("epsilon", "Optional borderline cut-off (default 0.05): borderline when P(above) lies between it and "
                           "1 minus it", range=False),
-           Arg("lottery", 'Optional (needs top_k): TRUE or "informed" -- every object funded with its chance, '
-                          'P(above the line), exactly top_k in all; "uniform band" -- the places left after the '
-                          'objects above go to the band next to the line with equal chances; FALSE (default): none',
-               range=False),
+           _LOTTERY,
            _SCALE,
-           Arg("public_seed", "Optional: the lottery's public seed, any text or number published before the "
-                              "meeting (default: the seed argument); the draw's random numbers are SHA-256 of it, the "
-                              "names and the chances", range=False)),
+           _PUBLIC_SEED),
      core=xlcalib.calibration.CalibrationResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=CALIB_RANKING({_EXAMPLE_ARGS}, 10)",
      formula="draws from the fit's joint Gaussian (b from the reduced system's factor, then v | b; t-scaled when w is "

@@ -27,7 +27,16 @@ from xlcalib.cells import (
 )
 from xlcalib.errors import InputError
 
-from .calibration import _COMMON, _content_key, _in_ranges, _lottery_argument, _renumbered, _scale_cells
+from .calibration import (
+    _COMMON,
+    _LOTTERY,
+    _PUBLIC_SEED,
+    _content_key,
+    _in_ranges,
+    _lottery_argument,
+    _renumbered,
+    _scale_cells,
+)
 from .registry import Arg, Cells, category, table_cells, to_cells, udf
 
 CATEGORY = category("xlcalib Rasch", reference="Andrich (1978), Psychometrika 43:561 (rating scale); Linacre "
@@ -236,13 +245,7 @@ _RANKING_COLUMNS = ("object", "rank", "measure", "fair_average", "lower", "upper
            Arg("draws", "Optional Monte Carlo draws (default 10000, at least 100)", range=False),
            Arg("seed", "Optional random seed (default 0)", range=False),
            *_OPTIONS,
-           Arg("lottery", 'Optional (needs top_k): TRUE or "informed" -- every object funded with its chance, '
-                          'P(above the line), exactly top_k in all; "uniform band" -- the places left after the '
-                          'objects above go to the band next to the line with equal chances; FALSE (default): none',
-               range=False),
-           Arg("public_seed", "Optional: the lottery's public seed, any text or number published before the "
-                              "meeting (default: the seed argument); the draw's random numbers are SHA-256 of it, the "
-                              "names and the chances", range=False)),
+           _LOTTERY, _PUBLIC_SEED),
      core=xlcalib.calibration.RaschResult.ranking, returns="table", columns=_RANKING_COLUMNS,
      example=f"=RASCH_RANKING({_EXAMPLE}, 10)",
      formula="draws theta = EAP + PSD z + G xi, xi ~ N(0, Cov(phi)); P(above) = share of draws ranked <= top_k, or "
