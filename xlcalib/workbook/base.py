@@ -403,6 +403,12 @@ DEFAULT_COLUMN_WIDTH = 8.43
 TEXT_CHARS_PER_WIDTH = 1.05
 
 
+def row_height(lines) -> float:
+    """A row's height in points for *lines* lines of wrapped text (a header or a data row), the same in every
+    backend: 15 points a line and 2 of air."""
+    return 15 * int(lines) + 2
+
+
 def column_pixels(width: float) -> int:
     """Pixels a column of *width* characters takes (Calibri 11: 7 pixels per character plus 5 of padding)."""
     return int(round(7 * width + 5))

@@ -58,6 +58,7 @@ from .base import (
     frame_rows,
     is_formula_text,
     ref_line_cells,
+    row_height,
 )
 from .reader import MAX_INPUT_BYTES, bound_workbook  # noqa: F401 (re-exported) - one set of limits for every reader
 
@@ -344,7 +345,7 @@ class _SheetWriter:
         from openpyxl.styles import Alignment, Border
 
         if self.header_lines > 1:  # long names over narrow columns wrap: the row holds their lines
-            self.ws.row_dimensions[i].height = 15 * self.header_lines + 2
+            self.ws.row_dimensions[i].height = row_height(self.header_lines)
         for j, value in enumerate(row, start=1):
             cell = write_cell(self.ws, i, j, value)
             cell.font = self.bold
@@ -378,7 +379,7 @@ class _SheetWriter:
                                  fmt)
                 self.styles[kind] = copy(cell._style)
         if self.lines[k] > 1:
-            self.ws.row_dimensions[i].height = 15 * int(self.lines[k]) + 2
+            self.ws.row_dimensions[i].height = row_height(self.lines[k])
 
 
 def _page_setup(ws, spec: SheetSpec, header_row: int) -> None:

@@ -56,6 +56,7 @@ from .base import (
     flagged,
     frame_rows,
     ref_line_cells,
+    row_height,
 )
 
 #: Pixels per character of column width (Calibri 11: 7-pixel digits) and per cm (96 dpi).
@@ -268,7 +269,7 @@ class _Renderer:
             self._write_extra(ws, len(preamble) + 1, extra)
         head = self.fmt(bold=True, bottom=1, text_wrap=True, valign="bottom")
         if spec.header_lines() > 1:  # long names over narrow columns wrap: the row holds their lines
-            ws.set_row(header_row - 1, 15 * spec.header_lines() + 2)
+            ws.set_row(header_row - 1, row_height(spec.header_lines()))
         for j, name in enumerate(spec.frame.columns):
             self._write(ws, header_row - 1, j, cell_value(name), head)
             meaning = spec.column(name).meaning
@@ -300,7 +301,7 @@ class _Renderer:
         for start in range(0, n, CHUNK_ROWS):
             stop = min(n, start + CHUNK_ROWS)
             values = [column_cells(frame[c].iloc[start:stop]) for c in names]
-            heights = None if lines is None else [_row_height(k) if k > 1 else None for k in lines[start:stop]]
+            heights = None if lines is None else [row_height(k) if k > 1 else None for k in lines[start:stop]]
             if rows_xml is not None and \
                     rows_xml.write(first + start, values, looks[start:stop], None if line is None else line - start,
                                    extra, look_of, heights):
@@ -309,7 +310,7 @@ class _Renderer:
             for i in range(start, stop):
                 r = first + i
                 if lines is not None and lines[i] > 1:
-                    ws.set_row(r, _row_height(lines[i]))
+                    ws.set_row(r, row_height(lines[i]))
                 fill, under = int(looks[i]), i == line
                 for j, column in enumerate(values):
                     value = column[i - start]
@@ -483,11 +484,6 @@ class _Renderer:
         ref = f"={quote_sheetname(sheet)}!{xl_range_abs(first, column - 1, last, column - 1)}"
         return {"type": "custom", "plus_values": ref, "minus_values": ref, "end_style": 1,
                 "line": {"color": colour, "width": 0.75}}
-
-
-def _row_height(lines) -> float:
-    """A data row's height in points for *lines* lines of wrapped text (the openpyxl backend's rule)."""
-    return 15 * int(lines) + 2
 
 
 class _RowXml:

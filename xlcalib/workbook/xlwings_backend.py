@@ -44,6 +44,7 @@ from .base import (
     frame_rows,
     is_formula_text,
     ref_line_cells,
+    row_height,
 )
 
 _CM = 28.3465  # points per centimetre
@@ -111,7 +112,7 @@ class XlwingsBook(WorkbookBackend):
         if spec.header_lines() > 1:  # long names over narrow columns wrap: the row holds their lines
             _try(lambda: setattr(ws.range((header_row, 1), (header_row, width)), "wrap_text", True))
             _try(lambda: setattr(ws.range((header_row, 1), (header_row, width)), "row_height",
-                                 15 * spec.header_lines() + 2))
+                                 row_height(spec.header_lines())))
         names = list(frame.columns)
         last = header_row + len(frame)
         if spec.footer:
