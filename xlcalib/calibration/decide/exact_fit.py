@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .lottery import LotteryDraw
-from .places import final_decisions, lottery_columns
+from .places import decision_order, final_decisions, lottery_columns
 
 __all__ = ["EXACT_FIT_NOTE", "tied_ranking"]
 
@@ -70,7 +70,7 @@ def tied_ranking(values: pd.DataFrame, ranks: np.ndarray, raw_ranks: np.ndarray,
         frame["changed"] = calibrated_above != raw_above
         frame["joint"] = ""
         tier = np.where(p >= 1.0, 1, np.where(p <= 0.0, 3, 2)).astype(np.intp)  # above / borderline / below
-        position = np.lexsort((np.arange(p.size), ranks, -p)).argsort().astype(np.intp)  # decision order
+        position = decision_order(p, -ranks)  # the tied ranks stand for the values: ties keep table order
         frame["final"], record, draw = final_decisions(frame.index, tier, position, line.top_k, lottery, p)
         frame["basis"] = np.where((p > 0.0) & (p < 1.0), "tied with others at the line", "the values' order")
         if draw is not None:

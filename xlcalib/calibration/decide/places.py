@@ -14,11 +14,20 @@ import pandas as pd
 
 from .lottery import UNITS, LotteryDraw, chances_in_units, draw_lottery
 
-__all__ = ["TIERS", "tier_places", "final_decisions", "lottery_columns"]
+__all__ = ["TIERS", "decision_order", "tier_places", "final_decisions", "lottery_columns"]
 
 #: The statement each decision rests on, strongest first: the joint statements hold for the whole list at once,
 #: the others for each object on its own (see :func:`rank_objects`).
 TIERS = ("jointly above", "above", "borderline", "below", "jointly below")
+
+
+def decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
+    """Each object's position in decision order (0 first): P(above) from high to low, ties by the value drawn
+    around, then by table order.  The joint statements take objects in this order from either end."""
+    O = p.size
+    position = np.empty(O, dtype=np.int32)
+    position[np.lexsort((np.arange(O), -v_hat, -p))] = np.arange(O, dtype=np.int32)
+    return position
 
 
 def tier_places(tier: np.ndarray, position: np.ndarray, top_k: int):

@@ -53,7 +53,7 @@ from ...errors import InputError
 from ..behaviour.verdict import assessors_differ
 from .exact_fit import tied_ranking
 from .lottery import LotteryDraw, public_seed
-from .places import TIERS, final_decisions, lottery_columns
+from .places import TIERS, decision_order, final_decisions, lottery_columns
 from .draws import MAX_DRAWS, SETTLE_ERRORS, Draws, capped_draws, joint_counts, settle, simulate_ranks, \
     top_k_edges, unsettled
 
@@ -182,15 +182,6 @@ def _basis_words(tier: np.ndarray, settled: np.ndarray, epsilon: float, level: f
     return words
 
 
-def _decision_order(p: np.ndarray, v_hat: np.ndarray) -> np.ndarray:
-    """Each object's position in decision order (0 first): P(above) from high to low, ties by the value drawn
-    around, then by table order.  The joint statements take objects in this order from either end."""
-    O = p.size
-    position = np.empty(O, dtype=np.int32)
-    position[np.lexsort((np.arange(O), -v_hat, -p))] = np.arange(O, dtype=np.int32)
-    return position
-
-
 #: Values closer than this share of their magnitude rank as ties (see :func:`ranks_with_ties`).
 TIE_TOLERANCE = 1e-9
 
@@ -261,7 +252,7 @@ def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, estim
                                  np.where((p <= epsilon) & settled, "below", "borderline"))
     frame["raw_decision"] = np.where(raw_above, "above", "below")
     frame["changed"] = calibrated_above != raw_above
-    position = score_line[1] if score_line is not None else _decision_order(p, v_hat)
+    position = score_line[1] if score_line is not None else decision_order(p, v_hat)
     first, last = drawn.edges if score_line is not None else top_k_edges(drawn.stored, line.top_k, position)
     n_in, n_out, holds = joint_counts(first, last, level)
     n_in, n_out = _joint_within(n_in, n_out, holds, p, settled, position)
@@ -400,7 +391,7 @@ def rank_objects(result, top_k=None, threshold=None, level=None, draws: int = 10
     if line.threshold is not None:  # P(value > X) is exact from the SEs (a line by places needs only draws), so
         se_hat[o_idx] = basis.se    # the decision order is known before the draws that make the joint statements
         p_exact = _threshold_p(v_hat, se_hat, line.threshold, basis.t_df)
-        score_line = (line.threshold, _decision_order(p_exact, v_hat))
+        score_line = (line.threshold, decision_order(p_exact, v_hat))
     drawn = simulate_ranks(post, o_idx, v_hat, basis.t_df, draws, seed, line.top_k, level, score_line)
     if line.top_k is not None:  # more draws until every decision at the cut-offs is settled (or the budget is spent)
         drawn = settle(drawn, post, o_idx, v_hat, basis.t_df, seed, line.top_k, epsilon,
