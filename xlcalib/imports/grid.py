@@ -151,9 +151,11 @@ def _one_scale(columns: list[np.ndarray]) -> bool:
     scores cover too little of their scale to show a gap: with fewer than two columns left the test passes."""
     ranges = []
     for values in columns:
-        numbers = [x for x in (leading_number(v) for v in _filled(values)) if x is not None]
-        if len(numbers) >= MIN_SCORES_FOR_GAPS:
-            ranges.append((min(numbers), max(numbers)))
+        codes, distinct = pd.factorize(_filled(values), use_na_sentinel=False)  # each distinct value read once
+        numbers = np.array([x if x is not None else np.nan for x in map(leading_number, distinct)], dtype=float)
+        counted = np.isfinite(numbers)
+        if counted.any() and int(np.bincount(codes, minlength=distinct.size)[counted].sum()) >= MIN_SCORES_FOR_GAPS:
+            ranges.append((float(numbers[counted].min()), float(numbers[counted].max())))
     if len(ranges) < 2:
         return True
     ranges.sort()

@@ -204,11 +204,27 @@ def _read_evaluation_columns(check: _TableCheck) -> _EvaluationCells:
     return _EvaluationCells(a, o, s, u, allocated, pending, ok)
 
 
+def _distinct(values) -> tuple[np.ndarray, list]:
+    """(each cell's code, the distinct cells): the per-cell work in bulk, so checks run once per distinct value."""
+    import pandas as pd
+
+    cells = np.empty(len(values), dtype=object)
+    cells[:] = values
+    codes, uniques = pd.factorize(cells, use_na_sentinel=False)
+    return codes, list(uniques)
+
+
 def _all_grades(values) -> bool:
     """Whether a score column holds letter grades: every filled cell text, at least one a grade symbol (A, AB,
-    B+) -- other text among them ("N/A") is then an error naming its cell, with the grades read."""
-    distinct = {v for v in (values if isinstance(values, list) else list(values)) if not is_blank(v)}
-    return all(isinstance(v, str) for v in distinct) and any(is_symbol(v) for v in distinct)
+    B+) -- other text among them ("N/A") is then an error naming its cell, with the grades read.  A column the
+    reader parsed as numbers, or one without text, is decided at once (no work per cell)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        return False
+    values = values if isinstance(values, list) else list(values)
+    if str not in set(map(type, values)):
+        return False
+    filled = [v for v in _distinct(values)[1] if not is_blank(v)]
+    return all(isinstance(v, str) for v in filled) and any(is_symbol(v) for v in filled)
 
 
 def _grade_column(check: _TableCheck, values):
@@ -217,7 +233,8 @@ def _grade_column(check: _TableCheck, values):
     checks.  A grade off the ladder, or a number among letters, is an error naming its cell."""
     values = values if isinstance(values, list) else list(values)
     n = len(values)
-    blank = np.fromiter((is_blank(v) for v in values), dtype=bool, count=n)
+    codes, uniques = _distinct(values)
+    blank = np.array([is_blank(v) for v in uniques], dtype=bool)[codes] if n else np.zeros(0, dtype=bool)
     filled = np.flatnonzero(~blank)
     reading = read_values([values[i] for i in filled], check.grades, "score")
     out = np.full(n, np.nan)
