@@ -456,10 +456,9 @@ def calibrate(evaluations: pd.DataFrame | None = None, *, assessors=None, object
     original = panel_data(evaluations, assessors=assessors, objects=objects, scores=scores, sd=sd,
                           confidence=confidence, level=level, levels=levels, level_ratio=level_ratio)
     check_on_scale(original.scores, scale)
-    if is_rasch(model):
-        with blas_limit(original.n_assessors):
+    with blas_limit(original.n_assessors):  # small panels: one BLAS thread is fastest (system/threads.py)
+        if is_rasch(model):
             return _calibrate_rasch(original, model_name(model), scale, gauge, per_component, scale_use,
                                     interval_level, anomaly_threshold)
-    options = _Options(fitted_model, gauge, per_component, interval_level, anomaly_threshold, scale)
-    with blas_limit(original.n_assessors):  # small panels: one BLAS thread is fastest (system/threads.py)
+        options = _Options(fitted_model, gauge, per_component, interval_level, anomaly_threshold, scale)
         return _calibrated(original, scale_use_choice(scale_use), options)
