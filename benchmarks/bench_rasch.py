@@ -40,7 +40,7 @@ from scipy.stats import spearmanr
 import xlcalib
 from xlcalib.calibration.panel.simulate import simulate_panel
 from xlcalib.calibration.rasch.estimate import SEVERITY_PRIOR_SD
-from xlcalib.calibration.rasch.simulate import draw_categories, simulate_ordinal_panel
+from xlcalib.calibration.rasch.simulate import draw_categories, simulate_crossed_panel, simulate_ordinal_panel
 
 PANELS = 30
 SEED = 20261128
@@ -53,18 +53,8 @@ def _mean_se(values) -> str:
 
 # ----------------------------------------------------------------------------- 1. oracle
 def _crossed_panel(seed: int):
-    rng = np.random.default_rng(seed)
-    A, O = 5, 1500
-    beta = np.array([-0.6, -0.2, 0.0, 0.3, 0.5])
-    tau = np.array([[-1.2, 0.1, 1.1], [-1.0, -0.2, 1.2], [-1.5, 0.3, 1.2], [-0.8, 0.0, 0.8], [-1.3, 0.2, 1.1]])
-    theta = rng.normal(0.2, 1.0, O)
-    ai, oi = np.tile(np.arange(A), O), np.repeat(np.arange(O), A)
-    x = draw_categories(rng, theta[oi] - beta[ai], tau[ai])
-    grid = np.zeros((A, O), dtype=int)
-    grid[ai, oi] = x
-    ev = pd.DataFrame({"assessor": [f"I{a}" for a in ai], "object": [f"O{o:04d}" for o in oi],
-                       "score": x.astype(float), "sd": 1.0})
-    return ev, grid
+    ev, grid = simulate_crossed_panel(seed)
+    return ev.assign(sd=1.0), grid
 
 
 def oracle_rows() -> list[dict]:

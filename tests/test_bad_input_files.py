@@ -430,21 +430,28 @@ _INTERRUPTED = textwrap.dedent("""
 """)
 
 
+def _signal_while_writing(argv, folder, signum) -> tuple[int, str]:
+    """Run the command line (slowed in its write, :data:`_INTERRUPTED`), send *signum* once its temporary output
+    file exists, and return (exit code, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED.format(argv=argv)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and not list(folder.glob(".xlcalib-*.tmp")):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
 @pytest.mark.parametrize("command", sorted(set(COMMANDS) - FOLDER_OUTPUT))
 def test_cli_ctrl_c_during_a_write(command, tmp_path):
     """Ctrl-C while the output is being written: one line, exit 130, the previous output untouched, nothing left."""
     out = tmp_path / "out.xlsx"
     argv = _argv(command, tmp_path, out) + (["--force"] if command == "template" else [])
     previous = _previous_output(command, out)
-    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED.format(argv=argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".xlcalib-*.tmp")):
-        time.sleep(0.05)
-    time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err[-3000:]
+    returncode, err = _signal_while_writing(argv, tmp_path, signal.SIGINT)
+    assert returncode == 130, err[-3000:]
     assert err.strip().splitlines() == [err.strip()] and err.startswith("xlcalib: interrupted (Ctrl-C)"), err
     assert previous.read_bytes() == b"the previous output"
     assert not list(tmp_path.glob(".xlcalib-*"))
@@ -456,15 +463,8 @@ def test_cli_sigterm_during_a_write_leaves_nothing_behind(tmp_path):
     out = tmp_path / "out.xlsx"
     argv = _argv("calibrate", tmp_path, out)
     previous = _previous_output("calibrate", out)
-    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED.format(argv=argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".xlcalib-*.tmp")):
-        time.sleep(0.05)
-    time.sleep(0.2)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err[-3000:]
+    returncode, err = _signal_while_writing(argv, tmp_path, signal.SIGTERM)
+    assert returncode == 143, err[-3000:]
     assert err.strip().splitlines() == [err.strip()] and err.startswith("xlcalib: terminated (SIGTERM)"), err
     assert previous.read_bytes() == b"the previous output"
     assert not list(tmp_path.glob(".xlcalib-*"))

@@ -20,7 +20,6 @@ girth is a test-only oracle (the ``test`` extra); without it these tests are ski
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 girth = pytest.importorskip("girth", reason="girth (the test-only IRT oracle, pip install girth) is not installed")
@@ -32,25 +31,15 @@ from scipy.stats import norm  # noqa: E402
 
 import xlcalib  # noqa: E402
 from xlcalib.calibration.rasch.estimate import SEVERITY_PRIOR_SD  # noqa: E402
-from xlcalib.calibration.rasch.simulate import draw_categories  # noqa: E402
+from xlcalib.calibration.rasch.simulate import simulate_crossed_panel  # noqa: E402
 
 A, O = 5, 1500
-STEPS = np.array([[-1.2, 0.1, 1.1], [-1.0, -0.2, 1.2], [-1.5, 0.3, 1.2], [-0.8, 0.0, 0.8], [-1.3, 0.2, 1.1]])
 
 
 def _crossed(seed: int = 11, shared: bool = False):
     """Every object read by every assessor (girth's complete item x person grid); assessors named I0..I4."""
-    rng = np.random.default_rng(seed)
-    beta = np.array([-0.6, -0.2, 0.0, 0.3, 0.5])
-    tau = np.tile(STEPS.mean(axis=0), (A, 1)) if shared else STEPS
-    theta = rng.normal(0.2, 1.0, O)
-    ai, oi = np.tile(np.arange(A), O), np.repeat(np.arange(O), A)
-    x = draw_categories(rng, theta[oi] - beta[ai], tau[ai])
-    grid = np.zeros((A, O), dtype=int)
-    grid[ai, oi] = x
-    ev = pd.DataFrame({"assessor": [f"I{a}" for a in ai], "object": [f"O{o:04d}" for o in oi],
-                       "score": x.astype(float), "level": "Medium"})
-    return ev, grid
+    ev, grid = simulate_crossed_panel(seed, O, shared)
+    return ev.assign(level="Medium"), grid
 
 
 def _steps(result) -> np.ndarray:

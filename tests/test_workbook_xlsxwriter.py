@@ -90,11 +90,7 @@ def test_result_file_looks_like_the_openpyxl_rendering(tmp_path):
     looked_at = 0
     for name in a.sheetnames:
         wa, wb_ = a[name], b[name]
-        rows, cols = max(wa.max_row, wb_.max_row), max(wa.max_column, wb_.max_column)
-        for ra, rb in zip(wa.iter_rows(max_row=rows, max_col=cols), wb_.iter_rows(max_row=rows, max_col=cols)):
-            for ca, cb in zip(ra, rb):
-                assert _look(ca) == _look(cb), (name, ca.coordinate)
-                looked_at += 1
+        looked_at += _cells_look_alike(wa, wb_, name)
         # widths: the same pixels on screen (XlsxWriter stores whole pixels)
         assert _widths(wa).keys() == _widths(wb_).keys(), name
         for j, width in _widths(wa).items():
@@ -209,6 +205,17 @@ def test_command_line_result_files_are_streamed_by_xlsxwriter(tmp_path):
     residuals = openpyxl.load_workbook(out)["Residuals"]
     header = next(r for r in range(1, 12) if residuals.cell(r, 1).value == "assessor")
     assert residuals.max_row == len(evaluations) + header and residuals.freeze_panes == f"A{header + 1}"
+
+
+def _cells_look_alike(wa, wb_, name: str) -> int:
+    """Assert every cell of two renderings of sheet *name* looks the same (:func:`_look`); the cells compared."""
+    rows, cols = max(wa.max_row, wb_.max_row), max(wa.max_column, wb_.max_column)
+    looked_at = 0
+    for ra, rb in zip(wa.iter_rows(max_row=rows, max_col=cols), wb_.iter_rows(max_row=rows, max_col=cols)):
+        for ca, cb in zip(ra, rb):
+            assert _look(ca) == _look(cb), (name, ca.coordinate)
+            looked_at += 1
+    return looked_at
 
 
 def _sheet_xml(path) -> dict[str, bytes]:

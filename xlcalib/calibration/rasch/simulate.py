@@ -29,7 +29,8 @@ from ...cells import real_argument, seed_argument, whole_argument
 from ..panel.levels import default_levels
 from ..panel.simulate import simulate_panel
 
-__all__ = ["OrdinalPanel", "simulate_ordinal_panel", "draw_categories"]
+__all__ = ["OrdinalPanel", "simulate_ordinal_panel", "draw_categories", "CROSSED_SEVERITIES", "CROSSED_STEPS",
+           "simulate_crossed_panel"]
 
 
 @dataclass
@@ -54,6 +55,29 @@ def draw_categories(rng, eta: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
     return (rng.random(eta.size)[:, None] > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
+
+
+#: The fully crossed panel's five assessors (named I0..I4): severities and each one's three step thresholds --
+#: the layout of item-response packages (girth), which the tests and benchmarks compare the ordinal model with.
+CROSSED_SEVERITIES = np.array([-0.6, -0.2, 0.0, 0.3, 0.5])
+CROSSED_STEPS = np.array([[-1.2, 0.1, 1.1], [-1.0, -0.2, 1.2], [-1.5, 0.3, 1.2], [-0.8, 0.0, 0.8], [-1.3, 0.2, 1.1]])
+
+
+def simulate_crossed_panel(seed: int, n_objects: int = 1500, shared: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every object read by each of the five assessors of :data:`CROSSED_STEPS` (partial credit; ``shared``: their
+    mean steps for all, the rating scale), measures N(0.2, 1): (evaluations with assessor, object and score --
+    add the uncertainty column wanted --, the assessors x objects grid of category places 0..3)."""
+    rng = np.random.default_rng(seed)
+    A = CROSSED_SEVERITIES.size
+    tau = np.tile(CROSSED_STEPS.mean(axis=0), (A, 1)) if shared else CROSSED_STEPS
+    theta = rng.normal(0.2, 1.0, n_objects)
+    ai, oi = np.tile(np.arange(A), n_objects), np.repeat(np.arange(n_objects), A)
+    x = draw_categories(rng, theta[oi] - CROSSED_SEVERITIES[ai], tau[ai])
+    grid = np.zeros((A, n_objects), dtype=int)
+    grid[ai, oi] = x
+    ev = pd.DataFrame({"assessor": [f"I{a}" for a in ai], "object": [f"O{o:04d}" for o in oi],
+                       "score": x.astype(float)})
+    return ev, grid
 
 
 def simulate_ordinal_panel(n_assessors: int = 24, n_objects: int = 150, reads: int = 4, *, n_categories: int = 5,
