@@ -199,3 +199,78 @@ def test_docstring_examples_run():
     failures, attempted = doctest.testmod(censoring)[:2]
     assert attempted >= 3 and failures == 0
 
+
+
+# ----------------------------------------------------------------------------- reuse across the EM steps
+def _face_value_panel(seed: int = 3):
+    """Whole points clipped to 1-6 with declared SDs (w = 1): every EM step has the same confidences."""
+    return simulate_panel(40, 240, 4, seed=seed, n_conflicts=0).evaluations.drop(columns="level")
+
+
+def test_reduced_solver_stands_in_a_near_factor(monkeypatch):
+    """A solver given a near system's factor solves by preconditioned conjugate gradients to the factor's own
+    accuracy (1e-11 of the solution: the refined solves stop at 1e-13 of the right-hand side, the conditioning
+    of a 40-assessor system costs the rest), makes its own factor only when asked, and factors at once when the
+    gradients do not converge (the systems were not near)."""
+    from xlcalib.calibration.system import graph
+    from xlcalib.calibration.system.graph import Design, ReducedSolver
+    from xlcalib.calibration.system.posterior import ReducedCovariance
+    from xlcalib.calibration.panel.data import panel_data
+
+    data = panel_data(_face_value_panel())
+    design = Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)
+    r = np.random.default_rng(0).standard_normal(design.n_assessors)
+    for single in (False, True):
+        monkeypatch.setattr(graph, "DOUBLE_INVERSE_LIMIT", 10 if single else 2000)
+        near = ReducedSolver(design, lam=0.9, ridge=3.0, centred=True)
+        direct = ReducedSolver(design, lam=1.1, ridge=2.5, centred=True)
+        stand_in = ReducedSolver(design, lam=1.1, ridge=2.5, centred=True, near=near)
+        assert stand_in.single == single and not stand_in.factored
+        x = stand_in.solve(r)
+        assert np.max(np.abs(x - direct.solve(r))) <= 1e-11 * np.max(np.abs(x))
+        assert stand_in.near_iterations > 0 and not stand_in.factored
+        np.testing.assert_array_equal(ReducedCovariance(stand_in).inverse(), ReducedCovariance(direct).inverse())
+        assert stand_in.factored
+    monkeypatch.setattr(graph, "NEAR_ITERATIONS", 1)
+    hurried = ReducedSolver(design, lam=1.1, ridge=2.5, centred=True, near=near)
+    x = hurried.solve(r)
+    assert hurried.factored and np.max(np.abs(x - direct.solve(r))) <= 1e-11 * np.max(np.abs(x))
+
+
+def test_the_variance_moments_follow_the_scores_on_one_design():
+    """The moments are kept on the design with the scores they came from: an EM step's new expected scores on the
+    same design give the moments of a fresh design, not the kept ones."""
+    from xlcalib.calibration.models.moments import bias_moments
+    from xlcalib.calibration.panel.data import panel_data
+    from xlcalib.calibration.system.graph import Design
+
+    data = panel_data(_face_value_panel())
+    fresh = lambda: Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)  # noqa: E731
+    design = fresh()
+    first = bias_moments(design, data.scores, False)
+    moved = data.scores + np.where(data.scores == 6, 0.8, 0.0)  # the top reads' expected scores beyond the end
+    assert bias_moments(design, moved, False) == bias_moments(fresh(), moved, False) != first
+    assert bias_moments(design, data.scores, False) == first
+    assert "centred_trace" in design.shared  # the trace, which the scores do not change, is kept
+
+
+def test_censored_steps_reuse_the_first_factor(monkeypatch):
+    """Large panels' decision basis (variances from moments, plugged in): the censored fit's later steps solve
+    through the first step's factor instead of factoring their own, and give the decisions' values and SDs of
+    a fit that factors at every step (to 1e-10 of the values' spread: the gradients stop at 1e-13 of the
+    right-hand side; the last system's own factor makes the SDs, so they agree to rounding)."""
+    from xlcalib.calibration.models import random_assessors, random_both
+    from xlcalib.calibration.system import graph
+
+    ev = _face_value_panel()
+    monkeypatch.setattr(random_both, "EIGEN_ASSESSOR_LIMIT", 5)  # the plug-in path of national panels
+    monkeypatch.setattr(random_assessors, "EIGEN_ASSESSOR_LIMIT", 5)
+    basis = xlcalib.calibrate(ev, scale=(1, 6)).decision_basis()
+    solver = basis.posterior.cov.solver
+    assert solver.near is not None and solver.near_iterations > 0 and not solver.factored
+    monkeypatch.setattr(graph, "NEAR_ITERATIONS", 0)  # every step factors its own system, as before
+    every = xlcalib.calibrate(ev, scale=(1, 6)).decision_basis()
+    assert every.posterior.cov.solver.factored
+    spread = float(np.std(every.values))
+    assert np.max(np.abs(basis.values - every.values)) <= 1e-10 * spread
+    np.testing.assert_allclose(basis.posterior.variances()[0], every.posterior.variances()[0], rtol=1e-9)

@@ -34,11 +34,17 @@ def _fitter(model: CalibrationModel, design: Design, data: PanelData, gauge: str
     """fit_at(w, scores, latent) -> (fit, design with the confidences it used, w, t df): *model* fitted with each
     read's variance ``w / c + rounding`` (w ignored without rounding, and 1 with SDs at face value)."""
     counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
+    # one design per noise scale: with SDs at face value (w = 1) or no rounding every step of a censored fit has
+    # the same confidences, so its steps share the design's Laplacian, fixed-fit factor and trace
+    designs = {None: design}
 
     def fit_at(w: float | None, scores: np.ndarray | None = None, latent: np.ndarray | None = None):
         w = None if rounding <= 0 else 1.0 if data.face_value else w
-        used = design if w is None else Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
-                                               design.n_assessors, design.n_objects)
+        if w not in designs:
+            designs.clear()  # an estimated w moves at every step: keep only the newest design
+            designs[w] = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
+                                design.n_assessors, design.n_objects)
+        used = designs[w]
         extra = {} if latent is None else {"latent": latent}
         fit = model.fit_component(used, data.scores if scores is None else scores, gauge, data.face_value, **extra)
         weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)

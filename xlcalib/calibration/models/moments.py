@@ -50,17 +50,23 @@ def _centred_trace(design: Design, covariance) -> float:
 def bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float]:
     """(sigma_b^2, w) from the fixed-effects fit of each connected component (w = 1 at face value).
 
-    Kept on the design (``design.shared``): the values' model and the decisions' model of one panel share it.
+    Kept on the design (``design.shared``) with the scores they came from: the values' model and the decisions'
+    model of one panel share them, and a censored fit's EM steps -- the same design with new expected scores at
+    the scale's ends -- recompute them, but through the factor and the trace the design keeps (the trace
+    depends on the design alone).
     """
     key = ("bias_moments", face_value)
-    if key not in design.shared:
-        design.shared[key] = _bias_moments(design, s, face_value)
-    return design.shared[key]
+    kept = design.shared.get(key)
+    if kept is None or not np.array_equal(kept[0], s):
+        kept = (np.array(s, dtype=float), _bias_moments(design, s, face_value))
+        design.shared[key] = kept
+    return kept[1]
 
 
 def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[float, float]:
-    n, comp_a, comp_o = (design.shared.get("components")
-                         or components(design.ai, design.oi, design.n_assessors, design.n_objects))
+    if "components" not in design.shared:
+        design.shared["components"] = components(design.ai, design.oi, design.n_assessors, design.n_objects)
+    n, comp_a, comp_o = design.shared["components"]
     spread, trace, resid, dof = 0.0, 0.0, 0.0, 0
     for mask, a_idx, _o_idx, sub in design.parts(n, comp_a, comp_o):
         if a_idx.size < 2:
@@ -70,7 +76,9 @@ def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[floa
             design.shared["fixed_solver"] = fit.covariance.solver
         b = fit.biases - fit.biases.mean()
         spread += float(b @ b)
-        trace += _centred_trace(sub, fit.covariance)
+        if "centred_trace" not in sub.shared:
+            sub.shared["centred_trace"] = _centred_trace(sub, fit.covariance)
+        trace += sub.shared["centred_trace"]
         resid += float(sub.c @ (s[mask] - fit.values[sub.oi] - fit.biases[sub.ai]) ** 2)
         dof += sub.c.size - sub.n_assessors - sub.n_objects + 1
     if face_value:

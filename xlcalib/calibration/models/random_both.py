@@ -241,7 +241,12 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool, la
     V = np.bincount(design.oi, weights=c * s, minlength=O)
     B = np.bincount(design.ai, weights=c * s, minlength=A)
     r = B - design.Cm @ (V / Cd)
-    solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True)
+    # a censored fit's steps refit the same design with variances that move a little: the first step's factor
+    # preconditions the later steps' solves, and each later system is factored only if its covariance is used
+    near = design.shared.get("random_both_solver")
+    solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True, near=near)
+    if near is None:
+        design.shared["random_both_solver"] = solver
     theta = solver.solve(r)
     w = 1.0 if face_value else max(_within_sum(design, s, V, Cd, latent) - float(r @ theta), 1e-300) / (N - 1)
     mu = float(design.gauge_weights(gauge) @ theta)

@@ -22,6 +22,7 @@ It is computed in one place, :func:`mu2`; connected components in one place,
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +42,11 @@ DENSE_ASSESSOR_LIMIT = 6000
 #: double precision, so estimates keep full accuracy) and inverted in single precision (relative error of the
 #: standard errors ~1e-6, tested against double precision): half the memory and time of the O(A^3) steps.
 DOUBLE_INVERSE_LIMIT = 2000
+#: A solver standing in a near system's factor (:class:`ReducedSolver`, ``near``) solves by conjugate gradients
+#: to this relative residual (2-norm) -- the accuracy of the factor's own refined solves ...
+NEAR_TOLERANCE = 1e-13
+#: ... in at most this many steps, or factors its own system (the two systems were not near enough).
+NEAR_ITERATIONS = 40
 #: Largest assessor count for which sum 1/mu_j is computed exactly; above it,
 #: Hutchinson's stochastic trace estimator (fixed seed) is used.
 EXACT_TRACE_LIMIT = 2500
@@ -181,7 +187,8 @@ class ReducedSolver:
     :data:`DOUBLE_INVERSE_LIMIT`), preconditioned conjugate gradients above.
     """
 
-    def __init__(self, design: Design, lam: float = 0.0, ridge: float = 0.0, centred: bool = False):
+    def __init__(self, design: Design, lam: float = 0.0, ridge: float = 0.0, centred: bool = False,
+                 near: "ReducedSolver | None" = None):
         self.design = design
         self.lam = float(lam)
         self.ridge = float(ridge)
@@ -193,10 +200,32 @@ class ReducedSolver:
         self.C = design.C
         self.rank_one = 1.0 / self.C if self.lam == 0.0 and self.ridge == 0.0 else 0.0
         self.single = self.dense and A > DOUBLE_INVERSE_LIMIT
-        if self.dense:
+        # near: a factored solver of a nearby system of the same design (the previous step of a censored fit,
+        # whose variances moved a little).  Solves then run as conjugate gradients preconditioned by its factor,
+        # and this system is factored only when something needs its own factor (its covariance, draws,
+        # a determinant): the steps whose covariance nobody reads never pay for a factorisation.
+        self.near = near if near is not None and near.dense and near.design is design and self.dense else None
+        self._factor = None
+        self._factor_lock = threading.Lock()
+        self.near_iterations = 0  # conjugate-gradient steps taken through the near factor (for the benchmarks)
+        if self.dense and self.near is None:
             self._factor_dense()
-        else:
+        elif not self.dense:
             self._iterative_operators()
+
+    @property
+    def factor(self):
+        """The Cholesky factor (scipy's ``cho_factor`` pair), made when first needed if a near solver stood in."""
+        if self._factor is None:
+            with self._factor_lock:
+                if self._factor is None:
+                    self._factor_dense()
+        return self._factor
+
+    @property
+    def factored(self) -> bool:
+        """Whether this system's own factor exists (a solver with a near one may not have made it yet)."""
+        return self._factor is not None
 
     def _factor_dense(self) -> None:
         design, Ca, A = self.design, self.design.C_a, self.design.n_assessors
@@ -210,7 +239,7 @@ class ReducedSolver:
                 M[start:start + 512] += np.outer(Ca[start:start + 512] * self.rank_one, Ca)
             # M is symmetric, so its transpose is the same matrix in Fortran order: LAPACK factors it in place,
             # and later solves need no C-to-Fortran copy of the A x A factor (a copy per solve otherwise).
-            self.factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
+            self._factor = sla.cho_factor(M.T, lower=True, overwrite_a=True, check_finite=False)
 
     def _laplacian(self) -> np.ndarray:
         """The dense reduced Laplacian in the factor's precision, a fresh copy (the factorisation overwrites it).
@@ -269,9 +298,33 @@ class ReducedSolver:
             x = x + self._solve_factor(r)
         raise RuntimeError("iterative refinement of the reduced system did not converge")
 
+    def _solve_near(self, rhs: np.ndarray) -> np.ndarray | None:
+        """Conjugate gradients on this system (double-precision products from the sparse design), preconditioned
+        by the near system's factor; None when they do not reach full accuracy in :data:`NEAR_ITERATIONS` steps
+        (the systems were not near after all: the caller factors this one)."""
+        A = self.design.n_assessors
+        operator = spla.LinearOperator((A, A), matvec=self.matvec, dtype=float)
+        preconditioner = spla.LinearOperator((A, A), matvec=self.near._solve_factor if self.near.single
+                                             else self.near.solve, dtype=float)
+        steps = [0]
+
+        def count(_x):
+            steps[0] += 1
+
+        x, _info = spla.cg(operator, rhs, M=preconditioner, rtol=NEAR_TOLERANCE, atol=0.0,
+                           maxiter=max(NEAR_ITERATIONS, 1), callback=count)
+        self.near_iterations += steps[0]
+        # judged by the true residual, not the recurrence's: a float32 preconditioner may let the two drift apart
+        reached = np.linalg.norm(rhs - self.matvec(x)) <= 10 * NEAR_TOLERANCE * np.linalg.norm(rhs)
+        return x if reached and NEAR_ITERATIONS > 0 else None
+
     def solve(self, rhs: np.ndarray, refine: bool = True) -> np.ndarray:
         """The solution; ``refine=False`` skips the double-precision refinement of a single-precision factor
         (relative error ~1e-5: enough for a trace estimate, where the probes' own error is larger)."""
+        if self.dense and self._factor is None and rhs.ndim == 1:
+            x = self._solve_near(rhs)
+            if x is not None:
+                return x
         if self.dense and self.single:
             return self._solve_refined(rhs) if refine else self._solve_factor(rhs)
         if self.dense:
