@@ -254,15 +254,19 @@ def test_the_variance_moments_follow_the_scores_on_one_design():
     assert "centred_trace" in design.shared  # the trace, which the scores do not change, is kept
 
 
-def test_censored_steps_reuse_the_first_factor(monkeypatch):
+@pytest.mark.parametrize("confidences", ["declared SDs", "levels"])
+def test_censored_steps_reuse_the_first_factor(monkeypatch, confidences):
     """Large panels' decision basis (variances from moments, plugged in): the censored fit's later steps solve
-    through the first step's factor instead of factoring their own, and give the decisions' values and SDs of
-    a fit that factors at every step (to 1e-10 of the values' spread: the gradients stop at 1e-13 of the
-    right-hand side; the last system's own factor makes the SDs, so they agree to rounding)."""
+    through the first step's factor instead of factoring their own -- on one design with declared SDs, and
+    across the steps' designs when levels make w (hence the rounding's share of each read) move -- and give the
+    decisions' values and SDs of a fit that factors at every step (to 1e-10 of the values' spread: the
+    gradients stop at 1e-13 of the right-hand side; the last system's own factor makes the SDs)."""
     from xlcalib.calibration.models import random_assessors, random_both
     from xlcalib.calibration.system import graph
 
     ev = _face_value_panel()
+    if confidences == "levels":
+        ev = simulate_panel(40, 240, 4, seed=3, n_conflicts=0).evaluations.drop(columns="sd")
     monkeypatch.setattr(random_both, "EIGEN_ASSESSOR_LIMIT", 5)  # the plug-in path of national panels
     monkeypatch.setattr(random_assessors, "EIGEN_ASSESSOR_LIMIT", 5)
     basis = xlcalib.calibrate(ev, scale=(1, 6)).decision_basis()

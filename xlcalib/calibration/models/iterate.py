@@ -19,6 +19,9 @@ from .base import CalibrationModel
 __all__ = ["ROUNDING_TOLERANCE", "ROUNDING_FITS", "CENSORED_TOLERANCE", "CENSORED_FITS", "fit_with_rounding",
            "fit_censored"]
 
+#: What a model keeps on its design (``design.shared``) for a nearby system's solves: carried from one step's
+#: design to the next when the steps' confidences differ (see graph.ReducedSolver's ``near``).
+NEAR_SOLVERS = ("random_both_solver",)
 #: The effective confidences' fixed point (:func:`fit_with_rounding`) stops when w moves by less than this share.
 ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
 #: ... or after this many fits.
@@ -41,9 +44,12 @@ def _fitter(model: CalibrationModel, design: Design, data: PanelData, gauge: str
     def fit_at(w: float | None, scores: np.ndarray | None = None, latent: np.ndarray | None = None):
         w = None if rounding <= 0 else 1.0 if data.face_value else w
         if w not in designs:
-            designs.clear()  # an estimated w moves at every step: keep only the newest design
-            designs[w] = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding),
-                                design.n_assessors, design.n_objects)
+            newer = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding), design.n_assessors,
+                           design.n_objects)
+            for previous in designs.values():  # an estimated w moves at every step: its confidences move a little,
+                newer.shared.update({key: previous.shared[key] for key in NEAR_SOLVERS if key in previous.shared})
+            designs.clear()  # so the last step's factors precondition the next one's solves (keep the newest)
+            designs[w] = newer
         used = designs[w]
         extra = {} if latent is None else {"latent": latent}
         fit = model.fit_component(used, data.scores if scores is None else scores, gauge, data.face_value, **extra)

@@ -200,11 +200,12 @@ class ReducedSolver:
         self.C = design.C
         self.rank_one = 1.0 / self.C if self.lam == 0.0 and self.ridge == 0.0 else 0.0
         self.single = self.dense and A > DOUBLE_INVERSE_LIMIT
-        # near: a factored solver of a nearby system of the same design (the previous step of a censored fit,
-        # whose variances moved a little).  Solves then run as conjugate gradients preconditioned by its factor,
+        # near: a factored solver of a nearby system of the same assessors (the previous step of a censored fit,
+        # whose variances and confidences moved a little).  Solves then run as conjugate gradients preconditioned by its factor,
         # and this system is factored only when something needs its own factor (its covariance, draws,
         # a determinant): the steps whose covariance nobody reads never pay for a factorisation.
-        self.near = near if near is not None and near.dense and near.design is design and self.dense else None
+        self.near = (near if near is not None and near.dense and self.dense
+                     and near.design.n_assessors == design.n_assessors else None)
         self._factor = None
         self._factor_lock = threading.Lock()
         self.near_iterations = 0  # conjugate-gradient steps taken through the near factor (for the benchmarks)
