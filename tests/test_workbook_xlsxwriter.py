@@ -287,3 +287,22 @@ def test_fast_rows_look_like_the_openpyxl_rendering(monkeypatch, tmp_path):
 
     monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", 0)
     test_result_file_looks_like_the_openpyxl_rendering(tmp_path)
+
+
+def test_the_zip_is_compressed_quickly_and_the_library_left_as_it_was():
+    """XlsxWriter's zip takes the quick level only while a book closes (zlib level 6 took 6.5 s of a
+    3 x 10^5-evaluation run's 270 MB of XML; level 1 2.4 s), and XlsxWriter's own ZipFile is back afterwards."""
+    import io
+    import zipfile
+
+    import xlsxwriter.workbook
+
+    from xlcalib.workbook import xlsxwriter_backend
+
+    assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile
+    with xlsxwriter_backend._quick_compression():
+        assert xlsxwriter.workbook.ZipFile(io.BytesIO(), "w").compresslevel == xlsxwriter_backend.ZIP_LEVEL == 1
+    assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile
+    with pytest.raises(RuntimeError), xlsxwriter_backend._quick_compression():
+        raise RuntimeError("stopped while writing")
+    assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile

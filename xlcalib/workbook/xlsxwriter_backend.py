@@ -28,11 +28,13 @@ deleted before the file is written, as with the other backends.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 import os
 import re
 import tempfile
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -199,7 +201,8 @@ class XlsxWriterBook(WorkbookBackend):
                 for name, spec in self.specs.items():
                     renderer.sheet(spec, self.extra_charts.get(name, []),
                                    active=name == (self.active or next(iter(self.specs))))
-                book.close()
+                with _quick_compression():
+                    book.close()
             except FileCreateError as exc:
                 # XlsxWriter wraps the file system's error (a full disk, a file-size limit) in its own type; the
                 # writers answer OSError with one line naming the file (xlcalib.errors.os_error_message)
@@ -207,6 +210,34 @@ class XlsxWriterBook(WorkbookBackend):
             finally:
                 if not book.fileclosed:  # stopped mid-way: release the sheets' temporary files, write nothing
                     _abandon(book)
+
+
+#: zlib level of the workbook's zip: 1 compresses a 3 x 10^5-evaluation result (270 MB of sheet XML) in 2.4 s
+#: instead of the default level's 6.5 s, for a file 25% larger (58 MB instead of 46 MB) -- the wait matters more.
+ZIP_LEVEL = 1
+
+
+@contextlib.contextmanager
+def _quick_compression():
+    """XlsxWriter zips the sheets with zlib's default level and has no option for it: while it closes the book,
+    its ZipFile is one that defaults to :data:`ZIP_LEVEL` (nothing changes if XlsxWriter stops naming ZipFile)."""
+    import xlsxwriter.workbook as module
+
+    original = getattr(module, "ZipFile", None)
+    if original is not zipfile.ZipFile:
+        yield
+        return
+
+    class QuickZipFile(zipfile.ZipFile):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("compresslevel", ZIP_LEVEL)
+            super().__init__(*args, **kwargs)
+
+    module.ZipFile = QuickZipFile
+    try:
+        yield
+    finally:
+        module.ZipFile = original
 
 
 def _abandon(book) -> None:
