@@ -416,8 +416,10 @@ def test_cli_full_disk_every_other_writer(what, tmp_path):
 
 
 _INTERRUPTED = textwrap.dedent("""
-    import os, sys, time
+    import faulthandler, os, signal, sys, time
     from xlcalib.cli import main
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test asks where a run that did not stop hangs
 
     rename = os.replace
 
@@ -440,7 +442,14 @@ def _signal_while_writing(argv, folder, signum) -> tuple[int, str]:
         time.sleep(0.05)
     time.sleep(0.2)
     proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # did not stop: fail with every thread's stack, not only "timed out"
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"still running 60 s after signal {signum}; its threads' stacks:\n{err[-6000:]}")
     return proc.returncode, err
 
 
