@@ -321,3 +321,27 @@ def test_objects_read_alike_share_their_rank():
         for names in alike:
             assert table.loc[names, "rank"].nunique() == 1, (model, names)
             assert table.loc[names, "raw_rank"].nunique() == 1, (model, names)
+
+
+def test_the_decision_basis_finds_its_sigma_b_figures_only_when_read():
+    """The random-both fit's sigma_b interval (a profile-likelihood search) is found when one of its figures is
+    first read -- the decision basis never reads them -- and is then the interval the eager search gives."""
+    from xlcalib.calibration.models import random_both
+    from xlcalib.calibration.models.variance import LazyFigures
+    from xlcalib.calibration.panel.data import panel_data
+    from xlcalib.calibration.panel.simulate import simulate_panel
+    from xlcalib.calibration.system.graph import Design
+
+    data = panel_data(simulate_panel(16, 80, 3, seed=5, n_conflicts=0).evaluations.drop(columns="sd"))
+    design = Design(data.ai, data.oi, data.confidences, data.n_assessors, data.n_objects)
+    fit = random_both.fit_component(design, data.scores - data.scores.mean(), "weighted", False)
+    assert isinstance(fit.extras, LazyFigures) and "sigma_b_low" not in fit.extras  # not searched yet
+    low = fit.extras["sigma_b_low"]
+    assert "sigma_b_high" in fit.extras and fit.extras["sigma_b"] > 0
+    result = xlcalib.calibrate(simulate_panel(16, 80, 3, seed=5, n_conflicts=0).evaluations.drop(columns="sd"),
+                               model="random-both")
+    # the same panel through calibrate, whose scores are centred on their weighted mean, not the plain one: the
+    # likelihood is shift-invariant, so the interval agrees to rounding
+    assert result.stats["sigma_b_low"] == pytest.approx(low, rel=1e-9)
+    with pytest.raises(KeyError):
+        fit.extras["no such figure"]

@@ -41,7 +41,7 @@ from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check
 from .moments import bias_moments, object_variance
-from .variance import grid_weights, search_ratio, share_grid, sigma_b_figures, spare_reads
+from .variance import LazyFigures, grid_weights, search_ratio, share_grid, sigma_b_figures, spare_reads
 
 NAME = "random-both"
 ALIASES = ()
@@ -282,9 +282,10 @@ def fit_component(design: Design, s: np.ndarray, gauge: str, face_value: bool, l
     u = (V - design.Cm.T @ theta) / (design.C_o + basis.lam)
     w_hat = float(basis.noise(kappa_hat, n_free, face_value)[0])
     sigma_hat = float(np.sqrt(w_hat / kappa_hat)) if np.isfinite(kappa_hat) else 0.0
-    extras = sigma_b_figures(lambda w_, sigma: basis.at(w_, sigma, n_free, face_value), sigma_hat, w_hat, face_value,
-                             float(np.sqrt(w_hat / scale)), SIGMA_B_METHOD.format(points=kappa.size))
-    extras.update(tau2=w_hat / basis.lam, shrinkage_lambda=basis.lam)
+    extras = LazyFigures(lambda: sigma_b_figures(lambda w_, sigma: basis.at(w_, sigma, n_free, face_value), sigma_hat,
+                                                 w_hat, face_value, float(np.sqrt(w_hat / scale)),
+                                                 SIGMA_B_METHOD.format(points=kappa.size)),
+                         {"tau2": w_hat / basis.lam, "shrinkage_lambda": basis.lam})
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(basis.lam, kappa, weight, w, w_ref, L))
     return ComponentFit(mu + u, theta - mu, cov, lam=basis.lam, w=w_ref, extras=extras)
 
