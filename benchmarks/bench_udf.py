@@ -3,10 +3,11 @@
 Targets (a worksheet recalculates every formula that depends on a changed cell, so a function must feel
 instant): a call with new inputs <= 10 ms; the same inputs again <= 1 ms (solve cache hit); CALIB_RANKING with a
 line of 30 places after an edited score (CALIB_VALUES on the same ranges already recalculated, as a sheet
-holding both does) <= 150 ms.  Measured on the shared 2-core machine, quiet (2026-11-28): values 11-16 ms;
-ranking about 250 ms, of which the decision basis about 35 ms and the 10,000 Monte Carlo draws most of the rest
-(the rank intervals' order statistics went from about 50 to 13 ms by counting ranks instead of partitioning);
-the goal is not met.  The "peer"
+holding both does) <= 150 ms.  Measured on the shared 2-core machine, quiet (2026-11-29): values 10.4 ms
+(medians of single runs 8.5-10.4 ms; 11-16 ms before the restricted likelihood's scalar evaluation); ranking
+175 ms (about 250 ms before the decision basis stopped searching a sigma_b interval nobody reads), of which the
+10,000 Monte Carlo draws about 130 ms -- per 5,000 draws of 300 objects: the joint draws 36 ms, scipy's ndtr
+30 ms, the sort 15 ms; the goal is not met.  The "peer"
 column is the numerical core alone on the already clean arrays: ours - peer is the cost of the spreadsheet
 layer (cell normalisation, cache key, spilling) and ratio = peer/ours the core's share.
 """
