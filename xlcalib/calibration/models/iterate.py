@@ -48,7 +48,9 @@ def _fitter(model: CalibrationModel, design: Design, data: PanelData, gauge: str
                            design.n_objects)
             for previous in designs.values():  # an estimated w moves at every step: its confidences move a little,
                 newer.shared.update({key: previous.shared[key] for key in NEAR_SOLVERS if key in previous.shared})
-            designs.clear()  # so the last step's factors precondition the next one's solves (keep the newest)
+                if previous is not design:  # so the last step's factors precondition the next one's solves; the
+                    previous.shared.clear()  # rest of that step's design (its fixed factor) is not kept alive
+            designs.clear()
             designs[w] = newer
         used = designs[w]
         extra = {} if latent is None else {"latent": latent}

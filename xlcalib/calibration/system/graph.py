@@ -45,7 +45,7 @@ DOUBLE_INVERSE_LIMIT = 2000
 #: A solver standing in a near system's factor (:class:`ReducedSolver`, ``near``) solves by conjugate gradients
 #: to this relative residual (2-norm) -- the accuracy of the factor's own refined solves ...
 NEAR_TOLERANCE = 1e-13
-#: ... in at most this many steps, or factors its own system (the two systems were not near enough).
+#: ... in at most this many steps, or factors its own system (the two systems were not near enough; 0: always).
 NEAR_ITERATIONS = 40
 #: Largest assessor count for which sum 1/mu_j is computed exactly; above it,
 #: Hutchinson's stochastic trace estimator (fixed seed) is used.
@@ -201,9 +201,9 @@ class ReducedSolver:
         self.rank_one = 1.0 / self.C if self.lam == 0.0 and self.ridge == 0.0 else 0.0
         self.single = self.dense and A > DOUBLE_INVERSE_LIMIT
         # near: a factored solver of a nearby system of the same assessors (the previous step of a censored fit,
-        # whose variances and confidences moved a little).  Solves then run as conjugate gradients preconditioned by its factor,
-        # and this system is factored only when something needs its own factor (its covariance, draws,
-        # a determinant): the steps whose covariance nobody reads never pay for a factorisation.
+        # whose variances and confidences moved a little).  Solves then run as conjugate gradients preconditioned
+        # by its factor, and this system is factored only when something needs its own factor (its covariance,
+        # draws, a determinant): the steps whose covariance nobody reads never pay for a factorisation.
         self.near = (near if near is not None and near.dense and self.dense
                      and near.design.n_assessors == design.n_assessors else None)
         self._factor = None
