@@ -96,6 +96,12 @@ class _RestrictedLikelihood:
         lam = np.atleast_1d(np.asarray(lam, dtype=float))
         return np.maximum(self.S0 - (self.rt[None, :] ** 2 / (self.mu[None, :] + lam[:, None])).sum(axis=1), 0.0)
 
+    def residual_at(self, lam: float) -> float:
+        """:meth:`residual` at one lam, the same sums without its arrays of lam: the score equation and the
+        interval of sigma_b call it thousands of times, and on a spreadsheet-sized panel the calls' overhead was
+        a third of a recalculation of CALIB_VALUES."""
+        return max(self.S0 - float((self.rt**2 / (self.mu + lam)).sum()), 0.0)
+
     def minus_two_loglik(self, lam):
         """-2 log restricted likelihood (w profiled, or w = 1), up to a constant, at each lam."""
         lam = np.atleast_1d(np.asarray(lam, dtype=float))
@@ -107,7 +113,7 @@ class _RestrictedLikelihood:
     def slope(self, log_lam: float) -> float:
         """d(-2 log restricted likelihood)/d log(lam): zero at the REML estimate (the score equation)."""
         lam = float(np.exp(log_lam))
-        R = float(self.residual(lam)[0])
+        R = self.residual_at(lam)
         dR = float(np.sum(self.rt**2 / (self.mu + lam) ** 2))  # dR/dlam
         fit = dR if self.face_value else self.n_free * dR / max(R, 1e-300)
         return lam * (fit - float(np.sum(self.mu / (lam * (lam + self.mu)))))
@@ -117,13 +123,9 @@ class _RestrictedLikelihood:
 
     def at(self, w: float, sigma: float) -> float:
         """-2 log restricted likelihood at noise scale w and bias SD sigma (lam = w / sigma^2; sigma = 0 allowed),
-        w not profiled -- the same function as :meth:`minus_two_loglik` up to a constant where w is at its best.
-
-        Written for one (w, sigma), the same sums as :meth:`residual` without its arrays of lam: the interval of
-        sigma_b calls it a few thousand times, and on a spreadsheet-sized panel the calls' overhead was a third
-        of a recalculation of CALIB_VALUES."""
+        w not profiled -- the same function as :meth:`minus_two_loglik` up to a constant where w is at its best."""
         lam = w / sigma**2 if sigma > 0 else np.inf
-        R = max(self.S0 - float((self.rt**2 / (self.mu + lam)).sum()), 0.0)
+        R = self.residual_at(lam)
         logdet = float(np.log1p(self.mu / lam).sum())
         return logdet + (R if self.face_value else self.n_free * np.log(w) + R / w)
 
