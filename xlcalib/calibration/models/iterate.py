@@ -13,15 +13,12 @@ import numpy as np
 from ..panel.censoring import scale_ends
 from ..panel.data import PanelData
 from ..panel.resolution import effective_confidences, score_step
-from ..system.graph import Design
+from ..system.graph import NEAR_SOLVER, Design
 from .base import CalibrationModel
 
 __all__ = ["ROUNDING_TOLERANCE", "ROUNDING_FITS", "CENSORED_TOLERANCE", "CENSORED_FITS", "fit_with_rounding",
            "fit_censored"]
 
-#: What a model keeps on its design (``design.shared``) for a nearby system's solves: carried from one step's
-#: design to the next when the steps' confidences differ (see graph.ReducedSolver's ``near``).
-NEAR_SOLVERS = ("random_both_solver",)
 #: The effective confidences' fixed point (:func:`fit_with_rounding`) stops when w moves by less than this share.
 ROUNDING_TOLERANCE = 5e-3  # c' then within about 0.3% of its fixed point: far inside the posterior's own error
 #: ... or after this many fits.
@@ -37,22 +34,22 @@ def _fitter(model: CalibrationModel, design: Design, data: PanelData, gauge: str
     """fit_at(w, scores, latent) -> (fit, design with the confidences it used, w, t df): *model* fitted with each
     read's variance ``w / c + rounding`` (w ignored without rounding, and 1 with SDs at face value)."""
     counts = (data.n_evaluations, design.n_assessors, design.n_objects, 1)
-    # one design per noise scale: with SDs at face value (w = 1) or no rounding every step of a censored fit has
-    # the same confidences, so its steps share the design's Laplacian, fixed-fit factor and trace
-    designs = {None: design}
+    # the newest design and its noise scale: with SDs at face value (w = 1) or no rounding every step of a
+    # censored fit has the same confidences, so its steps share the design's Laplacian, fixed-fit factor and trace
+    newest = [None, design]
 
     def fit_at(w: float | None, scores: np.ndarray | None = None, latent: np.ndarray | None = None):
         w = None if rounding <= 0 else 1.0 if data.face_value else w
-        if w not in designs:
-            newer = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding), design.n_assessors,
-                           design.n_objects)
-            for previous in designs.values():  # an estimated w moves at every step: its confidences move a little,
-                newer.shared.update({key: previous.shared[key] for key in NEAR_SOLVERS if key in previous.shared})
-                if previous is not design:  # so the last step's factors precondition the next one's solves; the
-                    previous.shared.clear()  # rest of that step's design (its fixed factor) is not kept alive
-            designs.clear()
-            designs[w] = newer
-        used = designs[w]
+        if w != newest[0]:  # an estimated w moves at every step, and the confidences a little with it
+            previous = newest[1]
+            used = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding), design.n_assessors,
+                          design.n_objects)
+            if NEAR_SOLVER in previous.shared:  # the last step's factor preconditions this one's solves ...
+                used.shared[NEAR_SOLVER] = previous.shared[NEAR_SOLVER]
+            if previous is not design:  # ... and the rest of that step's design (its fixed factor) is not kept
+                previous.shared.clear()
+            newest[:] = [w, used]
+        used = newest[1]
         extra = {} if latent is None else {"latent": latent}
         fit = model.fit_component(used, data.scores if scores is None else scores, gauge, data.face_value, **extra)
         weights, t_df = model.noise_scales([fit], 0.0, counts, data.face_value, data.kind)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..system.graph import DENSE_ASSESSOR_LIMIT, Design
+from ..system.graph import DENSE_ASSESSOR_LIMIT, NEAR_SOLVER, Design
 from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check
@@ -243,10 +243,10 @@ def _fit_plug_in(design: Design, s: np.ndarray, gauge: str, face_value: bool, la
     r = B - design.Cm @ (V / Cd)
     # a censored fit's steps refit the same design with variances that move a little: the first step's factor
     # preconditions the later steps' solves, and each later system is factored only if its covariance is used
-    near = design.shared.get("random_both_solver")
+    near = design.shared.get(NEAR_SOLVER)
     solver = ReducedSolver(design, lam=lam, ridge=kappa, centred=True, near=near)
     if near is None:
-        design.shared["random_both_solver"] = solver
+        design.shared[NEAR_SOLVER] = solver
     theta = solver.solve(r)
     w = 1.0 if face_value else max(_within_sum(design, s, V, Cd, latent) - float(r @ theta), 1e-300) / (N - 1)
     mu = float(design.gauge_weights(gauge) @ theta)

@@ -30,8 +30,8 @@ from scipy.special import chdtrc, chdtri
 from ...errors import InputError
 from ..system.graph import Design
 
-__all__ = ["RHO_GRID", "MIN_WEIGHT", "SIGMA_LEVEL", "LazyFigures", "share_grid", "grid_weights", "boundary_p", "sigma_b_figures",
-           "spare_reads", "search_ratio"]
+__all__ = ["RHO_GRID", "MIN_WEIGHT", "SIGMA_LEVEL", "LazyFigures", "share_grid", "grid_weights", "boundary_p",
+           "sigma_b_figures", "spare_reads", "search_ratio"]
 
 #: Grid points over rho in (0, 1) (midpoints): enough for a smooth posterior of one variance ratio.
 RHO_GRID = 48

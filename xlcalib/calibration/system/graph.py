@@ -31,8 +31,8 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-__all__ = ["DENSE_ASSESSOR_LIMIT", "DOUBLE_INVERSE_LIMIT", "EXACT_TRACE_LIMIT", "TRACE_PROBES", "Design",
-           "ReducedSolver", "graph_solver", "mu2", "low_spectrum", "sum_inverse_reduced", "components", "overlap_verdict",
+__all__ = ["DENSE_ASSESSOR_LIMIT", "DOUBLE_INVERSE_LIMIT", "EXACT_TRACE_LIMIT", "NEAR_SOLVER", "TRACE_PROBES",
+           "Design", "ReducedSolver", "graph_solver", "mu2", "low_spectrum", "sum_inverse_reduced", "components", "overlap_verdict",
            "plain_pages"]
 
 #: Largest assessor count solved with dense factorisation of the reduced
@@ -47,6 +47,9 @@ DOUBLE_INVERSE_LIMIT = 2000
 NEAR_TOLERANCE = 1e-13
 #: ... in at most this many steps, or factors its own system (the two systems were not near enough; 0: always).
 NEAR_ITERATIONS = 40
+#: The key under which a design keeps (``design.shared``) a factored solver that a nearby system's solves may be
+#: preconditioned by -- a model's own choice of what to keep, carried from one step's design to the next.
+NEAR_SOLVER = "near_solver"
 #: Largest assessor count for which sum 1/mu_j is computed exactly; above it,
 #: Hutchinson's stochastic trace estimator (fixed seed) is used.
 EXACT_TRACE_LIMIT = 2500
@@ -303,21 +306,22 @@ class ReducedSolver:
         """Conjugate gradients on this system (double-precision products from the sparse design), preconditioned
         by the near system's factor; None when they do not reach full accuracy in :data:`NEAR_ITERATIONS` steps
         (the systems were not near after all: the caller factors this one)."""
+        if NEAR_ITERATIONS <= 0:
+            return None
         A = self.design.n_assessors
         operator = spla.LinearOperator((A, A), matvec=self.matvec, dtype=float)
-        preconditioner = spla.LinearOperator((A, A), matvec=self.near._solve_factor if self.near.single
-                                             else self.near.solve, dtype=float)
+        preconditioner = spla.LinearOperator((A, A), matvec=self.near._solve_factor, dtype=float)
         steps = [0]
 
         def count(_x):
             steps[0] += 1
 
-        x, _info = spla.cg(operator, rhs, M=preconditioner, rtol=NEAR_TOLERANCE, atol=0.0,
-                           maxiter=max(NEAR_ITERATIONS, 1), callback=count)
+        x, _info = spla.cg(operator, rhs, M=preconditioner, rtol=NEAR_TOLERANCE, atol=0.0, maxiter=NEAR_ITERATIONS,
+                           callback=count)
         self.near_iterations += steps[0]
         # judged by the true residual, not the recurrence's: a float32 preconditioner may let the two drift apart
         reached = np.linalg.norm(rhs - self.matvec(x)) <= 10 * NEAR_TOLERANCE * np.linalg.norm(rhs)
-        return x if reached and NEAR_ITERATIONS > 0 else None
+        return x if reached else None
 
     def solve(self, rhs: np.ndarray, refine: bool = True) -> np.ndarray:
         """The solution; ``refine=False`` skips the double-precision refinement of a single-precision factor
