@@ -91,11 +91,18 @@ def list_table(wb, title: str, headers: list[str], names, widths: list[float], t
     return ws
 
 
+def align_to_top(*cells) -> None:
+    """Set each cell's text at the top of its row, its horizontal alignment kept: a Settings row's name and value
+    then sit beside the first line of their wrapped meaning, not at the bottom of a tall row."""
+    from openpyxl.styles import Alignment
+
+    for cell in cells:
+        cell.alignment = Alignment(horizontal=cell.alignment.horizontal, vertical="top")
+
+
 def agreement_settings(wb, weights: str = "quadratic"):
     """A Settings sheet with the one setting the reports' Agreement sheet reads: its weights (a drop-down of the
     schemes of :data:`xlcalib.agreement.WEIGHTS`)."""
-    from openpyxl.styles import Alignment
-
     from ..agreement import WEIGHTS
 
     ws = wb.create_sheet("Settings")
@@ -107,8 +114,7 @@ def agreement_settings(wb, weights: str = "quadratic"):
                 "README); text categories are weighted by their place on the Categories sheet")
     list_validation(ws, '"' + ",".join(WEIGHTS) + '"', "B2", "Pick one of the weight schemes in the list")
     ws["C2"].alignment = styles()["wrap"]
-    ws["A2"].alignment = Alignment(vertical="top")  # beside the meaning's first line
-    ws["B2"].alignment = Alignment(horizontal=ws["B2"].alignment.horizontal, vertical="top")
+    align_to_top(ws["A2"], ws["B2"])
     ws.column_dimensions["A"].width, ws.column_dimensions["B"].width, ws.column_dimensions["C"].width = 20, 14, 90
     ws.row_dimensions[2].height = 48
     return ws

@@ -4,7 +4,7 @@ the Assignment sheet that ``xlcalib assign`` reads."""
 from __future__ import annotations
 
 from ..calibration import DEFAULT_LEVEL_RATIO, DEFAULT_LEVELS, DEFAULT_MODEL, MODEL_WORDS
-from .common import column_letter, input_cell, instructions_sheet, list_validation, protect, styles
+from .common import align_to_top, column_letter, input_cell, instructions_sheet, list_validation, protect, styles
 from .import_sheet import import_sheet
 
 
@@ -104,11 +104,7 @@ def _settings_sheet(wb, scale) -> None:
                                   "(e.g. 'Panel 2026 round 1, lottery of 12 May'); the draw's random numbers are SHA-256 "
                                   "of it, the names and the chances, so anyone can re-run it")]
     for r, (name, value, meaning) in enumerate(rows, start=2):
-        # the name and the value read from the top of their row, beside the first line of the meaning
-        settings.cell(row=r, column=1, value=name).alignment = Alignment(vertical="top")
-        value_cell = settings.cell(row=r, column=2)
-        input_cell(value_cell, value)
-        value_cell.alignment = Alignment(horizontal=value_cell.alignment.horizontal, vertical="top")
+        align_to_top(settings.cell(row=r, column=1, value=name), input_cell(settings.cell(row=r, column=2), value))
         settings.cell(row=r, column=3, value=meaning).alignment = Alignment(wrap_text=True, vertical="top", indent=1)
         settings.row_dimensions[r].height = 15 * -(-len(meaning) // 75) + 3
     list_validation(settings, '"weighted,simple"', "B5", "Choose weighted or simple")
