@@ -217,23 +217,25 @@ class XlsxWriterBook(WorkbookBackend):
 ZIP_LEVEL = 1
 
 
+class _QuickZipFile(zipfile.ZipFile):
+    """A ZipFile whose compression level defaults to :data:`ZIP_LEVEL`."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("compresslevel", ZIP_LEVEL)
+        super().__init__(*args, **kwargs)
+
+
 @contextlib.contextmanager
 def _quick_compression():
     """XlsxWriter zips the sheets with zlib's default level and has no option for it: while it closes the book,
-    its ZipFile is one that defaults to :data:`ZIP_LEVEL` (nothing changes if XlsxWriter stops naming ZipFile)."""
+    its ZipFile is :class:`_QuickZipFile` (nothing changes if XlsxWriter stops naming ZipFile)."""
     import xlsxwriter.workbook as module
 
     original = getattr(module, "ZipFile", None)
     if original is not zipfile.ZipFile:
         yield
         return
-
-    class QuickZipFile(zipfile.ZipFile):
-        def __init__(self, *args, **kwargs):
-            kwargs.setdefault("compresslevel", ZIP_LEVEL)
-            super().__init__(*args, **kwargs)
-
-    module.ZipFile = QuickZipFile
+    module.ZipFile = _QuickZipFile
     try:
         yield
     finally:
