@@ -415,6 +415,27 @@ def test_calibration_solves_once_per_distinct_input(monkeypatch):
     assert len(fam._cache) == fam.CACHE_SIZE
 
 
+def test_calibration_cache_hits_whoever_else_holds_the_cells(monkeypatch):
+    """Cells may arrive as fresh strings held by nothing else (xlwings Lite hands over new lists); after a solve
+    the result's labels hold them too.  The same cells must still find that solve: a key that followed who
+    holds the strings made the next formula on the same ranges solve again."""
+    from udf_registry import calibration as fam
+
+    fam._cache.clear()
+    calls = []
+    real = xlcalib.calibrate
+    monkeypatch.setattr(fam.xlcalib, "calibrate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assessors = [["".join(["A", str(name)[1:]])] for name in PANEL.assessor]  # new strings, one reference each
+    objects = [["".join(["O", str(name)])] for name in PANEL.object]
+    scores = [[float(x)] for x in PANEL.score]
+    levels = [[str(x)] for x in PANEL.level]
+    first = REGISTRY["CALIB_VALUES"].func(assessors, objects, scores, levels)
+    second = REGISTRY["CALIB_BIASES"].func(assessors, objects, scores, levels)
+    assert first[0][0] == "object" and second[0][0] == "assessor"
+    assert len(calls) == 1
+    fam._cache.clear()
+
+
 # ----------------------------------------------------------------------------- VBA (names: test_udf_names.py)
 def test_generated_vba_wrapper():
     vba = harness.vba_module()

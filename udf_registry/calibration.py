@@ -145,9 +145,15 @@ def _solved(assessors, objects, scores, uncertainty, kind, levels, gauge, scale_
 
 
 def _content_key(values) -> str | None:
-    """SHA-1 of the cell values: marshal for plain cells (lists, text, numbers, None), pickle otherwise."""
+    """SHA-1 of the cell values: marshal for plain cells (lists, text, numbers, None), pickle otherwise.
+
+    Marshal format 2, not the default: from format 3 on, marshal writes an object seen twice as a back-reference,
+    and it marks as such every object with more than one reference -- so the same cells gave a different key once
+    anything (a cached result's labels, the caller) held on to one of their strings, and the sheet solved again.
+    Format 2 writes every value out: equal cells, equal key.
+    """
     try:
-        data = marshal.dumps(values)
+        data = marshal.dumps(values, 2)
     except ValueError:  # e.g. a date cell
         try:
             data = pickle.dumps(values, 4)
