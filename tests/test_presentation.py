@@ -503,3 +503,35 @@ def test_a_large_panels_biases_chart_shows_the_harshest_and_most_lenient_not_a_c
     half = CHART_ASSESSORS // 2
     assert names == table.frame["assessor"].head(half).tolist() + table.frame["assessor"].tail(half).tolist()
     assert f"harshest and most lenient of {len(table.frame)}" in page.charts[0].title
+
+
+def test_flag_columns_are_read_the_same_whatever_their_cells():
+    """A highlight column comes as booleans, as the words the sheets show ("yes"/"no", any case or spacing), or
+    mixed; a missing cell is not flagged.  Words are read once per distinct word (a column of every read)."""
+    from xlcalib.presentation.common import words_for_flags
+    from xlcalib.workbook.base import flagged
+
+    assert flagged(pd.Series(["yes", "no", " Yes ", "TRUE", "", "x"])).tolist() == [True, False, True, True, False,
+                                                                                     False]
+    assert flagged(pd.Series(["yes", None, "no"], dtype="string")).tolist() == [True, False, False]
+    assert flagged(pd.Series(["yes", None, True, 1, np.True_, "no"])).tolist() == [True, False, True, False, True,
+                                                                                   False]
+    assert flagged(pd.Series([True, False, np.nan])).tolist() == [True, False, False]
+    assert flagged(pd.Series([], dtype=object)).tolist() == []
+    words = words_for_flags(pd.Series([True, False, True]))
+    assert words == ["yes", "no", "yes"] and flagged(pd.Series(words)).tolist() == [True, False, True]
+    assert words_for_flags([True, None, float("nan"), 0]) == ["yes", "", "", "no"]
+
+
+def test_column_widths_follow_a_new_frame_or_description():
+    """A sheet measures each column's longest value once, and again when its frame or description changes (the
+    Rasch ranking renames and replaces both)."""
+    from xlcalib.workbook.base import Column, SheetSpec
+
+    spec = SheetSpec("S", pd.DataFrame({"name": ["ab", "abcd"], "x": [1.5, 22.25]}))
+    assert spec.longest("name") == 4 and spec.longest("x") == spec.longest("x")
+    before = spec.widths()
+    spec.frame = pd.DataFrame({"name": ["a much longer name here"], "x": [1.5]})
+    assert spec.longest("name") == len("a much longer name here") and spec.widths()[0] > before[0]
+    spec.columns["x"] = Column("x", "0.000000")
+    assert spec.longest("x") == len("1.500000")

@@ -242,7 +242,11 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         "big": [12345678901234567890 // (i + 1) for i in range(36)],
         "flag": [True, False, True] * 12,
         "look": [i % 5 == 0 for i in range(36)],
-        "note": ["short"] * 20 + ["a note long enough to wrap over several lines of its column " * 4] * 2 + ["x"] * 14})
+        "note": ["short"] * 20 + ["a note long enough to wrap over several lines of its column " * 4] * 2 + ["x"] * 14,
+        # columns of text alone: one with escapes, one without (spaces at the ends, other Unicode spaces)
+        "escaped": ["a & b", " lead", "trail ", "plain", "_x0041_", "tab\tx", "nbsp\u00a0", "\u2028x", "line\n", "ok",
+                    "\x1fz", "<b>"] * 3,
+        "clean": [" lead", "trail ", "plain", "x\u00a0", "\nnew", "mid dle"] * 6})
     written = []
     original = xlsxwriter_backend._RowXml.write
 
@@ -266,7 +270,7 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", 7)
         book = XlsxWriterBook()
         write_calibration(book, run, frames, settings, now=NOW, feedback=True)
-        chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="H6",
+        chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="K6",
                           ref_lines=(RefLine("y = x", (0.0, 1.0), (0.0, 1.0)), RefLine("line 2", (1, 2), (3, 4))))
         book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4,
                                    charts=[chart]))

@@ -84,6 +84,9 @@ def half_width(frame: pd.DataFrame) -> np.ndarray:
 
 def words_for_flags(values) -> list[str]:
     """True / false cells as the words a reader sees ("yes" / "no"); blanks stay blank."""
+    array = values.to_numpy() if hasattr(values, "to_numpy") else None
+    if array is not None and array.dtype == bool:  # a whole column of flags (every read's): at once
+        return np.where(array, YES, NO).tolist()
     out = []
     for v in values:
         if v is None or (isinstance(v, float) and math.isnan(v)):

@@ -262,6 +262,9 @@ class SheetSpec:
     print_area: tuple[int, int] | None = None
     #: fit the print area to one page tall as well as wide (a chart page)
     one_page: bool = False
+    #: each column's longest shown value, with the frame and column description it was measured on (widths, the
+    #: wrapping and the print scale all ask for it, several times per sheet; a new frame or description remeasures)
+    _longest: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def header_row(self) -> int:
@@ -342,9 +345,18 @@ class SheetSpec:
         return Column(str(name), default_format(self.frame[name]) if name in self.frame.columns else None)
 
     def longest(self, name) -> int:
-        """Characters of the longest shown value of a column (numbers: the extremes decide; text: vectorised)."""
-        series = self.frame[name]
+        """Characters of the longest shown value of a column (numbers: the extremes decide; text: vectorised),
+        measured once per frame and column description."""
         col = self.column(name)
+        known = self._longest.get(name)
+        if known is not None and known[0] is self.frame and known[1] == col:
+            return known[2]
+        chars = self._measure_longest(self.frame[name], col)
+        self._longest[name] = (self.frame, col, chars)
+        return chars
+
+    @staticmethod
+    def _measure_longest(series: pd.Series, col: Column) -> int:
         fmt = col.number_format
         if not len(series):
             return 0
@@ -359,7 +371,7 @@ class SheetSpec:
             if pd.api.types.is_integer_dtype(series):
                 picks = [int(v) for v in picks]
             return max(len(shown_text(v, fmt)) for v in picks)
-        if series.map(type).eq(str).all():
+        if pd.api.types.infer_dtype(series, skipna=False) == "string":  # every cell text (no blank among them)
             return int(series.str.len().max())
         return max(len(shown_text(v, fmt)) for v in series.to_numpy(dtype=object))
 
@@ -434,6 +446,10 @@ def flagged(series: pd.Series) -> np.ndarray:
     """True rows of a flag column: booleans, or the words "yes" / "no" the result sheets show them as."""
     if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
         return series.fillna(False).astype(bool).to_numpy()
+    if pd.api.types.infer_dtype(series, skipna=False) == "string":  # the words: each distinct one read once
+        codes, words = pd.factorize(series)  # a missing cell of a text column: code -1, not flagged
+        yes = np.isin(np.char.lower(np.char.strip(np.asarray(words, dtype=str))), ["yes", "true"])
+        return np.append(yes, False)[codes]
     return series.map(lambda v: v is True or (isinstance(v, (bool, np.bool_)) and bool(v))
                       or (isinstance(v, str) and v.strip().lower() in ("yes", "true"))).to_numpy(dtype=bool)
 

@@ -560,7 +560,7 @@ class _RowXml:
         for column, found in zip(values, kinds):
             if not found <= _FAST_KINDS:
                 return False
-            if str in found and max((len(v) for v in column if type(v) is str), default=0) > _FAST_TEXT_CHARS:
+            if str in found and _longest_text(column, found) > _FAST_TEXT_CHARS:
                 return False
         last = first + m - 1
         busy = [r for r in list(ws.row_info) + list(ws.comments) if first <= r <= last]
@@ -577,8 +577,8 @@ class _RowXml:
         codes = looks.astype(np.intp) * 2
         if under is not None and 0 <= under < m:
             codes[under] += 1
+        styles = self._styles(values, codes, kinds, look_of)
         codes = codes.tolist()
-        styles = self._styles(values, codes, look_of)
         columns = [self._cells(j, column, kinds[j], numbers, codes, styles[j]) for j, column in enumerate(values)]
         for r, cells in below.items():  # the charts' reference-line points, in their columns of these rows
             for column, _ in cells:
@@ -612,14 +612,22 @@ class _RowXml:
         return out
 
     @staticmethod
-    def _styles(values: list[list], codes: list[int], look_of) -> list[dict]:
+    def _styles(values: list[list], codes: np.ndarray, kinds: list[set], look_of) -> list[dict]:
         """Per column, the style attribute of each (value kind, row look).  Formats get their numbers in the
         order XlsxWriter would number them: by the first cell using each, row by row, then column by column
         (so the file is the same, styles included)."""
         m = len(codes)
+        unique_codes, first_rows = np.unique(codes, return_index=True)  # each row look's first row
+        by_look = list(zip(unique_codes.tolist(), first_rows.tolist()))
+        listed = None
         firsts = []
         for j, column in enumerate(values):
-            keys = list(zip(map(type, column), codes))
+            if len(kinds[j]) == 1:  # one kind of value in the column (the usual case): its first use is the look's
+                kind = next(iter(kinds[j]))
+                firsts += [(i, j, (kind, code)) for code, i in by_look]
+                continue
+            listed = codes.tolist() if listed is None else listed
+            keys = list(zip(map(type, column), listed))
             first = dict(zip(reversed(keys), range(m - 1, -1, -1)))  # later assignments win: first use
             firsts += [(i, j, key) for key, i in first.items()]
         styles: list[dict] = [{} for _ in values]
@@ -639,7 +647,7 @@ class _RowXml:
                     for value, number, code in zip(column, numbers, codes)]
         if kinds == {str} and "" not in column:
             look = {code: styles[(str, code)] for code in set(codes)}
-            inner = {text: _inline_text(text) for text in set(column)}
+            inner = _inline_texts(set(column))
             return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>'
                     for value, number, code in zip(column, numbers, codes)]
 
@@ -653,6 +661,13 @@ class _RowXml:
 
         return [_cell_xml(f"{xl_col_to_name(column - 1)}{row}", cell_value(value), "", {})
                 for column, value in sorted(cells, key=lambda c: c[0])]
+
+
+def _longest_text(column: list, kinds: set) -> int:
+    """Characters of the column's longest text (a column of text alone: measured without a test per cell)."""
+    if kinds == {str}:
+        return max(map(len, column), default=0)
+    return max((len(v) for v in column if type(v) is str), default=0)
 
 
 def _cell_xml(ref: str, value, look: str, texts: dict) -> str:
@@ -670,6 +685,17 @@ def _cell_xml(ref: str, value, look: str, texts: dict) -> str:
     if inner is None:
         inner = texts[text] = _inline_text(text)
     return f'<c r="{ref}"{look} t="inlineStr">{inner}</c>'
+
+
+def _inline_texts(texts) -> dict[str, str]:
+    """The ``<is>`` element of each of the distinct *texts* (:func:`_inline_text`): when none of them needs an
+    escape (one search over all of them), each is only checked for a space at either end."""
+    texts = list(texts)
+    if _NEEDS_ESCAPE.search("\n".join(texts)) is not None:  # the pattern matches within one text, never across "\n"
+        return {text: _inline_text(text) for text in texts}
+    keep = ' xml:space="preserve"'  # what XlsxWriter writes for text with a space at either end
+    return {text: f"<is><t{keep if text[:1].isspace() or text[-1:].isspace() else ''}>{text}</t></is>"
+            for text in texts}
 
 
 def _inline_text(text: str) -> str:
