@@ -464,3 +464,15 @@ def test_the_steps_show_on_a_terminal_while_they_run(tmp_path):
 
     piped = subprocess.run([sys.executable, "-m", "xlcalib", *argv], capture_output=True, text=True, cwd=tmp_path)
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_a_calibration_run_does_not_import_scipy_stats(tmp_path):
+    """Importing scipy.stats takes most of a second: the main job (fit, ranking with a line, every result sheet,
+    the Summary's ICC(1,k)) keeps off it, as the core's normal and t quantiles do (scipy.special)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom xlcalib.cli import main\n"
+            f"assert main(['demo', '--out', {str(tmp_path)!r}]) == 0\n"
+            "assert 'scipy.stats' not in sys.modules, 'the main job imported scipy.stats'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .cells import (
     EXCEL_MAX_ROWS,
@@ -175,6 +174,8 @@ def _refuse_equal_item_means(msb: float) -> None:
 def _one_way_forms(x: np.ndarray, q: float) -> tuple[dict, list[str]]:
     """ICC1 and ICC1k rows (ICC, F, df1, df2, p, CI) from the unbalanced one-way ANOVA on every rating (equal
     to the balanced one when the table is complete), and a note when ratings are missing."""
+    from scipy import stats  # here, not at the top: ICC(1,k) alone (the Summary of every run) needs no intervals
+
     note = []
     msb1, msw, df1, df2w, k0, n1 = _one_way_unbalanced(x)
     if msw == 0 and msb1 == 0:
@@ -195,6 +196,8 @@ def _one_way_forms(x: np.ndarray, q: float) -> tuple[dict, list[str]]:
 def _two_way_forms(x: np.ndarray, q: float, note: list[str]) -> dict:
     """ICC2, ICC3, ICC2k and ICC3k rows from the two-way ANOVA on the items rated by every rater (a note in
     *note* when incomplete items are dropped); ICC2's interval with Satterthwaite degrees of freedom."""
+    from scipy import stats  # here, not at the top: importing scipy.stats takes most of a second
+
     complete = ~np.isnan(x).any(axis=1)
     xc = x if complete.all() else x[complete]
     if (~complete).any():
