@@ -286,6 +286,38 @@ def test_reml_estimate_is_the_root_of_the_score_equation():
     assert abs(spec.slope(np.log(lam))) < 1e-11 * scale
 
 
+def test_sigma_b_interval_profiles_the_noise_scale_through_its_slope():
+    """The interval of sigma_b profiles w out at each sigma tried; the root of d(-2 l)/d log w finds the same
+    profile as a bounded search of -2 l (to rounding: the interval's ends agree to 1e-10), with fewer
+    evaluations.  The slope is the likelihood's own (checked by differences), also where the residual is held
+    at 0."""
+    from xlcalib.calibration.models import random_assessors as ra
+    from xlcalib.calibration.models.variance import sigma_b_figures
+
+    for seed, bias_sd in ((11, 0.6), (3, 0.05), (7, 1.5), (5, 0.0)):
+        ev, *_ = _panel(seed, A=9, O=40, reads=3, bias_sd=bias_sd, noise=0.5)
+        a, o = pd.factorize(ev["assessor"])[0], pd.factorize(ev["object"])[0]
+        design = Design(a, o, np.linspace(0.5, 2.0, len(ev)), a.max() + 1, o.max() + 1)  # levels: w estimated
+        _V, r, S0 = ra._pieces(design, ev["score"].to_numpy())
+        mu, U = np.linalg.eigh(design.reduced_laplacian(dense=True))
+        spec = ra._RestrictedLikelihood(np.clip(mu, 0.0, None), U, U.T @ r, S0, len(ev) - design.n_objects, False)
+        for x, sigma in ((0.3, 0.5), (-1.0, 2.0), (2.0, 0.1)):
+            h = 1e-5
+            numeric = (spec.at(np.exp(x + h), sigma) - spec.at(np.exp(x - h), sigma)) / (2 * h)
+            assert spec.w_slope(x, sigma) == pytest.approx(numeric, rel=1e-6, abs=1e-6)
+        c_typical = float(np.median(design.c))
+        lam, _ = ra._reml_mode(spec, c_typical)
+        w_hat = float(spec.noise(lam)[0])
+        sigma_hat = float(np.sqrt(w_hat / lam)) if np.isfinite(lam) else 0.0
+        args = (spec.at, sigma_hat, w_hat, False, float(np.sqrt(w_hat / c_typical)), "m")
+        searched, rooted = sigma_b_figures(*args), sigma_b_figures(*args, w_slope=spec.w_slope)
+        for key in ("sigma_b_low", "sigma_b_high", "sigma_b_p"):
+            assert rooted[key] == pytest.approx(searched[key], rel=1e-10, abs=1e-12), (seed, key)
+    held = ra._RestrictedLikelihood(np.array([0.0, 1.0]), None, np.array([3.0, 1.0]), 1.0, 10, False)
+    assert held.residual_at(0.5) == 0.0  # rounding would have it negative: held at 0, and so is its slope
+    assert held.w_slope(np.log(0.5), 1.0) == pytest.approx(10 - 1 / 1.5)
+
+
 def test_every_model_answers_the_whole_interface():
     """calibrate() asks a model only what the interface names: every registered model answers all of it."""
     from typing import get_type_hints

@@ -121,6 +121,16 @@ class _RestrictedLikelihood:
     def noise(self, lam):
         return np.ones(np.size(lam)) if self.face_value else self.residual(lam) / self.n_free
 
+    def w_slope(self, log_w: float, sigma: float) -> float:
+        """d :meth:`at` (e^x, sigma) / dx at x = log w, sigma > 0 fixed (lam = w / sigma^2 moves with w): the
+        profile of sigma_b's interval finds the best w as its root.  With R1 = dR/dlam = sum rt^2 / (mu + lam)^2,
+        d logdet/dx = -sum mu / (mu + lam) and d(R / w)/dx = (lam R1 - R) / w."""
+        w = float(np.exp(log_w))
+        lam = w / sigma**2
+        R = self.residual_at(lam)
+        R1 = float(np.sum(self.rt**2 / (self.mu + lam) ** 2)) if R > 0.0 else 0.0  # R held at 0: no slope
+        return self.n_free - float(np.sum(self.mu / (self.mu + lam))) + (lam * R1 - R) / w
+
     def at(self, w: float, sigma: float) -> float:
         """-2 log restricted likelihood at noise scale w and bias SD sigma (lam = w / sigma^2; sigma = 0 allowed),
         w not profiled -- the same function as :meth:`minus_two_loglik` up to a constant where w is at its best."""
@@ -221,7 +231,7 @@ def _fit_by_eigen(design: Design, s: np.ndarray, face_value: bool, n_free: int):
     w_hat = float(spec.noise(lam_hat)[0])
     sigma_hat = float(np.sqrt(w_hat / lam_hat)) if np.isfinite(lam_hat) else 0.0
     extras = sigma_b_figures(spec.at, sigma_hat, w_hat, face_value, float(np.sqrt(w_hat / c_typical)),
-                             SIGMA_B_METHOD.format(points=lam.size))
+                             SIGMA_B_METHOD.format(points=lam.size), w_slope=spec.w_slope)
     cov = MatrixCovariance(H, _MIXTURE_METHOD, _rebuild(lam, w, weight, w_ref, spread))
     return V, theta, cov, w_ref, extras
 
