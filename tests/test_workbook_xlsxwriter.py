@@ -310,3 +310,38 @@ def test_the_zip_is_compressed_quickly_and_the_library_left_as_it_was():
     with pytest.raises(RuntimeError), xlsxwriter_backend._quick_compression():
         raise RuntimeError("stopped while writing")
     assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile
+
+
+@pytest.mark.parametrize("with_isal", [True, False])
+def test_the_zip_deflates_with_isal_where_installed_and_zlib_without(monkeypatch, with_isal):
+    """Members written by write() and writestr() come back whole through zipfile's own reader (its CRC check),
+    deflated by ISA-L where python-isal is installed (faster, the same format) and by zlib without it."""
+    import io
+    import zipfile
+
+    from xlcalib.workbook import xlsxwriter_backend
+
+    if with_isal:
+        pytest.importorskip("isal")
+    else:
+        monkeypatch.setattr(xlsxwriter_backend, "_isal_deflate", lambda: None)
+    made = []
+    real = xlsxwriter_backend._isal_deflate()
+    if real is not None:
+        class Counting:
+            @staticmethod
+            def compressobj(*args):
+                made.append(args)
+                return real.compressobj(*args)
+        monkeypatch.setattr(xlsxwriter_backend, "_isal_deflate", lambda: Counting)
+    rng = np.random.default_rng(0)
+    text = "".join(f'<c r="A{i}"><v>{x:.16G}</v></c>' for i, x in enumerate(rng.normal(size=20_000))).encode()
+    buffer = io.BytesIO()
+    with xlsxwriter_backend._QuickZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/worksheets/sheet1.xml", text)
+        archive.writestr(zipfile.ZipInfo("stored.txt"), b"kept as it is")  # ZIP_STORED: no compressor at all
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
+        assert archive.testzip() is None
+        assert archive.read("xl/worksheets/sheet1.xml") == text and archive.read("stored.txt") == b"kept as it is"
+        assert archive.getinfo("xl/worksheets/sheet1.xml").compress_size < len(text) / 2
+    assert made == ([(xlsxwriter_backend.ZIP_LEVEL, zipfile.ZIP_DEFLATED, -15)] if with_isal else [])

@@ -217,12 +217,39 @@ class XlsxWriterBook(WorkbookBackend):
 ZIP_LEVEL = 1
 
 
+def _isal_deflate():
+    """ISA-L's deflate (python-isal), where installed: the same raw deflate stream format, about three times
+    faster than zlib at level 1 and no larger (the 149 MB Residuals sheet of that result: 0.34 s against 1.14 s,
+    32.4 MB against 33.3 MB).  None without it (Pyodide, a machine without the wheel): zlib does the work."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return None
+    return isal_zlib
+
+
 class _QuickZipFile(zipfile.ZipFile):
-    """A ZipFile whose compression level defaults to :data:`ZIP_LEVEL`."""
+    """A ZipFile whose compression level defaults to :data:`ZIP_LEVEL`, deflating with ISA-L where installed.
+
+    zipfile takes its compressor from zlib and has no option for another: each member written gets a fresh
+    deflate object of the same level from ISA-L instead (the stream, its CRC and sizes are zipfile's own; a
+    Python without the writer's ``_compressor`` keeps zlib's).
+    """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("compresslevel", ZIP_LEVEL)
         super().__init__(*args, **kwargs)
+        self._deflate = _isal_deflate()
+
+    def open(self, name, mode="r", pwd=None, *, force_zip64=False):
+        handle = super().open(name, mode, pwd, force_zip64=force_zip64)
+        info = name if isinstance(name, zipfile.ZipInfo) else None
+        deflated = (info.compress_type if info is not None else self.compression) == zipfile.ZIP_DEFLATED
+        if mode == "w" and deflated and self._deflate is not None and getattr(handle, "_compressor", None) is not None:
+            asked = getattr(info, "compress_level", getattr(info, "_compresslevel", None))  # renamed in 3.13
+            level = ZIP_LEVEL if asked is None else asked
+            handle._compressor = self._deflate.compressobj(level, zipfile.zlib.DEFLATED, -15)
+        return handle
 
 
 @contextlib.contextmanager
