@@ -251,6 +251,29 @@ def test_rank_order_statistics_by_counting_equal_the_partition(draws, objects, s
     np.testing.assert_array_equal(drawing.rank_order_statistics(stored, kth), drawing.order_statistics(stored, kth))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 40), st.integers(0, 2**32 - 1), st.data())
+def test_top_k_edges_from_the_places_equal_the_scan(draws, objects, seed, data):
+    """A line of k places: the edges read from the k positions above in each draw equal the scan of every object
+    (each draw's ranks a permutation of 1..O, the decision order any permutation), in blocks or not; and the rank
+    histogram counted chunk by chunk is the whole one."""
+    rng = np.random.default_rng(seed)
+    stored = (np.argsort(rng.random((draws, objects)), axis=1) + 1).astype(np.int32)
+    position = rng.permutation(objects).astype(np.intp)
+    top_k = data.draw(st.integers(0, objects))
+    expected = drawing.line_edges(stored <= top_k, position)
+    for block_bytes in (32 * 2**20, 5 * objects * 3):  # one block, or blocks of 3 draws
+        got = drawing.top_k_edges(stored, top_k, position, block_bytes=block_bytes)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+    cut = data.draw(st.integers(0, draws))
+    whole = drawing.rank_histogram(stored)
+    np.testing.assert_array_equal(drawing.rank_histogram(stored[:cut]) + drawing.rank_histogram(stored[cut:]), whole)
+    kth = [0, draws - 1]
+    np.testing.assert_array_equal(drawing.rank_order_statistics(stored, kth, whole),
+                                  drawing.order_statistics(stored, kth))
+
+
 def test_numbers_do_not_depend_on_threads_or_chunking(result, monkeypatch):
     """Each chunk has its own random stream: one thread or two, the table is the same bit for bit."""
     import sys

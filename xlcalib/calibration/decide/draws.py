@@ -50,7 +50,8 @@ __all__ = ["CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_SPARSE_DRA
            "SETTLE_ERRORS", "Draws", "best_first",
            "capped_draws",
            "conditional_above", "joint_counts", "line_edges", "map_chunks", "order_statistics",
-           "rank_order_statistics", "settle", "simulate_ranks", "top_k_edges", "unsettled", "worker_count"]
+           "rank_histogram", "rank_order_statistics", "settle", "simulate_ranks", "top_k_edges", "unsettled",
+           "worker_count"]
 
 
 #: Memory of one chunk of draws (values and their ranks).
@@ -187,17 +188,26 @@ def order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 *
 MAX_RANK_HISTOGRAM_CELLS = 4_000_000
 
 
-def rank_order_statistics(stored: np.ndarray, kth: list[int]) -> np.ndarray:
+def rank_histogram(ranks: np.ndarray) -> np.ndarray:
+    """Objects x ranks counts of *ranks* (draws x objects, each row a permutation of 1..O): cell [o, r - 1] counts
+    the draws that put object o at rank r.  Summed over chunks of draws, it is the histogram of them all."""
+    O = ranks.shape[1]
+    offsets = np.arange(O, dtype=ranks.dtype) * ranks.dtype.type(O) - ranks.dtype.type(1)  # < 2^31: int32 is safe
+    cells = ranks + offsets[None, :]  # object o's rank r counts in cell o * O + r - 1
+    return np.bincount(cells.ravel(), minlength=O * O).reshape(O, O)
+
+
+def rank_order_statistics(stored: np.ndarray, kth: list[int], histogram: np.ndarray | None = None) -> np.ndarray:
     """:func:`order_statistics` of stored *ranks* (each row a permutation of 1..O): the ranks are whole numbers
     1..O, so each object's order statistics are read off the running sum of its histogram of ranks -- for each k
     the first rank whose running count exceeds k.  The same numbers as the partition, about four times faster on
-    a spreadsheet-sized panel (300 objects, 10,000 draws: 13 ms against 50 ms), where a recalculation waits."""
+    a spreadsheet-sized panel (300 objects, 10,000 draws: 13 ms against 50 ms), where a recalculation waits.
+    *histogram*: :func:`rank_histogram` of *stored*, counted already (the draws' chunks count their own rows on
+    the worker threads)."""
     K, O = stored.shape
     if O * O > MAX_RANK_HISTOGRAM_CELLS or not K:
         return order_statistics(stored, kth)
-    offsets = np.arange(O, dtype=stored.dtype) * stored.dtype.type(O) - stored.dtype.type(1)  # < 2^31: int32 is safe
-    cells = stored + offsets[None, :]  # object o's rank r counts in cell o * O + r - 1
-    running = np.bincount(cells.ravel(), minlength=O * O).reshape(O, O).cumsum(axis=1)
+    running = (rank_histogram(stored) if histogram is None else histogram).cumsum(axis=1)
     out = np.empty((len(kth), O), dtype=stored.dtype)
     for i, k in enumerate(kth):
         out[i] = (running > k).argmax(axis=1) + 1
@@ -241,6 +251,9 @@ class Draws:
     p_draws: np.ndarray | None = None
     #: the extra draws settling rounds made (0: the first pass settled every decision, or no rounds were run)
     extra_draws: int = 0
+    #: with a top_k line of at most a quarter of the objects: each kept draw's top_k objects, best first (the
+    #: joint statement's edges are read from them, :func:`top_k_edges`); None otherwise
+    above: np.ndarray | None = None
 
     def conditional_p(self) -> tuple[np.ndarray, np.ndarray]:
         """(P(above) per object, its Monte Carlo s.e.): the mean of the conditional probabilities and their
@@ -335,6 +348,8 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
     chunk = int(max(1, min(draws, CHUNK_BYTES // (FIRST_PASS_CELL_BYTES * O))))
     keep = int(max(1, min(draws, STORED_RANK_BYTES // (4 * O))))
     stored = np.empty((keep, O), dtype=np.int32)  # the first `keep` draws' ranks, one draw per row
+    # their top_k objects too, for the joint statement (at most a quarter of what the ranks hold)
+    above = np.empty((keep, top_k), dtype=np.int32) if top_k is not None and 0 < 4 * top_k <= O else None
     starts = list(range(0, draws, chunk))
     streams = np.random.SeedSequence(seed).spawn(len(starts))
     positions = np.arange(1, O + 1, dtype=np.int32)
@@ -369,20 +384,31 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
         ranks = np.empty((n, O), dtype=np.int32)
         flat = order + (rows * O)[:, None]  # one flat scatter: ranks[i, order[i]] = 1..O
         ranks.ravel()[flat.ravel()] = np.tile(positions, n)
+        take = max(0, min(n, keep - start))  # the chunk's draws among the kept ones
+        if above is not None and take:  # rows of `above` and `stored` are disjoint between chunks: safe from threads
+            above[start:start + take] = order[:take, :top_k]
         del flat, order
-        if start < keep:  # rows of `stored` are disjoint between chunks: safe from two threads
-            take = min(n, keep - start)
+        counted = None
+        if take:
             stored[start:start + take] = ranks[:take]
-        return ranks.sum(axis=0, dtype=np.int64), sums, edges
+            counted = rank_histogram(ranks[:take]) if histogram is not None else None  # on the worker thread
+        return ranks.sum(axis=0, dtype=np.int64), sums, edges, counted
 
     rank_sum = np.zeros(O, dtype=np.int64)  # exact integer sums: the mean does not depend on chunking
     p_sum, p_squares = (np.zeros(O), np.zeros(O)) if top_k is not None else (None, None)
+    # the kept ranks' histogram is counted chunk by chunk on the worker threads where a chunk holds at least as many
+    # cells as the histogram (a spreadsheet-sized panel); else once at the end from the kept ranks, as the partition
+    counting = O * O <= MAX_RANK_HISTOGRAM_CELLS and chunk >= O
+    histogram = np.zeros((O, O), dtype=np.int64) if counting else None
     first, last = [], []
     # progress is told here, in the calling thread, as each chunk's results are taken in order (the workers
     # run without the caller's context, so they could not tell it)
     with progress.step(f"drawing the ranks ({draws:,} draws of {O:,} objects)", total=draws):
-        for j, (chunk_sum, chunk_p, chunk_edges) in enumerate(map_chunks(run_chunk, len(starts), prepare_chunk)):
+        for j, (chunk_sum, chunk_p, chunk_edges, counted) in enumerate(map_chunks(run_chunk, len(starts),
+                                                                                    prepare_chunk)):
             rank_sum += chunk_sum
+            if counted is not None:
+                histogram += counted
             if chunk_p is not None:  # added in chunk order: the same sums whatever the threads
                 p_sum += chunk_p[0]
                 p_squares += chunk_p[1]
@@ -395,10 +421,10 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
     index = np.arange(keep)
     lo = int(np.quantile(index, alpha, method="lower"))
     hi = int(np.quantile(index, 1.0 - alpha, method="higher"))
-    rank_lower, rank_upper = rank_order_statistics(stored, [lo, hi])
+    rank_lower, rank_upper = rank_order_statistics(stored, [lo, hi], histogram)
     edges = (np.concatenate(first), np.concatenate(last)) if first else None
     p_draws = np.full(O, draws, dtype=np.int64) if top_k is not None else None
-    return Draws(rank_sum, rank_lower, rank_upper, keep, stored, edges, p_sum, p_squares, p_draws)
+    return Draws(rank_sum, rank_lower, rank_upper, keep, stored, edges, p_sum, p_squares, p_draws, above=above)
 
 
 def unsettled(p: np.ndarray, se: np.ndarray, epsilon: float) -> np.ndarray:
@@ -494,11 +520,32 @@ def _settle_round(post, o_idx, v32, sd, t_df, entropy, n_round: int, top_k: int,
     return sums, squares
 
 
-def top_k_edges(stored: np.ndarray, top_k: int, position: np.ndarray, block_bytes: int = 32 * 2**20):
-    """:func:`line_edges` of the kept draws for a line of *top_k* places (above = rank <= top_k), by blocks of draws."""
-    step = max(1, block_bytes // max(1, 5 * stored.shape[1]))
-    parts = [line_edges(stored[i:i + step] <= top_k, position) for i in range(0, stored.shape[0], step)]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+def top_k_edges(stored: np.ndarray, top_k: int, position: np.ndarray, above: np.ndarray | None = None,
+                block_bytes: int = 32 * 2**20):
+    """:func:`line_edges` of the kept draws for a line of *top_k* places (above = rank <= top_k), by blocks of draws.
+
+    Each draw's ranks are a permutation, so exactly *top_k* objects are above in every draw: the edges are read
+    from their decision-order positions alone (draws x top_k, sorted in each draw) -- the last above is the
+    largest, and the run of objects above from the top ends at the first position that is not its own index.
+    *above*: those objects of each kept draw, as the draws left them (:attr:`Draws.above`); without it they are
+    found in the ranks.  A recalculation of CALIB_RANKING spent 20 ms scanning every object of every draw here.
+    """
+    n, O = stored.shape
+    if not 0 < top_k < O:
+        return line_edges(stored <= top_k, position)
+    step = max(1, block_bytes // max(1, 5 * O))
+    ladder = np.arange(top_k, dtype=np.intp)
+    first, last = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
+    for i in range(0, n, step):
+        if above is not None:
+            objects = above[i:i + step]
+        else:  # row-major: top_k columns per row, rows in order
+            objects = np.flatnonzero(stored[i:i + step] <= top_k).reshape(-1, top_k) % O
+        places = np.sort(position[objects].astype(np.intp), axis=1)
+        gap = places != ladder[None, :]
+        first[i:i + step] = np.where(gap.any(axis=1), gap.argmax(axis=1), top_k)
+        last[i:i + step] = O - 1 - places[:, -1]
+    return first, last
 
 
 def joint_counts(first: np.ndarray, last: np.ndarray, level: float) -> tuple[int, int, float]:

@@ -253,7 +253,10 @@ def _line_decisions(frame: pd.DataFrame, line: _Line, drawn: Draws, basis, estim
     frame["raw_decision"] = np.where(raw_above, "above", "below")
     frame["changed"] = calibrated_above != raw_above
     position = score_line[1] if score_line is not None else decision_order(p, v_hat)
-    first, last = drawn.edges if score_line is not None else top_k_edges(drawn.stored, line.top_k, position)
+    if score_line is not None:
+        first, last = drawn.edges
+    else:
+        first, last = top_k_edges(drawn.stored, line.top_k, position, drawn.above)
     n_in, n_out, holds = joint_counts(first, last, level)
     n_in, n_out = _joint_within(n_in, n_out, holds, p, settled, position)
     tier = _tiers(p, settled, position, n_in, n_out, epsilon)
