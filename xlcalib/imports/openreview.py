@@ -21,7 +21,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..cells import MAX_JSON_DEPTH, json_depth

@@ -47,7 +47,7 @@ def lottery_frame(r: pd.DataFrame) -> pd.DataFrame:
 def _how_to_rerun(lottery: dict) -> list[list[str]]:
     """The recipe under the table, in words (the README gives it in full)."""
     m = lottery["places"]
-    lines = [[f"How this draw was made (xlcalib verify-draw on this file, or =CALIB_VERIFY_DRAW over this sheet, "
+    lines = [["How this draw was made (xlcalib verify-draw on this file, or =CALIB_VERIFY_DRAW over this sheet, "
               "re-runs it): each object's number is the first 8 bytes, read as one whole number, of the SHA-256 "
               "hash of the text 'xlcalib lottery 1', the public seed, its name and its chance in ten-thousandths, joined "
               "by tabs; its uniform number is that number divided by 2 to the 64th."]]

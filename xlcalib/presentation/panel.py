@@ -102,7 +102,7 @@ def biases_chart(spec: SheetSpec, preamble, settings=None) -> SheetSpec:
     if shown:
         f = pd.concat([f.head(CHART_ASSESSORS // 2), f.tail(CHART_ASSESSORS // 2)])
     data = pd.DataFrame({"assessor": f["assessor"].astype(str).to_numpy(), "bias": f["bias"].to_numpy(),
-                         "typical assessor (0)": 0.0, f"± bias": f[pm].to_numpy()})
+                         "typical assessor (0)": 0.0, "± bias": f[pm].to_numpy()})
     lo, hi = value_span(f["bias"], f[pm])
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
     own = user_names(settings)

@@ -42,7 +42,6 @@ import numpy as np
 from ..cells import cell_position, cell_value, column_cells
 from ..errors import InputError
 from .base import (
-    CHART_COLOURS,
     FONT_NAME,
     FONT_SIZE,
     HIGHLIGHT_FILL,

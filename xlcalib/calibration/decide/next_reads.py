@@ -113,7 +113,6 @@ True
 """
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import dataclass
 

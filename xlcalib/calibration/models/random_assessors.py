@@ -48,7 +48,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
 from ..system.graph import Design, ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance
 from .base import ComponentFit, no_noise_check, refuse_latent

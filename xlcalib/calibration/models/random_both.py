@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
 from ..system.graph import DENSE_ASSESSOR_LIMIT, NEAR_SOLVER, Design
 from ..system.graph import ReducedSolver
 from ..system.posterior import MatrixCovariance, ReducedCovariance

@@ -232,7 +232,7 @@ class ReducedSolver:
         return self._factor is not None
 
     def _factor_dense(self) -> None:
-        design, Ca, A = self.design, self.design.C_a, self.design.n_assessors
+        Ca, A = self.design.C_a, self.design.n_assessors
         with plain_pages():
             M = self._laplacian()
             if self.ridge:
