@@ -318,6 +318,27 @@ def test_sigma_b_interval_profiles_the_noise_scale_through_its_slope():
     assert held.w_slope(np.log(0.5), 1.0) == pytest.approx(10 - 1 / 1.5)
 
 
+def test_random_both_likelihood_at_one_kappa_is_the_arrays_number():
+    """The REML search evaluates the random-both likelihood one kappa at a time without arrays of kappa: the same
+    sums in the same order, so bitwise the same numbers as the array form (the searches, and so the fit, do not
+    move), over kappas from 1e-8 to 1e8, with levels and with SDs at face value."""
+    from xlcalib.calibration.models import random_both as rb
+
+    ev, *_ = _panel(4, A=12, O=50, reads=3, bias_sd=0.5, noise=0.6)
+    a, o = pd.factorize(ev["assessor"])[0], pd.factorize(ev["object"])[0]
+    design = Design(a, o, np.linspace(0.5, 3.0, len(ev)), a.max() + 1, o.max() + 1)
+    n_free = len(ev) - design.n_objects
+    for lam in (0.3, 2.0, 40.0):
+        basis = rb._basis(design, ev["score"].to_numpy(), lam)
+        for kappa in np.exp(np.linspace(np.log(1e-8), np.log(1e8), 41)):
+            quad, logdet = basis.pieces(kappa)
+            assert basis.pieces_at(float(kappa)) == (quad[0], logdet[0])
+            for face_value in (False, True):
+                assert basis.minus_two_loglik_at(float(kappa), n_free, face_value) == \
+                    basis.minus_two_loglik(kappa, n_free, face_value)[0]
+        assert basis.minus_two_loglik_at(np.inf, n_free, False) == basis.minus_two_loglik(np.inf, n_free, False)[0]
+
+
 def test_every_model_answers_the_whole_interface():
     """calibrate() asks a model only what the interface names: every registered model answers all of it."""
     from typing import get_type_hints
