@@ -246,7 +246,9 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         # columns of text alone: one with escapes, one without (spaces at the ends, other Unicode spaces)
         "escaped": ["a & b", " lead", "trail ", "plain", "_x0041_", "tab\tx", "nbsp\u00a0", "\u2028x", "line\n", "ok",
                     "\x1fz", "<b>"] * 3,
-        "clean": [" lead", "trail ", "plain", "x\u00a0", "\nnew", "mid dle"] * 6})
+        "clean": [" lead", "trail ", "plain", "x\u00a0", "\nnew", "mid dle"] * 6,
+        "gaps": ["x", "", "y & z", "", " w"] * 7 + ["v"],  # text and empty text, nothing else
+        "count": list(range(-3, 33))})
     written = []
     original = xlsxwriter_backend._RowXml.write
 
@@ -270,7 +272,7 @@ def test_rows_written_as_xml_equal_xlsxwriters_own_byte_for_byte(monkeypatch, tm
         monkeypatch.setattr(xlsxwriter_backend, "CHUNK_ROWS", 7)
         book = XlsxWriterBook()
         write_calibration(book, run, frames, settings, now=NOW, feedback=True)
-        chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="K6",
+        chart = ChartSpec("scatter", "value by big", 3, len(odd), 3, (2,), anchor="N6",
                           ref_lines=(RefLine("y = x", (0.0, 1.0), (0.0, 1.0)), RefLine("line 2", (1, 2), (3, 4))))
         book.write_sheet(SheetSpec("Odd", odd, [["xlcalib test"]], highlight="flag", mark="look", line_after=4,
                                    charts=[chart]))

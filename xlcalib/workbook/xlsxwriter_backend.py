@@ -671,10 +671,20 @@ class _RowXml:
             look = {code: styles[(float, code)] for code in set(codes)}
             return [f'<c r="{letter}{number}"{look[code]}><v>{value:.16G}</v></c>'
                     for value, number, code in zip(column, numbers, codes)]
+        if kinds == {int}:  # counts and ranks: written as XlsxWriter writes any number
+            look = {code: styles[(int, code)] for code in set(codes)}
+            return [f'<c r="{letter}{number}"{look[code]}><v>{value:.16G}</v></c>'
+                    for value, number, code in zip(column, numbers, codes)]
         if kinds == {str} and "" not in column:
             look = {code: styles[(str, code)] for code in set(codes)}
             inner = _inline_texts(set(column))
             return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>'
+                    for value, number, code in zip(column, numbers, codes)]
+        if kinds == {str}:  # text with empty cells: a blank keeps its look (no element without one)
+            look = {code: styles[(str, code)] for code in set(codes)}
+            inner = _inline_texts(set(column) - {""})
+            return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>' if value else
+                    (f'<c r="{letter}{number}"{look[code]}/>' if look[code] else "")
                     for value, number, code in zip(column, numbers, codes)]
 
         texts: dict[str, str] = {}
