@@ -278,3 +278,40 @@ def test_censored_steps_reuse_the_first_factor(monkeypatch, confidences):
     spread = float(np.std(every.values))
     assert np.max(np.abs(basis.values - every.values)) <= 1e-10 * spread
     np.testing.assert_allclose(basis.posterior.variances()[0], every.posterior.variances()[0], rtol=1e-9)
+
+
+@pytest.mark.parametrize("confidences", ["declared SDs", "levels"])
+def test_factors_nobody_reads_any_more_are_let_go(monkeypatch, confidences):
+    """Memory at the national scale is A x A factors: the censored basis's last system, factored when its
+    covariance is first read, lets the near factor go first (it and the design's record of it), and the decision
+    basis of whole-point scores (designs of its own) lets go of the values' fixed-system factor, whose mu2 and
+    bounds are made already. The numbers are those of a run that keeps the near factor."""
+    import gc
+    import weakref
+
+    from xlcalib.calibration.models import random_assessors, random_both
+    from xlcalib.calibration.system.graph import NEAR_SOLVER, ReducedSolver
+
+    ev = _face_value_panel()
+    if confidences == "levels":
+        ev = simulate_panel(40, 240, 4, seed=3, n_conflicts=0).evaluations.drop(columns="sd")
+    monkeypatch.setattr(random_both, "EIGEN_ASSESSOR_LIMIT", 5)  # the plug-in path of national panels
+    monkeypatch.setattr(random_assessors, "EIGEN_ASSESSOR_LIMIT", 5)
+    result = xlcalib.calibrate(ev, scale=(1, 6))
+    values_design = result.components[0][0].design
+    assert "fixed_solver" in values_design.shared  # kept for the values' mu2 and bounds
+    basis = result.decision_basis()
+    assert "fixed_solver" not in values_design.shared
+    solver = basis.posterior.cov.solver
+    near = weakref.ref(solver.near)
+    assert basis.posterior.design.shared.get(NEAR_SOLVER) is solver.near and not solver.factored
+    basis.posterior.draw_theta(1, np.random.default_rng(0))  # the draws read its own factor
+    assert solver.factored and solver.near is None and NEAR_SOLVER not in basis.posterior.design.shared
+    gc.collect()
+    assert near() is None  # nothing else held the near factor
+    monkeypatch.setattr(ReducedSolver, "_release_near", lambda self: None)
+    kept = xlcalib.calibrate(ev, scale=(1, 6)).decision_basis()
+    kept.posterior.draw_theta(1, np.random.default_rng(0))
+    assert kept.posterior.cov.solver.near is not None
+    np.testing.assert_array_equal(kept.values, basis.values)
+    np.testing.assert_array_equal(kept.posterior.variances()[0], basis.posterior.variances()[0])

@@ -189,6 +189,11 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
 
     def make() -> DecisionBasis:
         rounding = rounding_variance(data.scores, scale.points if scale is not None else ())
+        if rounding > 0:
+            # whole-point scores: the basis fits designs of its own (each read's variance plus the rounding's),
+            # so the values' fixed-system factor, kept on their design for its mu2 and bounds (made already), has
+            # no reader left -- let it go before the basis makes factors of its own (100 MB at 5,000 assessors)
+            design.shared.pop("fixed_solver", None)
         with step(f"fitting the {other.NAME} model the decisions are drawn from"), blas_limit(A):
             fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w,
                                                   _shifted(scale, centre))

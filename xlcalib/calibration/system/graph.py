@@ -223,8 +223,18 @@ class ReducedSolver:
         if self._factor is None:
             with self._factor_lock:
                 if self._factor is None:
+                    self._release_near()
                     self._factor_dense()
         return self._factor
+
+    def _release_near(self) -> None:
+        """Let the near system's factor go before this one's is made: from then on every solve goes through this
+        system's own factor, so a censored fit's last step (factored when its covariance is first read, for the
+        draws) no longer holds two A x A factors at its peak -- 100 MB at 5,000 assessors.  The design's record of
+        the near solver goes too (the steps that took it are over)."""
+        near, self.near = self.near, None
+        if near is not None and self.design.shared.get(NEAR_SOLVER) is near:
+            del self.design.shared[NEAR_SOLVER]
 
     @property
     def factored(self) -> bool:
