@@ -313,6 +313,8 @@ def test_sigma_b_interval_profiles_the_noise_scale_through_its_slope():
         searched, rooted = sigma_b_figures(*args), sigma_b_figures(*args, w_slope=spec.w_slope)
         for key in ("sigma_b_low", "sigma_b_high", "sigma_b_p"):
             assert rooted[key] == pytest.approx(searched[key], rel=1e-10, abs=1e-12), (seed, key)
+        for lam_at in np.exp(np.linspace(-15.0, 15.0, 31)):  # the REML search's one-lam form: the same number
+            assert spec.minus_two_loglik_at(float(lam_at)) == spec.minus_two_loglik(lam_at)[0]
     held = ra._RestrictedLikelihood(np.array([0.0, 1.0]), None, np.array([3.0, 1.0]), 1.0, 10, False)
     assert held.residual_at(0.5) == 0.0  # rounding would have it negative: held at 0, and so is its slope
     assert held.w_slope(np.log(0.5), 1.0) == pytest.approx(10 - 1 / 1.5)
