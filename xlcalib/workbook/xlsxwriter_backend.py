@@ -35,6 +35,7 @@ import os
 import re
 import tempfile
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,6 @@ _DATE_FORMATS = {_dt.datetime: "yyyy-mm-dd h:mm:ss", _dt.date: "yyyy-mm-dd", _dt
 _NEEDS_ESCAPE = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
 _CONTROL = re.compile(r"([\x00-\x08\x0b-\x1f])")
 _ESCAPED_LOOKALIKE = re.compile("(_x[0-9a-fA-F]{4}_)")
-_EDGE_SPACE = re.compile(r"^\s|\s$")
 #: Longest text written here: XlsxWriter itself checks longer text against Excel's cell limit.
 _FAST_TEXT_CHARS = 16_383
 _FAST_KINDS = frozenset({type(None), str, bool, int, float})
@@ -247,7 +247,7 @@ class _QuickZipFile(zipfile.ZipFile):
         if mode == "w" and deflated and self._deflate is not None and getattr(handle, "_compressor", None) is not None:
             asked = getattr(info, "compress_level", getattr(info, "_compresslevel", None))  # renamed in 3.13
             level = ZIP_LEVEL if asked is None else asked
-            handle._compressor = self._deflate.compressobj(level, zipfile.zlib.DEFLATED, -15)
+            handle._compressor = self._deflate.compressobj(level, zlib.DEFLATED, -15)
         return handle
 
 
@@ -666,21 +666,14 @@ class _RowXml:
         from xlsxwriter.utility import xl_col_to_name
 
         letter = xl_col_to_name(j)
-        # the usual columns in one comprehension each: all finite numbers, or all non-empty text
-        if kinds == {float} and all(map(math.isfinite, column)):
-            look = {code: styles[(float, code)] for code in set(codes)}
+        # the usual columns in one comprehension each: numbers of one kind (finite floats, or whole numbers as
+        # counts and ranks are), or text (an empty cell keeps its look, and without one there is no element)
+        if kinds == {int} or (kinds == {float} and all(map(math.isfinite, column))):
+            kind = next(iter(kinds))
+            look = {code: styles[(kind, code)] for code in set(codes)}
             return [f'<c r="{letter}{number}"{look[code]}><v>{value:.16G}</v></c>'
                     for value, number, code in zip(column, numbers, codes)]
-        if kinds == {int}:  # counts and ranks: written as XlsxWriter writes any number
-            look = {code: styles[(int, code)] for code in set(codes)}
-            return [f'<c r="{letter}{number}"{look[code]}><v>{value:.16G}</v></c>'
-                    for value, number, code in zip(column, numbers, codes)]
-        if kinds == {str} and "" not in column:
-            look = {code: styles[(str, code)] for code in set(codes)}
-            inner = _inline_texts(set(column))
-            return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>'
-                    for value, number, code in zip(column, numbers, codes)]
-        if kinds == {str}:  # text with empty cells: a blank keeps its look (no element without one)
+        if kinds == {str}:
             look = {code: styles[(str, code)] for code in set(codes)}
             inner = _inline_texts(set(column) - {""})
             return [f'<c r="{letter}{number}"{look[code]} t="inlineStr">{inner[value]}</c>' if value else
@@ -729,9 +722,7 @@ def _inline_texts(texts) -> dict[str, str]:
     texts = list(texts)
     if _NEEDS_ESCAPE.search("\n".join(texts)) is not None:  # the pattern matches within one text, never across "\n"
         return {text: _inline_text(text) for text in texts}
-    keep = ' xml:space="preserve"'  # what XlsxWriter writes for text with a space at either end
-    return {text: f"<is><t{keep if text[:1].isspace() or text[-1:].isspace() else ''}>{text}</t></is>"
-            for text in texts}
+    return {text: _t_element(text) for text in texts}
 
 
 def _inline_text(text: str) -> str:
@@ -740,8 +731,12 @@ def _inline_text(text: str) -> str:
         text = _ESCAPED_LOOKALIKE.sub(r"_x005F\1", text)
         text = _CONTROL.sub(lambda m: f"_x{ord(m.group(1)):04X}_", text)
         text = text.replace("\ufffe", "_xFFFE_").replace("\uffff", "_xFFFF_")
-        keep = ' xml:space="preserve"' if _EDGE_SPACE.search(text) else ""
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    else:
-        keep = ' xml:space="preserve"' if _EDGE_SPACE.search(text) else ""
+    return _t_element(text)
+
+
+def _t_element(text: str) -> str:
+    """``<is><t>`` around text already escaped, kept as it is (``xml:space="preserve"``) when it starts or ends
+    with white space, as XlsxWriter writes it (its test is the regex ``^\\s|\\s$``: the same characters)."""
+    keep = ' xml:space="preserve"' if text[:1].isspace() or text[-1:].isspace() else ""
     return f"<is><t{keep}>{text}</t></is>"
