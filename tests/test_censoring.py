@@ -290,7 +290,7 @@ def test_factors_nobody_reads_any_more_are_let_go(monkeypatch, confidences):
     import weakref
 
     from xlcalib.calibration.models import random_assessors, random_both
-    from xlcalib.calibration.system.graph import NEAR_SOLVER, ReducedSolver
+    from xlcalib.calibration.system.graph import FIXED_SOLVER, NEAR_SOLVER, ReducedSolver
 
     ev = _face_value_panel()
     if confidences == "levels":
@@ -299,9 +299,9 @@ def test_factors_nobody_reads_any_more_are_let_go(monkeypatch, confidences):
     monkeypatch.setattr(random_assessors, "EIGEN_ASSESSOR_LIMIT", 5)
     result = xlcalib.calibrate(ev, scale=(1, 6))
     values_design = result.components[0][0].design
-    assert "fixed_solver" in values_design.shared  # kept for the values' mu2 and bounds
+    assert FIXED_SOLVER in values_design.shared  # kept for the values' mu2 and bounds
     basis = result.decision_basis()
-    assert "fixed_solver" not in values_design.shared
+    assert FIXED_SOLVER not in values_design.shared
     solver = basis.posterior.cov.solver
     near = weakref.ref(solver.near)
     assert basis.posterior.design.shared.get(NEAR_SOLVER) is solver.near and not solver.factored

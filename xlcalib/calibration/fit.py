@@ -51,7 +51,7 @@ from .panel.resolution import rounding_variance
 from .rasch.model import fit_rasch
 from .rasch_result import RaschResult, make_rasch_result
 from .result import CalibrationResult, DecisionBasis
-from .system.graph import Design, components
+from .system.graph import FIXED_SOLVER, Design, components
 from .system.posterior import ComponentPosterior, Posterior, quantile
 from .system.threads import blas_limit
 from .tables import Part, diagnostics_figures, part_uncertainty, result_tables
@@ -193,7 +193,7 @@ def _decision_basis(data: PanelData, model: CalibrationModel, gauge: str, per_co
             # whole-point scores: the basis fits designs of its own (each read's variance plus the rounding's),
             # so the values' fixed-system factor, kept on their design for its mu2 and bounds (made already), has
             # no reader left -- let it go before the basis makes factors of its own (100 MB at 5,000 assessors)
-            design.shared.pop("fixed_solver", None)
+            design.shared.pop(FIXED_SOLVER, None)
         with step(f"fitting the {other.NAME} model the decisions are drawn from"), blas_limit(A):
             fit, used, w_fit, t_df = fit_censored(other, design, _centred(data, centre), gauge, rounding, w,
                                                   _shifted(scale, centre))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..system.graph import Design, components
+from ..system.graph import FIXED_SOLVER, Design, components
 from .fixed import fit_component as fixed_fit
 from ..system.posterior import Posterior
 
@@ -73,7 +73,7 @@ def _bias_moments(design: Design, s: np.ndarray, face_value: bool) -> tuple[floa
             continue
         fit = fixed_fit(sub, s[mask], "weighted", face_value)  # the biases are centred below: any gauge
         if n == 1:  # the graph's own solver: mu2 and the robustness bounds need it too
-            design.shared["fixed_solver"] = fit.covariance.solver
+            design.shared[FIXED_SOLVER] = fit.covariance.solver
         b = fit.biases - fit.biases.mean()
         spread += float(b @ b)
         if "centred_trace" not in sub.shared:

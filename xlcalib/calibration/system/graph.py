@@ -31,9 +31,9 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-__all__ = ["DENSE_ASSESSOR_LIMIT", "DOUBLE_INVERSE_LIMIT", "EXACT_TRACE_LIMIT", "NEAR_SOLVER", "TRACE_PROBES",
-           "Design", "ReducedSolver", "graph_solver", "mu2", "low_spectrum", "sum_inverse_reduced", "components", "overlap_verdict",
-           "plain_pages"]
+__all__ = ["DENSE_ASSESSOR_LIMIT", "DOUBLE_INVERSE_LIMIT", "EXACT_TRACE_LIMIT", "FIXED_SOLVER", "NEAR_SOLVER",
+           "TRACE_PROBES", "Design", "ReducedSolver", "graph_solver", "mu2", "low_spectrum", "sum_inverse_reduced",
+           "components", "overlap_verdict", "plain_pages"]
 
 #: Largest assessor count solved with dense factorisation of the reduced
 #: A x A system (fast LAPACK); above it, sparse iterative solvers are used.
@@ -50,6 +50,9 @@ NEAR_ITERATIONS = 40
 #: The key under which a design keeps (``design.shared``) a factored solver that a nearby system's solves may be
 #: preconditioned by -- a model's own choice of what to keep, carried from one step's design to the next.
 NEAR_SOLVER = "near_solver"
+#: The key under which a design keeps its fixed-effects solver (:func:`graph_solver`): the fixed fit's own factor,
+#: read again by the variance moments, mu2 and the robustness bounds of the same design.
+FIXED_SOLVER = "fixed_solver"
 #: Largest assessor count for which sum 1/mu_j is computed exactly; above it,
 #: Hutchinson's stochastic trace estimator (fixed seed) is used.
 EXACT_TRACE_LIMIT = 2500
@@ -371,11 +374,11 @@ def graph_solver(design: Design, keep: bool = False) -> ReducedSolver:
     """The fixed-effects solver of the design's graph: the one a fit already made (``design.shared``), or a new
     one (kept on the design when *keep*: the fixed fit keeps its own, so the variance moments, mu2 and the
     robustness bounds of the same design read that factor instead of making another)."""
-    solver = design.shared.get("fixed_solver")
+    solver = design.shared.get(FIXED_SOLVER)
     if solver is None:
         solver = ReducedSolver(design)
         if keep:
-            design.shared["fixed_solver"] = solver
+            design.shared[FIXED_SOLVER] = solver
     return solver
 
 
