@@ -164,8 +164,10 @@ def map_chunks(work, n_chunks: int, prepare=None):
 def order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 * 2**20) -> np.ndarray:
     """Rows kth[0], kth[1], ... of *stored* (draws x objects) sorted down each column, by column blocks.
 
-    np.partition on contiguous column blocks: linear time per column, and the
-    transposed block stays small instead of a second copy of all stored ranks.
+    Each contiguous column block is sorted whole: numpy's vectorised sort of
+    whole numbers beat a two-point np.partition 3-6 times here (the 500 kept
+    ranks of 10^5 objects: 0.15 s against 0.8 s), and the transposed block
+    stays small instead of a second copy of all stored ranks.
     """
     K, O = stored.shape
     out = np.empty((len(kth), O), dtype=stored.dtype)
@@ -175,7 +177,7 @@ def order_statistics(stored: np.ndarray, kth: list[int], block_bytes: int = 16 *
     def block(j: int) -> None:  # disjoint columns of `out`: safe from two threads
         start = starts[j]
         part = np.ascontiguousarray(stored[:, start:start + step].T)
-        part.partition(kth, axis=1)
+        part.sort(axis=1)
         out[:, start:start + step] = part[:, kth].T
 
     for _ in map_chunks(block, len(starts)):
