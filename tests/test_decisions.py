@@ -470,3 +470,84 @@ def test_the_draws_tell_their_progress_in_the_calling_thread():
     settling = [s for s in recorder.steps if s[0].startswith("settling decisions")]
     assert settling and sum(s[2] for s in settling) == table.attrs["settling"]["extra_draws"] > 0
     assert all(s[1] == s[2] for s in settling)
+
+
+# ---------------------------------------------------------------------------------------------- replayed variates
+from xlcalib.calibration.decide import replay  # noqa: E402
+
+
+def _calls(stream):
+    """The calls a chunk of draws makes, in its order: assessor normals, object normals, a common shift, t factors."""
+    return [stream.standard_normal((7, 50)), stream.standard_normal((50, 30), dtype=np.float32),
+            stream.standard_normal(50, dtype=np.float32), stream.chisquare(12.0, 50)]
+
+
+def test_a_replayed_stream_gives_what_the_generator_gives_call_for_call():
+    replay.forget()
+    seed = np.random.SeedSequence(11).spawn(3)[2]
+    fresh = _calls(np.random.default_rng(seed))
+    first, again = _calls(replay.ReplayedStream(seed)), replay.ReplayedStream(seed)
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(fresh, first))
+    kept = again._recorded
+    assert [c for c, _ in kept] == [("standard_normal", (7, 50), "<f8"), ("standard_normal", (50, 30), "<f4"),
+                                    ("standard_normal", (50,), "<f4"), ("chisquare", 12.0, (50,))]
+    replayed = _calls(again)
+    assert all(np.array_equal(a, b) for a, b in zip(fresh, replayed))
+    replayed[1][:] = 0  # the caller scales its draws in place: the kept variates stay as drawn
+    assert np.array_equal(_calls(replay.ReplayedStream(seed))[1], fresh[1])
+    # a call that differs from the recorded one continues the generator's own sequence from there
+    live = np.random.default_rng(seed)
+    expected = [live.standard_normal((7, 50)), live.standard_normal((9, 4)), live.integers(0, 100, 5)]
+    other = replay.ReplayedStream(seed)
+    got = [other.standard_normal((7, 50)), other.standard_normal((9, 4)), other.integers(0, 100, 5)]
+    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
+    replay.forget()
+
+
+def test_kept_variates_stay_within_their_bound(monkeypatch):
+    replay.forget()
+    monkeypatch.setattr(replay, "KEPT_BYTES", 3 * 8 * 1000)
+    for j in range(5):  # five streams of 8,000 bytes each: the two oldest are let go
+        replay.ReplayedStream(np.random.SeedSequence(j)).standard_normal(1000)
+    assert replay._kept_bytes[0] <= replay.KEPT_BYTES and len(replay._kept) == 3
+    assert np.random.SeedSequence(0).entropy not in {key[0] for key in replay._kept}
+    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 10**6, 300), np.random.Generator)
+    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 1000, 300), replay.ReplayedStream)
+    # a stream whose variates outgrow a chunk's share stops keeping them, and still gives the generator's own
+    monkeypatch.setattr(replay, "KEPT_CHUNK_BYTES", 8 * 1500)
+    seed = np.random.SeedSequence(99)
+    big = replay.ReplayedStream(seed)
+    got = [big.standard_normal(1000), big.standard_normal(1000), big.chisquare(3.0, 10)]
+    live = np.random.default_rng(seed)
+    assert all(np.array_equal(a, b) for a, b in zip(got, [live.standard_normal(1000), live.standard_normal(1000),
+                                                          live.chisquare(3.0, 10)]))
+    assert replay._key(seed) not in replay._kept and big._recorded is None
+    replay.forget()
+
+
+def test_a_recalculated_ranking_replays_its_variates_and_gives_the_same_table(result, monkeypatch):
+    """A second ranking of the same size and seed (a sheet recalculating after an edit) draws no new normals for
+    its chunks, and its table is the one the generators themselves give (several chunks of the same size, each
+    with its own stream)."""
+    replay.forget()
+    monkeypatch.setattr(drawing, "CHUNK_BYTES", drawing.FIRST_PASS_CELL_BYTES * 40 * 500)  # chunks of 500 draws
+    with monkeypatch.context() as plain:
+        plain.setattr(drawing, "chunk_stream", lambda seed, *_: np.random.default_rng(seed))
+        reference = result.ranking(top_k=8, draws=3000, seed=5)
+    assert not replay._kept
+    first = result.ranking(top_k=8, draws=3000, seed=5)
+    assert replay._kept  # the chunks' variates were kept
+    streams = []
+    original = replay.ReplayedStream.__init__
+
+    def counted(self, seed):
+        original(self, seed)
+        streams.append(self)
+
+    monkeypatch.setattr(replay.ReplayedStream, "__init__", counted)
+    again = result.ranking(top_k=8, draws=3000, seed=5)
+    assert len(streams) >= 6  # every chunk replayed what it drew before, no generator made
+    assert all(s._live is None and s._used == len(s._recorded) >= 2 for s in streams)
+    pd.testing.assert_frame_equal(first, reference)
+    pd.testing.assert_frame_equal(again, reference)
+    replay.forget()

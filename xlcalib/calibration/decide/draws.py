@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ... import progress
+from .replay import chunk_stream
 
 __all__ = ["CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_SPARSE_DRAW_WORK", "MAX_DRAWS", "MAX_WORKERS",
            "MAX_SETTLE_DRAWS", "MAX_SETTLE_CELLS", "MAX_RANK_HISTOGRAM_CELLS", "SETTLE_DRAWS_FACTOR",
@@ -363,8 +364,9 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
 
     def prepare_chunk(j: int):
         """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
-        rng = np.random.default_rng(streams[j])
-        return rng, post.draw_theta(min(chunk, draws - starts[j]), rng)
+        n = min(chunk, draws - starts[j])
+        rng = chunk_stream(streams[j], n, O)
+        return rng, post.draw_theta(n, rng)
 
     def run_chunk(j: int, rng, xi):
         start = starts[j]
@@ -498,8 +500,9 @@ def _settle_round(post, o_idx, v32, sd, t_df, entropy, n_round: int, top_k: int,
     sd_active = sd[active]
 
     def prepare_chunk(j: int):
-        rng = np.random.default_rng(streams[j])
-        return rng, post.draw_theta(min(chunk, n_round - starts[j]), rng)
+        n = min(chunk, n_round - starts[j])
+        rng = chunk_stream(streams[j], n, O)
+        return rng, post.draw_theta(n, rng)
 
     def run_chunk(j: int, rng, xi):
         n = min(chunk, n_round - starts[j])
