@@ -476,3 +476,16 @@ def test_a_calibration_run_does_not_import_scipy_stats(tmp_path):
             f"assert main(['demo', '--out', {str(tmp_path)!r}]) == 0\n"
             "assert 'scipy.stats' not in sys.modules, 'the main job imported scipy.stats'\n")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_starting_the_program_or_the_add_in_imports_no_optimiser_or_distributions():
+    """scipy.optimize (0.2 s) and scipy.stats (0.5 s) are imported where they are used, not at start: the command
+    line and the spreadsheet functions (whose add-in loads them all, and in xlwings Lite over Pyodide's slower
+    imports) start without them."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport xlcalib.cli, udf_registry\n"
+            "late = [m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules]\n"
+            "assert not late, late\n")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ....errors import InputError
 from .feasibility import max_flow_message
@@ -48,6 +47,14 @@ PRICING_ROUNDS = 50
 ROUNDING_SECONDS = 10.0
 #: HiGHS method for the transportation LP (dual simplex: returns a vertex, hence a 0/1 allocation).
 LP_METHOD = "highs-ds"
+
+
+def linprog(*args, **kwargs):
+    """scipy's ``linprog``, imported when first called: importing scipy.optimize at start cost every run of the
+    program and every load of the add-in 0.2 s, though only assignments solve programs."""
+    from scipy.optimize import linprog as scipy_linprog
+
+    return scipy_linprog(*args, **kwargs)
 
 
 def suitability_optimum(problem: AllocationProblem, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -242,6 +249,8 @@ def _milp_over_fractional(x, frac, cost, M, lo, hi, lb) -> np.ndarray | None:
     rest = np.asarray(M[:, y].sum(axis=1)).ravel()
     sub = M[:, frac].tocsr()
     rows = np.flatnonzero(np.diff(sub.indptr) > 0)
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     res = milp(cost[frac], constraints=LinearConstraint(sub[rows], lo[rows] - rest[rows], hi[rows] - rest[rows]),
                integrality=np.ones(frac.size), bounds=Bounds(lb[frac], 1.0), options={"time_limit": ROUNDING_SECONDS})
     if res.x is None:
