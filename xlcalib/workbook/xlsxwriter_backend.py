@@ -725,15 +725,18 @@ def _block_by_polars(pl, rows: "_RowXml", values: list[list], kinds: list[set], 
                                       dtype=pl.String)
             pieces.append(pl.col(f"c{j}"))
             continue
-        data[f"s{j}"] = pl.Series([styles[j][(kind, int(code))] for code in present], dtype=pl.String).gather(index)
-        start, look = pl.lit(f'<c r="{xl_col_to_name(j)}'), pl.col(f"s{j}")
-        if kind is str:  # an empty text is no element, or an empty element that keeps the row's look
-            empty = pl.when(look != "").then(pl.concat_str([start, number, pl.lit('"'), look, pl.lit("/>")]))
-            pieces.append(pl.when(inner.is_null()).then(empty.otherwise(pl.lit("")))
-                          .otherwise(pl.concat_str([start, number, pl.lit('"'), look, pl.lit(' t="inlineStr">'), inner,
-                                                    pl.lit("</c>")])))
-        else:
-            pieces.append(pl.concat_str([start, number, pl.lit('"'), look, pl.lit("><v>"), inner, pl.lit("</v></c>")]))
+        looks = [styles[j][(kind, int(code))] for code in present]
+        start = pl.lit(f'<c r="{xl_col_to_name(j)}')
+        # what follows the row number up to the value, one gathered piece: the row's look and the value's tag
+        tag = ' t="inlineStr">' if kind is str else "><v>"
+        data[f"s{j}"] = pl.Series([f'"{look}{tag}' for look in looks], dtype=pl.String).gather(index)
+        cell = [start, number, pl.col(f"s{j}"), inner, pl.lit("</c>" if kind is str else "</v></c>")]
+        if kind is str and "" in column:  # an empty text is no element, or an empty element that keeps the look
+            data[f"e{j}"] = pl.Series([f'"{look}/>' if look else None for look in looks], dtype=pl.String).gather(index)
+            empty = pl.when(pl.col(f"e{j}").is_not_null()).then(pl.concat_str([start, number, pl.col(f"e{j}")]))
+            pieces.append(pl.when(inner.is_null()).then(empty.otherwise(pl.lit(""))).otherwise(pl.concat_str(cell)))
+        else:  # the cell's pieces go straight into the row's
+            pieces.extend(cell)
     if extras:  # the charts' reference-line points beside a few rows
         data["extra"] = pl.Series([extras.get(i, "") for i in range(len(numbers))], dtype=pl.String)
         pieces.append(pl.col("extra"))
@@ -774,11 +777,15 @@ def _polars_inner(pl, column: list, kind, name: str, data: dict):
                                                  return_dtype=pl.String)
     data[name] = texts
     text = pl.col(name)
-    keep = pl.when(text.str.contains(_EDGE_SPACE_RUST)).then(pl.lit(' xml:space="preserve"')).otherwise(pl.lit(""))
-    plain = pl.concat_str([pl.lit("<is><t"), keep, pl.lit(">"), text, pl.lit("</t></is>")])
+    edge = texts.str.contains(_EDGE_SPACE_RUST)
+    if edge.any():  # text kept as it is, with xml:space="preserve"
+        data[name + "k"] = pl.Series(["", ' xml:space="preserve"'], dtype=pl.String).gather(edge.cast(pl.UInt32))
+        plain = pl.concat_str([pl.lit("<is><t"), pl.col(name + "k"), pl.lit(">"), text, pl.lit("</t></is>")])
+    else:  # ids and names: none starts or ends with a space
+        plain = pl.concat_str([pl.lit("<is><t>"), text, pl.lit("</t></is>")])
     inner = pl.when(pl.col(name + "e").is_not_null()).then(pl.col(name + "e")).otherwise(plain) \
         if name + "e" in data else plain
-    return pl.when(text == "").then(None).otherwise(inner)
+    return pl.when(text == "").then(None).otherwise(inner) if "" in column else inner
 
 
 def _longest_text(column: list, kinds: set) -> int:
