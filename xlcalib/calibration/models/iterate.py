@@ -44,6 +44,8 @@ def _fitter(model: CalibrationModel, design: Design, data: PanelData, gauge: str
             previous = newest[1]
             used = Design(design.ai, design.oi, effective_confidences(design.c, w, rounding), design.n_assessors,
                           design.n_objects)
+            if "components" in design.shared:  # the same reads: the same connected groups (0.1 s at 10^6 reads)
+                used.shared["components"] = design.shared["components"]
             if NEAR_SOLVER in previous.shared:  # the last step's factor preconditions this one's solves ...
                 used.shared[NEAR_SOLVER] = previous.shared[NEAR_SOLVER]
             if previous is not design:  # ... and the rest of that step's design (its fixed factor) is not kept
