@@ -551,3 +551,18 @@ def test_a_recalculated_ranking_replays_its_variates_and_gives_the_same_table(re
     pd.testing.assert_frame_equal(first, reference)
     pd.testing.assert_frame_equal(again, reference)
     replay.forget()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(2, 400), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_line_of_a_settling_draw_is_what_a_sort_gives(n, objects, seed, ties):
+    """The top_k-th and (top_k + 1)-th largest values of each draw, as sorting each row would give them."""
+    rng = np.random.default_rng(seed)
+    draws = rng.standard_normal((n, objects)).astype(np.float32)
+    if ties:
+        draws = np.round(draws * 2).astype(np.float32)
+    for top_k in sorted({1, objects // 2, objects - 1, int(rng.integers(1, objects))}):
+        ordered = np.sort(draws, axis=1)
+        kth, next_value = drawing.line_values(draws, top_k)
+        np.testing.assert_array_equal(kth, ordered[:, objects - top_k])
+        np.testing.assert_array_equal(next_value, ordered[:, objects - top_k - 1])
