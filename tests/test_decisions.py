@@ -511,10 +511,10 @@ def test_kept_variates_stay_within_their_bound(monkeypatch):
         replay.ReplayedStream(np.random.SeedSequence(j)).standard_normal(1000)
     assert replay._kept_bytes[0] <= replay.KEPT_BYTES and len(replay._kept) == 3
     assert np.random.SeedSequence(0).entropy not in {key[0] for key in replay._kept}
-    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 10**6, 300), np.random.Generator)
-    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 1000, 300), replay.ReplayedStream)
+    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 10**5, 300), np.random.Generator)  # 120 MB
+    assert isinstance(replay.chunk_stream(np.random.SeedSequence(1), 10**4, 300), replay.ReplayedStream)  # 12 MB
     # a stream whose variates outgrow a chunk's share stops keeping them, and still gives the generator's own
-    monkeypatch.setattr(replay, "KEPT_CHUNK_BYTES", 8 * 1500)
+    monkeypatch.setattr(replay, "KEPT_RUN_BYTES", 8 * 1500)
     seed = np.random.SeedSequence(99)
     big = replay.ReplayedStream(seed)
     got = [big.standard_normal(1000), big.standard_normal(1000), big.chisquare(3.0, 10)]

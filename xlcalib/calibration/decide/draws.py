@@ -377,7 +377,7 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
     def prepare_chunk(j: int):
         """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
         n = min(chunk, draws - starts[j])
-        rng = chunk_stream(streams[j], n, O)
+        rng = chunk_stream(streams[j], draws, O)
         return rng, post.draw_theta(n, rng)
 
     def run_chunk(j: int, rng, xi):
@@ -513,7 +513,7 @@ def _settle_round(post, o_idx, v32, sd, t_df, entropy, n_round: int, top_k: int,
 
     def prepare_chunk(j: int):
         n = min(chunk, n_round - starts[j])
-        rng = chunk_stream(streams[j], n, O)
+        rng = chunk_stream(streams[j], n_round, O)
         return rng, post.draw_theta(n, rng)
 
     def run_chunk(j: int, rng, xi):

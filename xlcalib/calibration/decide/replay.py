@@ -3,8 +3,9 @@
 Why: a worksheet recalculates CALIB_RANKING after every edited score.  The edit changes the posterior the draws
 are shaped by, but not the random variates under them: the same seed gives the same standard normals for a panel
 of the same size.  Drawing them was a fifth of a spreadsheet-sized ranking (10,000 draws of 300 objects: 18 ms of
-each 80 ms chunk), so a chunk's stream keeps what it drew (:data:`KEPT_BYTES` in all, the latest first) and a
-later stream of the same seed sequence hands out copies of the same arrays in the same order.
+each 80 ms chunk), so a chunk's stream keeps what it drew (:data:`KEPT_BYTES` in all, the latest first; runs of
+draws up to :data:`KEPT_RUN_BYTES`) and a later stream of the same seed sequence hands out copies of the same
+arrays in the same order.
 
 The numbers are the generator's own: a replayed call returns a copy of what the generator gave for that call; a
 call that differs from the recorded one (another shape, another method) makes a fresh generator from the same
@@ -18,13 +19,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["KEPT_BYTES", "KEPT_CHUNK_BYTES", "ReplayedStream", "chunk_stream", "forget"]
+__all__ = ["KEPT_BYTES", "KEPT_RUN_BYTES", "ReplayedStream", "chunk_stream", "forget"]
 
 #: The variates kept across calls, at most (the least recently used streams go first).
 KEPT_BYTES = 48 * 2**20
-#: A chunk whose variates would take more than this is drawn as usual, nothing kept (a national panel's chunks are
-#: drawn once per run; keeping them would only cost memory).
-KEPT_CHUNK_BYTES = 16 * 2**20
+#: A run of draws whose variates would take more than this in all is drawn as usual, nothing kept: keeping only some
+#: of its chunks would replay none of them before they are let go, and a national panel's draws are made once a run.
+KEPT_RUN_BYTES = 24 * 2**20
 
 _kept: OrderedDict = OrderedDict()  # (entropy, spawn key) -> [(call, variates), ...]
 _kept_bytes = [0]
@@ -73,7 +74,7 @@ class ReplayedStream:
             return self._recorded[self._used - 1][1].copy()
         out = make(self._generator())
         self._recorded = self._recorded[:self._used]
-        if sum(array.nbytes for _, array in self._recorded) + out.nbytes > KEPT_CHUNK_BYTES:
+        if sum(array.nbytes for _, array in self._recorded) + out.nbytes > KEPT_RUN_BYTES:
             self._recorded = None  # too large to keep: from here on the live generator alone, nothing copied
             _forget(self._key)
             return out
@@ -116,10 +117,10 @@ def _keep(key: tuple, recorded: list) -> None:
 
 
 def chunk_stream(seed: np.random.SeedSequence, draws: int, n_objects: int):
-    """The random stream of one chunk of *draws* joint draws of *n_objects* values: a :class:`ReplayedStream` when
-    its objects' float32 normals fit :data:`KEPT_CHUNK_BYTES` (a stream whose other variates then overflow it stops
-    keeping them), else the generator itself."""
-    if draws * 4 * n_objects > KEPT_CHUNK_BYTES:
+    """The random stream of one chunk of a run of *draws* joint draws of *n_objects* values in all: a
+    :class:`ReplayedStream` when the run's float32 normals of the objects fit :data:`KEPT_RUN_BYTES` (a stream whose
+    other variates then overflow it stops keeping them), else the generator itself."""
+    if draws * 4 * n_objects > KEPT_RUN_BYTES:
         return np.random.default_rng(seed)
     return ReplayedStream(seed)
 
