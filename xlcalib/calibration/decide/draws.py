@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ... import progress
+from ..system.threads import one_blas_thread
 from .replay import chunk_stream
 
 __all__ = ["CHUNK_BYTES", "STORED_RANK_BYTES", "MAX_DRAW_CELLS", "MAX_SPARSE_DRAW_WORK", "MAX_DRAWS", "MAX_WORKERS",
@@ -155,9 +156,11 @@ def worker_count() -> int:
 def map_chunks(work, n_chunks: int, prepare=None):
     """Results of ``work(j, *prepare(j))`` (``work(j)`` without *prepare*) for j = 0..n_chunks-1, in order.
 
-    ``prepare`` runs in the calling thread (it may use BLAS, which has threads
-    of its own); ``work`` runs on :func:`worker_count` threads, a wave of
-    chunks at a time, so at most that many chunks are in memory at once.
+    ``prepare`` runs in the calling thread (it may use BLAS); ``work`` runs on
+    :func:`worker_count` threads, a wave of chunks at a time, so at most that
+    many chunks are in memory at once.  With worker threads, BLAS runs on one
+    thread meanwhile (its own threads would spin between the waves and take
+    the workers' cores).
     """
     prepare = prepare or (lambda j: ())
     workers = min(worker_count(), n_chunks)
@@ -167,7 +170,9 @@ def map_chunks(work, n_chunks: int, prepare=None):
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xlcalib-ranking") as pool:
+    # the workers take every core: BLAS threads (of the assessor-level solves in *prepare*) would spin between
+    # the waves and take the cores from them (system.threads.one_blas_thread)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xlcalib-ranking") as pool, one_blas_thread():
         for first in range(0, n_chunks, workers):
             wave = range(first, min(first + workers, n_chunks))
             prepared = [prepare(j) for j in wave]
