@@ -374,3 +374,28 @@ def test_the_zip_deflates_with_isal_where_installed_and_zlib_without(monkeypatch
         assert archive.read("xl/worksheets/sheet1.xml") == text and archive.read("stored.txt") == b"kept as it is"
         assert archive.getinfo("xl/worksheets/sheet1.xml").compress_size < len(text) / 2
     assert made == ([(xlsxwriter_backend.ZIP_LEVEL, zipfile.ZIP_DEFLATED, -15)] if with_isal else [])
+
+
+def test_rows_are_written_by_python_when_polars_fails(monkeypatch, tmp_path):
+    """A polars release whose API moved must not cost the result file: the block is written as Python writes it,
+    byte for byte XlsxWriter's."""
+    from xlcalib.workbook import xlsxwriter_backend
+
+    frame = pd.DataFrame({"object": [f"P{i}" for i in range(300)], "value": np.linspace(0, 1, 300),
+                          "reads": np.arange(300)})
+    monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", 0)
+    outputs = []
+    for broken in (False, True):
+        if broken:
+            def fail(*_args, **_kwargs):
+                raise AttributeError("polars moved")
+
+            monkeypatch.setattr(xlsxwriter_backend, "_block_by_polars", fail)
+        else:
+            monkeypatch.setattr(xlsxwriter_backend, "polars_or_none", lambda: None)
+        book = XlsxWriterBook()
+        book.write_sheet(SheetSpec("Values", frame, [["xlcalib test"]]))
+        outputs.append(_sheet_xml(save_atomically(book, tmp_path / f"broken{broken}.xlsx")))
+        monkeypatch.undo()
+        monkeypatch.setattr(xlsxwriter_backend, "FAST_ROWS", 0)
+    assert outputs[0] == outputs[1]

@@ -613,8 +613,14 @@ class _RowXml:
         opening = self._row_openings(first, numbers, heights)
         extras = {r - first - 1: "".join(self._extra_cells(r, cells)) for r, cells in below.items()}
         polars = polars_or_none() if m >= POLARS_BLOCK_ROWS else None
+        block = None
         if polars is not None:
-            ws.fh.write(_block_by_polars(polars, self, values, kinds, numbers, codes, styles, opening, extras))
+            try:
+                block = _block_by_polars(polars, self, values, kinds, numbers, codes, styles, opening, extras)
+            except Exception:  # noqa: BLE001 - a polars release whose API moved: the rows as Python writes them
+                pass
+        if block is not None:
+            ws.fh.write(block)
         else:
             listed = codes.tolist()
             columns = [self._cells(j, column, kinds[j], numbers, listed, styles[j]) for j, column in enumerate(values)]
