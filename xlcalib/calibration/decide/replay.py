@@ -64,6 +64,8 @@ class ReplayedStream:
         return self._variates(("chisquare", float(df), _shape(size)), lambda g: g.chisquare(df, size))
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # this object's own state, asked for before it was set (a copy): not the generator's
+            raise AttributeError(name)
         return getattr(self._generator(), name)
 
     def _variates(self, call: tuple, make) -> np.ndarray:
