@@ -566,3 +566,10 @@ def test_the_line_of_a_settling_draw_is_what_a_sort_gives(n, objects, seed, ties
         kth, next_value = drawing.line_values(draws, top_k)
         np.testing.assert_array_equal(kth, ordered[:, objects - top_k])
         np.testing.assert_array_equal(next_value, ordered[:, objects - top_k - 1])
+
+
+def test_ranks_scattered_row_by_row_equal_the_flat_scatter(result, monkeypatch):
+    """Long rows (many objects) scatter each draw's ranks on their own: the same table as the one flat scatter."""
+    flat = result.ranking(top_k=8, draws=1500, seed=3)
+    monkeypatch.setattr(drawing, "ROW_SCATTER_OBJECTS", 1)
+    pd.testing.assert_frame_equal(result.ranking(top_k=8, draws=1500, seed=3), flat)

@@ -355,6 +355,12 @@ def centred_values(v_hat: np.ndarray) -> tuple[np.ndarray, float]:
     return (v_hat - origin).astype(np.float32), origin
 
 
+#: Objects from which each draw's ranks are scattered row by row (16 draws of 10^5 objects: 10 ms against 15 ms for
+#: one flat scatter, which builds draws x objects index arrays first); below, one flat scatter (5,000 draws of 300
+#: objects: 6.5 ms against 13 ms row by row).
+ROW_SCATTER_OBJECTS = 4096
+
+
 def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level: float,
                    score_line: tuple[float, np.ndarray] | None = None) -> Draws:
     """Monte Carlo ranks: rank sums, rank intervals, the kept draws' ranks, with a top_k line each object's
@@ -403,12 +409,17 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
             del terms
         del dev
         ranks = np.empty((n, O), dtype=np.int32)
-        flat = order + (rows * O)[:, None]  # one flat scatter: ranks[i, order[i]] = 1..O
-        ranks.ravel()[flat.ravel()] = np.tile(positions, n)
+        if O >= ROW_SCATTER_OBJECTS:  # long rows: a scatter per draw, no draws x objects index arrays
+            for i in range(n):
+                ranks[i, order[i]] = positions
+        else:  # short rows: one flat scatter, ranks[i, order[i]] = 1..O
+            flat = order + (rows * O)[:, None]
+            ranks.ravel()[flat.ravel()] = np.tile(positions, n)
+            del flat
         take = max(0, min(n, keep - start))  # the chunk's draws among the kept ones
         if above is not None and take:  # rows of `above` and `stored` are disjoint between chunks: safe from threads
             above[start:start + take] = order[:take, :top_k]
-        del flat, order
+        del order
         counted = None
         if take:
             stored[start:start + take] = ranks[:take]
