@@ -347,6 +347,17 @@ def _joint_draws(post, rng, xi, n: int, o_idx: np.ndarray, t_df, v32: np.ndarray
     return dev, centre, factor
 
 
+def _chunk_preparer(post, streams, starts: list[int], chunk: int, total: int, n_objects: int):
+    """*prepare* for :func:`map_chunks` over a run of *total* draws: chunk j's random stream (:func:`.replay.
+    chunk_stream`) and its assessor-level draws (BLAS), made in the calling thread."""
+
+    def prepare(j: int):
+        rng = chunk_stream(streams[j], total, n_objects)
+        return rng, post.draw_theta(min(chunk, total - starts[j]), rng)
+
+    return prepare
+
+
 def centred_values(v_hat: np.ndarray) -> tuple[np.ndarray, float]:
     """(v_hat - origin in float32, origin): ranks and the conditional probabilities do not change with a common
     shift, and single precision keeps about 7 digits of the number it holds, so the draws are made about the
@@ -385,11 +396,7 @@ def simulate_ranks(post, o_idx, v_hat, t_df, draws: int, seed: int, top_k, level
         sd = np.empty(O, dtype=np.float32)
         sd[o_idx] = post.conditional_sd()
 
-    def prepare_chunk(j: int):
-        """The chunk's stream and its assessor-level draws (BLAS), made in the calling thread."""
-        n = min(chunk, draws - starts[j])
-        rng = chunk_stream(streams[j], draws, O)
-        return rng, post.draw_theta(n, rng)
+    prepare_chunk = _chunk_preparer(post, streams, starts, chunk, draws, O)
 
     def run_chunk(j: int, rng, xi):
         start = starts[j]
@@ -527,10 +534,7 @@ def _settle_round(post, o_idx, v32, sd, t_df, entropy, n_round: int, top_k: int,
     streams = np.random.SeedSequence(entropy).spawn(len(starts))
     sd_active = sd[active]
 
-    def prepare_chunk(j: int):
-        n = min(chunk, n_round - starts[j])
-        rng = chunk_stream(streams[j], n_round, O)
-        return rng, post.draw_theta(n, rng)
+    prepare_chunk = _chunk_preparer(post, streams, starts, chunk, n_round, O)
 
     def run_chunk(j: int, rng, xi):
         n = min(chunk, n_round - starts[j])

@@ -377,7 +377,7 @@ class Posterior:
         shared -= (k32 @ xi32)[None, :]
         whole = None
         if centres is True:  # every object's centre: the shared parts negated, in the draws' layout
-            whole = _transposed(shared, negate=True)
+            whole = _negated_transposed(shared)
             dev += whole  # v - s is v + (-s) exactly
         else:
             _subtract_transposed(dev, shared)
@@ -410,15 +410,11 @@ def _subtract_transposed(out: np.ndarray, shared: np.ndarray) -> None:
         out[:, start:start + TRANSPOSE_BLOCK] -= shared[start:start + TRANSPOSE_BLOCK].T
 
 
-def _transposed(shared: np.ndarray, negate: bool = False) -> np.ndarray:
-    """shared.T (negated when *negate*) as a C-ordered draws x objects array, by blocks of objects."""
+def _negated_transposed(shared: np.ndarray) -> np.ndarray:
+    """-shared.T as a C-ordered draws x objects array, by blocks of objects (see :data:`TRANSPOSE_BLOCK`)."""
     out = np.empty(shared.shape[::-1], dtype=shared.dtype)
     for start in range(0, shared.shape[0], TRANSPOSE_BLOCK):
-        block = shared[start:start + TRANSPOSE_BLOCK].T
-        if negate:
-            np.negative(block, out=out[:, start:start + TRANSPOSE_BLOCK])
-        else:
-            out[:, start:start + TRANSPOSE_BLOCK] = block
+        np.negative(shared[start:start + TRANSPOSE_BLOCK].T, out=out[:, start:start + TRANSPOSE_BLOCK])
     return out
 
 

@@ -39,10 +39,7 @@ def blas_limit(n_assessors: int):
     assessors (a no-op above it, or without threadpoolctl)."""
     if n_assessors > SINGLE_THREAD_ASSESSORS:
         return contextlib.nullcontext()
-    controller = _threadpool_controller()
-    if controller is None:
-        return contextlib.nullcontext()
-    return controller.limit(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 def one_blas_thread():
