@@ -840,6 +840,31 @@ def test_funding_places_beyond_the_objects_name_their_place(command, source, pla
     assert place in err and "60 objects" in err and f"{places:,}" in err, err
 
 
+@pytest.mark.parametrize("command", _commands_with("--fund"))
+def test_refused_score_cells_are_listed_before_the_funding_line_is_checked(command, tmp_path, capsys):
+    """Cells refused leave their objects out of the count: a funding line measured against what is left named
+    "from 1 to -1 (the panel has 0 objects)" instead of the cells to mend."""
+    book = openpyxl.load_workbook(_panel_book(tmp_path / "panel.xlsx"))
+    sheet = book["Evaluations"]
+    score = next(c.column for c in sheet[1] if str(c.value).strip().lower() == "score")
+    for row in range(2, sheet.max_row + 1):
+        if sheet.cell(row=row, column=score).value is not None:
+            sheet.cell(row=row, column=score).value = "n/a"
+    book.save(tmp_path / "panel.xlsx")
+    argv = [command, str(tmp_path / "panel.xlsx"), "-o", str(tmp_path / "out.xlsx"), "--fund", "20"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "--fund" not in err and "from 1 to" not in err, err
+    assert "column Score" in err and "'n/a'" in err, err
+
+
+def test_a_funding_line_over_one_object_says_it_needs_two(tmp_path, capsys):
+    path = tmp_path / "one.csv"
+    path.write_text("Assessor,Object,Score,SD\nA,P1,3,1\nB,P1,4,1\n")
+    err = _one_line_error(capsys, main(["calibrate", str(path), "-o", str(tmp_path / "out.xlsx"), "--fund", "1"]))
+    assert "--fund" in err and "at least two scored objects" in err and "has 1" in err and "to 0" not in err, err
+
+
 @pytest.mark.parametrize("value", ["1e308", "-1e308", "1e16", "inf", "nan"])
 @pytest.mark.parametrize("command", _commands_with("--threshold"))
 def test_threshold_beyond_the_score_limit_is_refused_without_a_warning(command, value, tmp_path, capsys):

@@ -109,6 +109,7 @@ def read_calibration_inputs(backend, defaults: CalibrationSettings, overrides: d
     check_settings(settings)
     panel = read_panel(backend, settings.sheet, levels=level_names(settings), scale=settings.scale,
                        scale_where=settings.origins.get("scale", ""))
-    check_line_fits(settings, int(panel.frame["object"].nunique()))
+    if not panel.errors:  # cells refused leave objects out: the count is the panel's only once they are mended
+        check_line_fits(settings, int(panel.frame["object"].nunique()))
     settings.headers = user_headers(panel)
     return settings, panel

@@ -346,6 +346,9 @@ def check_settings(settings: CalibrationSettings) -> None:
 def check_line_fits(settings: CalibrationSettings, n_objects: int) -> None:
     """A line by places must leave some objects unfunded; the message names where the number came from."""
     k = settings.fund_top_k
+    if k is not None and n_objects < 2:
+        raise InputError(f"{_origin(settings, 'fund_top_k')} asks for a funding line, which needs at least two scored "
+                         f"objects to place it between; the panel has {n_objects}")
     if k is not None and not 1 <= k <= n_objects - 1:
         raise InputError(f"{_origin(settings, 'fund_top_k')} must be from 1 to {n_objects - 1:,} (the panel has "
                          f"{n_objects:,} objects; funding all of them needs no line), not {k:,}")
