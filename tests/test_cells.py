@@ -377,3 +377,28 @@ def test_json_depth_agrees_with_parsing_on_random_documents():
     for _ in range(2000):
         value = document(0)
         assert json_depth(json.dumps(value)) == nesting(value)
+
+
+@given(st.lists(st.one_of(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(lambda x: round(x, 3)),
+                          st.integers(-99, 99), st.none(), st.sampled_from(["", "COI", "n/a", "A+"])),
+                min_size=1, max_size=30))
+def test_decimal_comma_column_reads_each_comma_number_as_its_point_form(cells):
+    """A ';' file's column: each number with a decimal comma comes back as the text that parses to that number, and
+    every other cell (whole numbers, blanks, marks, grades) as it was; a column with a point-decimal number too is
+    left alone (None): two conventions in one column."""
+    from xlcalib.cells import decimal_comma_column, parse_number
+
+    written = [(f"{c:.3f}".replace(".", ",") if isinstance(c, float) else (str(c) if isinstance(c, int) else c))
+               for c in cells]
+    read = decimal_comma_column(written)
+    if not any(isinstance(c, float) for c in cells):
+        assert read is None
+        return
+    assert read is not None and len(read) == len(cells)
+    for cell, text, out in zip(cells, written, read):
+        if isinstance(cell, float):
+            # the cell was rounded to 3 decimals and written with 3: its text reads back as the same double
+            assert parse_number(out, "x") == cell
+        else:
+            assert out == text
+    assert decimal_comma_column(written + ["2.5"]) is None

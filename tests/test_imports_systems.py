@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import xlcalib
+from xlcalib.cli import main
 from xlcalib.errors import InputError, InputProblems
 from xlcalib.imports import ColumnMapping, read_export
 
@@ -319,6 +320,33 @@ def test_grid_letter_grades_declared_scale_coi_and_blanks():
     assert any("1 blank cell" in n for n in result.notes)
 
 
+def test_semicolon_grid_reads_decimal_commas_as_its_own_convention(tmp_path):
+    """A grid saved by Excel where the comma is the decimal mark (';' between fields, 3,5 for 3.5): every assessor's
+    column is read -- before, columns of decimal commas were taken for descriptions and two of three assessors'
+    scores were dropped -- and the report says so first.  A column of ids like "3,1" among "P7" stays as written,
+    and in a comma file a quoted "3,5" is still a problem, not a number."""
+    from xlcalib.imports.sheets import read_csv_bytes
+
+    text = "Proposal;Dr A;Dr B;Dr C\nP1;3,5;4;\nP2;2;2,5;3\nP3;;4,5;COI\nP4;1,5;;2\n"
+    (tmp_path / "grid.csv").write_text(text)
+    result = read_export(tmp_path / "grid.csv")
+    ev = result.evaluations.set_index(["object", "assessor"])["score"]
+    assert len(ev) == 8 and ev[("P1", "Dr A")] == 3.5 and ev[("P2", "Dr B")] == 2.5 and ev[("P3", "Dr B")] == 4.5
+    assert result.notes[0] == ("grid.csv: columns Dr A, Dr B write decimals with a comma ('3,5'), read as 3.5: the "
+                               "file separates its fields with ';', as Excel writes CSV where the comma is the decimal "
+                               "mark")
+    assert result.report["reason"].tolist() == ["conflict of interest (COI)"]
+    plain = read_export(text.replace(",", ".").replace(";", ",").encode())
+    pd.testing.assert_frame_equal(result.evaluations, plain.evaluations)
+    assert not any("decimal" in n for n in plain.notes)
+    codes = read_csv_bytes("Proposal;Code;Dr A\nP1;3,1;3,5\nP2;P7;2\nP3;4,2;1,5\n".encode(), "codes.csv")
+    assert codes.columns[1].tolist() == ["3,1", "P7", "4,2"] and codes.columns[2].tolist() == ["3.5", "2", "1.5"]
+    assert codes.notes == ["codes.csv: column Dr A writes decimals with a comma ('3,5'), read as 3.5: the file "
+                           "separates its fields with ';', as Excel writes CSV where the comma is the decimal mark"]
+    with pytest.raises(InputProblems, match="decimal comma"):
+        read_export('Proposal,Dr A,Dr B\nP1,"3,5",4\nP2,2,3\n'.encode(), scale="1-5")
+
+
 def test_grid_inferred_ladder_and_off_scale():
     text = "Proposal,Ann,Bob\nP1,A,AB\nP2,B,BC\nP3,C,D\n"
     result = read_export(text.encode())
@@ -343,6 +371,22 @@ def test_grid_weight_columns_and_criterion_blocks(tmp_path):
 def test_unknown_layout_names_nearest_preset():
     with pytest.raises(InputError, match=r"unknown layout.*Nearest preset: cmt"):
         read_export(b"Paper ID,Title,Notes\n1,x,some words here\n2,y,more words\n")
+
+
+def test_an_evaluations_table_is_not_an_unknown_layout(tmp_path, capsys):
+    """Importing a table that is already evaluations (assessor, object, score) says so and what to do with it, not
+    "unknown layout" with a review system's missing headers -- nor a grid read from it: with its two reviewers all
+    different, their names were taken for object ids and the Score column for one assessor."""
+    with pytest.raises(InputError) as caught:
+        read_export(b"Reviewer,Proposal,Score,Level\nA,P1,3,High\nB,P1,4,Low\n")
+    message = caught.value.message
+    assert "unknown layout" not in message and "is already an evaluations table (columns Reviewer, Proposal, Score)" \
+        in message and "calibrate it as it is" in message
+    path = tmp_path / "panel.csv"
+    path.write_text("Assessor;Object;Score;SD\nA;P1;3,5;1\nB;P1;4;1\n")
+    assert main(["import", str(path), "-o", str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xlcalib: error: panel.csv is already an evaluations table") and err.count("\n") == 1, err
 
 
 def test_mapping_round_trips_and_is_reused():

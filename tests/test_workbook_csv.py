@@ -48,9 +48,52 @@ def test_quoted_fields_semicolons_blank_lines_and_cells(tmp_path):
     text = 'Assessor;Object;Score;SD\n"Lee; Ann";x;3,5;1\nA;y;;\n\nB;x;6;1\nB;"y\nz";8;0\n'
     panel = read_panel(CsvBook(_csv(tmp_path, text)))
     errors = [p.message for p in panel.errors]
-    assert errors[0].startswith("sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal comma")
-    assert errors[1] == "sheet Evaluations, row 6, column SD (D6) is 0; an SD must be greater than 0"
+    assert errors == ["sheet Evaluations, row 6, column SD (D6) is 0; an SD must be greater than 0"]
     assert panel.pending.to_dict("list") == {"assessor": ["A"], "object": ["y"], "sheet_row": [3]}
+    # a ';' file writes 3.5 as 3,5 (Excel where the comma is the decimal mark): read so, and said
+    assert panel.frame["score"].tolist()[0] == 3.5 and panel.frame["assessor"].tolist()[0] == "Lee; Ann"
+    assert any("column Score writes decimals with a comma ('3,5'), read as 3.5" in p.message for p in panel.warnings)
+
+
+SEMICOLON_PANEL = ("Assessor;Object;Score;SD\nDr A;P1;3,5;0,5\nDr A;P2;4;1\nDr B;P1;-0,25;1\nDr B;P2;2,75;1,5\n"
+                   "Dr C;P1;5;1\nDr C;P2;4,5;0,5\n")
+
+
+@pytest.mark.parametrize("pending", [False, True], ids=["numbers parsed", "read as text"])
+def test_semicolon_files_read_their_decimal_commas(tmp_path, pending):
+    """Excel saves CSV with ';' between fields where the comma is the decimal mark: such a file's '3,5' is 3.5, on
+    both reading paths (all numbers parse at once; a blank pending score makes every column text first), and the
+    Checks say so -- the same panel as the file written with points and commas."""
+    text = SEMICOLON_PANEL + ("Dr C;P3;;\n" if pending else "")
+    panel = read_panel(CsvBook(_csv(tmp_path, text)))
+    assert not panel.errors, [p.message for p in panel.errors]
+    plain = read_panel(CsvBook(_csv(tmp_path, text.replace(",", ".").replace(";", ","), "plain.csv")))
+    pd.testing.assert_frame_equal(panel.frame, plain.frame)
+    assert panel.frame["score"].tolist() == [3.5, 4.0, -0.25, 2.75, 5.0, 4.5]
+    said = [p.message for p in panel.warnings if "decimals with a comma" in p.message]
+    assert said == ["p.csv: columns Score, SD write decimals with a comma ('3,5'), read as 3.5: the file separates "
+                    "its fields with ';', as Excel writes CSV where the comma is the decimal mark"]
+    assert not any("decimal" in p.message for p in plain.problems)
+    assert len(panel.pending) == int(pending)
+
+
+@pytest.mark.parametrize("tail", ["Dr C;P3;3.5;1\n", "Dr C;P3;;\nDr D;P3;3.5;1\n"])
+def test_a_column_of_both_decimal_marks_is_refused_by_cell(tmp_path, tail):
+    """One column writing 3,5 and 3.5 uses two conventions, where 1,250 could be either: its commas stay errors."""
+    panel = read_panel(CsvBook(_csv(tmp_path, SEMICOLON_PANEL + tail)))
+    errors = [p.message for p in panel.errors]
+    assert "sheet Evaluations, row 2, column Score (C2) is the text '3,5' with a decimal comma; enter it as a number " \
+           "(e.g. 3.5) so it is not misread" in errors
+    assert not any("read as 3.5" in p.message and "Score" in p.message for p in panel.warnings)
+
+
+def test_comma_files_and_names_keep_their_commas(tmp_path):
+    """Only a ';' file's number columns are read with the comma as the decimal mark: a quoted "3,5" in a comma file
+    is still refused, and a name such as "3,1" in a ';' file stays as written."""
+    comma = read_panel(CsvBook(_csv(tmp_path, 'Assessor,Object,Score,SD\nA,x,"3,5",1\nB,x,4,1\n')))
+    assert any("'3,5' with a decimal comma" in p.message for p in comma.errors)
+    names = read_panel(CsvBook(_csv(tmp_path, "Assessor;Object;Score;SD\nA;3,1;3,5;1\nB;3,1;4;1\n", "n.csv")))
+    assert names.frame["object"].tolist() == ["3,1", "3,1"] and names.frame["score"].tolist() == [3.5, 4.0]
 
 
 def test_control_characters_and_huge_fields_are_refused_by_cell(tmp_path):

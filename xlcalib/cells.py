@@ -71,6 +71,8 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_ABS_SCORE",
     "MAX_WORK_BYTES",
+    "decimal_comma_column",
+    "decimal_comma_words",
     "Uncalculated",
     "is_blank",
     "excel_error_code",
@@ -561,6 +563,46 @@ def number_table_argument(value: Any, name: str, layout: str, note: str = "") ->
 def is_number_text(text: str) -> bool:
     """True for text that :func:`parse_number` reads as a number (``"4.5"``, ``" -3 "``, ``"1e-3"``)."""
     return bool(_PLAIN_NUMBER.match(text.strip().replace("\u00a0", "")))
+
+
+#: Numbers as a CSV file separated by ';' writes them where the comma is the decimal mark ("3,5", "-0,25"), and the
+#: point-decimal numbers that, found in the same column, make its commas ambiguous.
+_COMMA_DECIMAL_TEXT = re.compile(r"^\s*[+-]?\d+,\d+\s*$")
+_POINT_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def decimal_comma_column(values: Sequence[Any]) -> np.ndarray | None:
+    """*values* -- one column of a CSV file whose fields are separated by ';' -- with every number written with a
+    decimal comma rewritten with a decimal point (``"3,5"`` -> ``"3.5"``; other cells as they are); None when the
+    column holds no such number, or also holds numbers written with a point.
+
+    Why: where the comma is the decimal mark (most of Europe), Excel saves a CSV file with ';' between the fields and
+    3.5 as ``3,5``.  In such a file a comma between digits can only be the decimal mark, so reading it as one is the
+    file's own convention, not a guess -- unless the same column also writes ``3.5``: two conventions in one column,
+    where ``1,250`` could be either, so its commas are left for the cell checks to refuse with their hint.  Only the
+    columns read as numbers are passed here; names and ids stay as written.
+    """
+    import pandas as pd
+
+    column = np.asarray(values, dtype=object)
+    codes, uniques = pd.factorize(column)  # blanks (None) -> -1; one test per distinct text
+    texts = [u if isinstance(u, str) else "" for u in uniques]
+    comma = np.array([_COMMA_DECIMAL_TEXT.match(t) is not None for t in texts], dtype=bool)
+    if not comma.any() or any(_POINT_DECIMAL_TEXT.match(t) for t in texts):
+        return None
+    rewritten = np.array(uniques, dtype=object)
+    rewritten[comma] = [texts[k].strip().replace(",", ".") for k in np.flatnonzero(comma)]
+    out = column.copy()
+    filled = codes >= 0
+    out[filled] = rewritten[codes[filled]]
+    return out
+
+
+def decimal_comma_words(columns: Sequence[str]) -> str:
+    """What the readers say when :func:`decimal_comma_column` rewrote *columns*: what was read, and why."""
+    which = f"column {columns[0]} writes" if len(columns) == 1 else f"columns {', '.join(columns)} write"
+    return (f"{which} decimals with a comma ('3,5'), read as 3.5: the file separates its fields with ';', as Excel "
+            "writes CSV where the comma is the decimal mark")
 
 
 def is_blank_range(value: Any) -> bool:

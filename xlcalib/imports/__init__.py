@@ -190,6 +190,7 @@ def detect_source(sheets: list[Sheet]) -> str:
         if is_narrow(sheet) or (("paper" in normed or "pid" in normed)
                                 and normed & {"review", "reviewername", "email"}):  # a grid may have Paper, Title
             return "hotcrp"
+    _refuse_evaluations_table(sheets[0] if sheets else None)  # before the grid: its first column may look like ids
     if sheets and looks_like_grid(sheets[0]):
         return "grid"
     from .grid import GRID_SHAPE
@@ -202,6 +203,25 @@ def detect_source(sheets: list[Sheet]) -> str:
         f"{', '.join(h for h in header if h)[:200] or 'none'}. Nearest preset: {preset} (has "
         f"{', '.join(found) or 'none'} of its headers; missing {', '.join(missing[:6])}). Name the source "
         f"(--from {' / '.join(SOURCES)}) or map the columns (--mapping with object, assessor and score)")
+
+
+def _refuse_evaluations_table(sheet: Sheet | None) -> None:
+    """A table that already has an assessor, an object and a score column needs no import: say so -- instead of
+    "unknown layout" with a list of a review system's missing headers, or a grid read from it when its assessors
+    happen to be all different (their names taken for object ids, its Score column for one assessor)."""
+    from ..inputs import EVALUATION_COLUMNS, find_columns
+
+    if sheet is None:
+        return
+    try:
+        found = find_columns(sheet.header, EVALUATION_COLUMNS, sheet.label)
+    except InputError:
+        return
+    if {"assessor", "object", "score"} <= found.keys():
+        named = ", ".join(sheet.header[found[k]].strip() for k in ("assessor", "object", "score"))
+        raise InputError(f"{sheet.label} is already an evaluations table (columns {named}): calibrate it as it is "
+                         "(the command line's calibrate takes this file; in a panel workbook, paste its rows into the "
+                         "Evaluations sheet). Import reads review systems' exports and grids")
 
 
 def export_source(export) -> str:
@@ -292,6 +312,7 @@ def _finish(source, kind, data, sheets, name, mapping, scale, round, identity_ma
     identity = identity_argument(identity_map)
     mapping.source = source
     records, reports, notes, anonymous = _read(source, kind, data, sheets, name, mapping, round)
+    notes[:0] = [note for sheet in sheets or () for note in sheet.notes]  # how the tables were read comes first
     if source == "openreview" and identity:
         from .openreview import short_id
 

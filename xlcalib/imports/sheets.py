@@ -53,6 +53,8 @@ class Sheet:
     above_rows: list[list[Any]] = field(default_factory=list)
     #: choice questions: label column -> its "- Value" column (CMT)
     twins: dict[int, int] = field(default_factory=dict)
+    #: what reading the table did that the import report says (a CSV file's decimal commas read as points)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -187,7 +189,31 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
     header = [str(h) for h in frame.iloc[0].tolist()] if len(frame) else []
     columns = [frame[j].to_numpy(dtype=object)[1:] for j in frame.columns]
     rows = np.arange(2, len(frame) + 1, dtype=np.intp)
-    return Sheet(name, header, columns, rows, list(range(1, len(header) + 1)), 1, [], name)
+    sheet = Sheet(name, header, columns, rows, list(range(1, len(header) + 1)), 1, [], name)
+    if sep == ";":
+        _read_decimal_commas(sheet)
+    return sheet
+
+
+def _read_decimal_commas(sheet: Sheet) -> None:
+    """A ';' file's columns of values written with decimal commas ("3,5"), read with decimal points, and the note
+    that says so (:func:`~xlcalib.cells.decimal_comma_column`).  Roles are found later, from the values, so a column
+    is taken for one of values only when each of its filled cells is a number once its comma is a point, a grade
+    or a mark (COI, n/a): a column of ids such as "3,1" next to "P7" stays as written."""
+    from ..cells import decimal_comma_column, decimal_comma_words
+    from ..inputs.values import MARKS, is_symbol, leading_number
+
+    read = []
+    for j, column in enumerate(sheet.columns):
+        rewritten = decimal_comma_column(column)
+        if rewritten is None:
+            continue
+        distinct = {v.strip() for v in rewritten if isinstance(v, str) and v.strip()}
+        if all(leading_number(v) is not None or is_symbol(v) or v.lower() in MARKS for v in distinct):
+            sheet.columns[j] = rewritten
+            read.append(sheet.header[j].strip() or sheet.letter(j))
+    if read:
+        sheet.notes.append(f"{sheet.label}: {decimal_comma_words(read)}")
 
 
 def read_workbook(source: Path | bytes, name: str) -> list[Sheet]:

@@ -77,7 +77,8 @@ def check_evaluations(table: RawTable, *, uncertainty: str | None = None, scale:
     grades = scale if isinstance(scale, Scale) and scale.symbols else None
     if isinstance(scale, Scale):  # a ladder's grades are checked as they are read; its numbers are its ends
         scale = (float(scale.low), float(scale.high)) if grades is not None else scale.for_calibration()
-    check = _TableCheck(table, columns, kind, np.asarray(table.row_numbers, dtype=np.intp), [], grades)
+    check = _TableCheck(table, columns, kind, np.asarray(table.row_numbers, dtype=np.intp),
+                        list(getattr(table, "notes", ())), grades)
     cells = _read_evaluation_columns(check)
     _grades_note(check)
     a, o, s, u = cells.assessor, cells.object, cells.score, cells.uncertainty

@@ -66,6 +66,8 @@ class RawTable:
     hidden_rows: tuple = ()
     #: merged cell ranges ("A2:A3") of the sheet: a blank cell inside one is explained
     merged: tuple = ()
+    #: what the reader did that the checks report with their own warnings (a CSV file's decimal commas read)
+    notes: tuple = ()
 
 
 def table_from_block(block, sheet: str | None = None) -> RawTable:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cells import MAX_TEXT_CHARS, column_letter
+from ..cells import MAX_TEXT_CHARS, column_letter, decimal_comma_column, decimal_comma_words
 from ..errors import InputError, InputProblems
 from ..inputs import (
     EVALUATION_COLUMNS,
@@ -165,11 +165,22 @@ class CsvBook(WorkbookBackend):
         columns = find_columns(header, EVALUATION_COLUMNS, f"sheet {name}, header row {int(lines[h])}")
         numeric = {columns[k] for k in ("score", "sd", "confidence") if k in columns}
         wanted = sorted(set(columns.values()))
-        frame, text_read = self._parse_body(h, wanted, numeric)
+        frame, text_read, commas = self._parse_body(h, wanted, numeric)
         body_lines = lines[h + 1:h + 1 + len(frame)]  # row numbers of the records (quoted line breaks span lines)
         out = self._column_arrays(frame, wanted, text_read, name, header, body_lines)
+        if text_read and self.delimiter == ";":
+            for j in sorted(numeric):
+                rewritten = decimal_comma_column(out[j])
+                if rewritten is not None:
+                    out[j], commas = rewritten, commas + [j]
+        notes = (self._decimal_comma_note(name, [str(header[j]).strip() for j in commas]),) if commas else ()
         return RawTable(list(header), _ReadColumns(out, len(body_lines)), np.asarray(body_lines, dtype=np.intp),
-                        list(range(1, len(header) + 1)), int(lines[h]), name)
+                        list(range(1, len(header) + 1)), int(lines[h]), name, notes=notes)
+
+    def _decimal_comma_note(self, name: str, columns: list[str]) -> Problem:
+        """The warning that says decimal commas were read as decimal points, and why that is the file's own rule."""
+        return Problem("warning", name, "", None, ", ".join(columns),
+                       f"{self.path.name}: {decimal_comma_words(columns)}")
 
     def _refuse_ragged(self, name: str, counts: np.ndarray, lines: np.ndarray, h: int) -> None:
         """InputProblems naming every row below the header (row *h*) whose field count differs from the header's."""
@@ -189,33 +200,49 @@ class CsvBook(WorkbookBackend):
         raise InputProblems(problems, {"sheet": name})
 
     def _parse_body(self, h: int, wanted: list[int], numeric: set[int]):
-        """(frame, text_read): the rows below the header, the *wanted* columns only, parsed by pandas' C reader.
+        """(frame, text_read, number columns read with a decimal comma): the rows below the header, the *wanted*
+        columns only, parsed by pandas' C reader.
 
-        Number columns are parsed as floats; when one holds text or blanks, every column is read as text instead
-        (``text_read``) and checked cell by cell.  Text columns stay object arrays: the parser's own strings,
-        without pandas 3's pass building its str dtype.
+        Number columns are parsed as floats -- in a file separated by ';' that writes a comma between digits, first
+        with the comma as the decimal mark (:func:`~xlcalib.cells.decimal_comma_column` says why; pandas then
+        refuses a ``3.5``, so a column of both conventions is never read this way).  When a number column holds
+        text or blanks, every column is read as text instead (``text_read``) and checked cell by cell.  Text
+        columns stay object arrays: the parser's own strings, without pandas 3's pass building its str dtype.
         """
         import pandas as pd
 
         kwargs = dict(sep=self.delimiter, header=None, usecols=wanted, skip_blank_lines=False, encoding="utf-8",
                       engine="c")
         source = self.data[int(self.ends[h]) + 1:] if h < len(self.ends) else b""
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else object) for j in wanted},
-                                   na_filter=False, **kwargs), False
-        except pd.errors.EmptyDataError:
-            return pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted}), False
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") from None
-        except (ValueError, TypeError):
-            pass  # a number column holds text or blanks: read it as text, checked cell by cell
-        try:
-            return pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs), True
+        marks = [",", "."] if self.delimiter == ";" and re.search(rb"\d,\d", source) else ["."]
+        for mark in marks:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    frame = pd.read_csv(io.BytesIO(source), dtype={j: (float if j in numeric else object)
+                                                                   for j in wanted},
+                                        na_filter=False, decimal=mark, **kwargs)
+            except pd.errors.EmptyDataError:
+                return pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted}), False, []
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as "
+                                 "UTF-8") from None
+            except (ValueError, TypeError):
+                continue  # a number column holds text or blanks (or the other decimal mark)
+            return frame, False, self._comma_columns(source, numeric) if mark == "," else []
+        try:  # read as text, checked cell by cell
+            return pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs), True, []
         except UnicodeDecodeError as exc:
             raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") \
                 from None
+
+    def _comma_columns(self, source: bytes, numeric: set[int]) -> list[int]:
+        """The number columns that hold a comma, of a body parsed with the comma as the decimal mark."""
+        import pandas as pd
+
+        texts = pd.read_csv(io.BytesIO(source), sep=self.delimiter, header=None, usecols=sorted(numeric), dtype=str,
+                            keep_default_na=False, encoding="utf-8", engine="c")
+        return [j for j in sorted(numeric) if texts[j].str.contains(",", regex=False).any()]
 
     def _column_arrays(self, frame, wanted: list[int], text_read: bool, name: str, header: list,
                        body_lines: np.ndarray) -> dict[int, np.ndarray]:
