@@ -140,6 +140,13 @@ def test_not_a_workbook_encrypted_missing_sheet(tmp_path, capsys):
     assert "password-protected" in capsys.readouterr().err
     src = _book(tmp_path / "s.xlsx", GOOD, sheet="Other")
     assert main(["calibrate", str(src)]) == 2
+    err = capsys.readouterr().err
+    assert "s.xlsx has no sheet named 'Evaluations' (the evaluations table); its sheet Other holds one (columns " \
+           "Assessor, Object, Score): name that sheet 'Evaluations', or give --sheet \"Other\"" in err, err
+    assert main(["calibrate", str(src), "--sheet", "Other", "-o", str(tmp_path / "o.xlsx")]) == 0  # as it says
+    capsys.readouterr()
+    src = _book(tmp_path / "t.xlsx", [["Paper ID", "Title"], [1, "x"], [2, "y"]], sheet="Other")
+    assert main(["calibrate", str(src)]) == 2
     assert "no sheet named 'Evaluations'" in capsys.readouterr().err
 
 

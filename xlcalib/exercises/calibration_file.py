@@ -17,7 +17,7 @@ import pandas as pd
 from ..calibration.decide.lottery import public_seed as lottery_public_seed
 from ..calibration.decide.ranking import lottery_method
 from ..errors import InputError, InputProblems
-from ..imports import evaluations_frame
+from ..imports import EvaluationsTableFound, evaluations_frame
 from ..inputs import CLI_OPTIONS, CalibrationSettings, checks_frame
 from ..inputs.values import scale_argument
 from .common import check_output_differs, run_preamble, write_sheets
@@ -183,6 +183,12 @@ def _read_export_file(path: Path, out: Path, options, sheet: str):
         if len(exc.errors) > MAX_PROBLEM_LINES:
             _write_problem_listing(exc, path, out)
         raise
+    except EvaluationsTableFound as exc:
+        if path.suffix.lower() not in (".xlsx", ".xlsm"):
+            raise
+        raise InputError(f"{path.name} has no sheet named '{sheet}' (the evaluations table); its sheet {exc.sheet} "
+                         f"holds one (columns {', '.join(exc.columns)}): name that sheet '{sheet}', or give --sheet "
+                         f"\"{exc.sheet}\"") from None
     except InputError as exc:
         if options is None and path.suffix.lower() in (".xlsx", ".xlsm") and "unknown layout" in exc.message:
             raise InputError(f"{path.name} has no sheet named '{sheet}' (the evaluations table), and is not a review "

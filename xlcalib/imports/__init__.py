@@ -36,7 +36,7 @@ from .sheets import Sheet, read_csv_bytes, read_spreadsheetml, read_workbook, sh
 from ..inputs.values import ConfidenceLevels, Scale, scale_argument
 
 __all__ = ["read_export", "read_cells", "ImportResult", "ColumnMapping", "PRESETS", "SOURCES", "Scale", "ConfidenceLevels",
-           "detect_source", "export_source", "long_rows", "write_long_table", "identity_argument"]
+           "detect_source", "export_source", "EvaluationsTableFound", "long_rows", "write_long_table", "identity_argument"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -205,6 +205,15 @@ def detect_source(sheets: list[Sheet]) -> str:
         f"(--from {' / '.join(SOURCES)}) or map the columns (--mapping with object, assessor and score)")
 
 
+class EvaluationsTableFound(InputError):
+    """The table to import is already an evaluations table: *sheet* (its name) has the assessor, object and score
+    *columns* named (callers that opened a workbook for its evaluations sheet say what to do with this one)."""
+
+    def __init__(self, message: str, sheet: str, columns: list[str]):
+        super().__init__(message)
+        self.sheet, self.columns = sheet, columns
+
+
 def _refuse_evaluations_table(sheet: Sheet | None) -> None:
     """A table that already has an assessor, an object and a score column needs no import: say so -- instead of
     "unknown layout" with a list of a review system's missing headers, or a grid read from it when its assessors
@@ -218,10 +227,12 @@ def _refuse_evaluations_table(sheet: Sheet | None) -> None:
     except InputError:
         return
     if {"assessor", "object", "score"} <= found.keys():
-        named = ", ".join(sheet.header[found[k]].strip() for k in ("assessor", "object", "score"))
-        raise InputError(f"{sheet.label} is already an evaluations table (columns {named}): calibrate it as it is "
-                         "(the command line's calibrate takes this file; in a panel workbook, paste its rows into the "
-                         "Evaluations sheet). Import reads review systems' exports and grids")
+        columns = [sheet.header[found[k]].strip() for k in ("assessor", "object", "score")]
+        how = "takes this file" if sheet.label == sheet.name else f'takes it with --sheet "{sheet.name}"'  # a CSV's
+        raise EvaluationsTableFound(  # sheet is named by its file; a workbook's label is "file, sheet X"
+            f"{sheet.label} is already an evaluations table (columns {', '.join(columns)}): calibrate it as it is (the "
+            f"command line's calibrate {how}; in a panel workbook, paste its rows into the Evaluations sheet). Import "
+            "reads review systems' exports and grids", sheet.name, columns)
 
 
 def export_source(export) -> str:
