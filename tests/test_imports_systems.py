@@ -347,6 +347,18 @@ def test_semicolon_grid_reads_decimal_commas_as_its_own_convention(tmp_path):
         read_export('Proposal,Dr A,Dr B\nP1,"3,5",4\nP2,2,3\n'.encode(), scale="1-5")
 
 
+@pytest.mark.parametrize("above", ["", "Scores of round 2\n\n", "sep=,\n", "Scores of round 2,,\n,,\n"])
+def test_grid_rows_are_numbered_as_a_spreadsheet_shows_the_file(above):
+    """Blank lines count as rows (they shifted every later cell's row by one: "row 3, cell C3" for the cell in row
+    4), and so do a title and Excel's 'sep=' line above the header, which are not part of the grid."""
+    text = above + "Proposal,Dr A,Dr B\nP1,3,4\n\nP2,2,9\nP3,4,5\n"
+    row = 4 + above.count("\n")
+    with pytest.raises(InputProblems, match=rf"row {row}, cell C{row}: score 9 is off the declared scale"):
+        read_export(text.encode(), scale="1-5")
+    result = read_export(text.replace(",9", ",5").encode(), scale="1-5")
+    assert len(result.evaluations) == 6
+
+
 def test_grid_inferred_ladder_and_off_scale():
     text = "Proposal,Ann,Bob\nP1,A,AB\nP2,B,BC\nP3,C,D\n"
     result = read_export(text.encode())

@@ -175,3 +175,33 @@ def test_a_column_of_numbers_with_one_letter_is_not_read_as_grades():
     panel = _graded([3, 4, "B", 5])
     assert [p.cell for p in panel.problems if p.severity == "error"] == ["C4"]
     assert not any("letter grades" in p.message for p in panel.problems)
+
+
+@pytest.mark.parametrize("title_rows", [[["Panel scores 2026"]], [["Panel scores 2026"], [], ["as of 1 March"]], []])
+def test_an_evaluations_sheet_with_a_heading_is_read_from_its_header(tmp_path, title_rows):
+    """A heading above the table (a title, a date, blank rows) is how people lay a sheet out: the table is read
+    from its header row, its cells named by their own rows; a sheet whose first row of several cells is not the
+    header still names what it found there."""
+    from xlcalib.inputs import read_panel
+    from xlcalib.workbook import open_book
+    from xlcalib.workbook.reader import FastBook
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Evaluations"
+    for row in title_rows:
+        sheet.append(row or [None])
+    sheet.append(["Assessor", "Object", "Score", "SD"])
+    sheet.append(["A", "x", 5, 1])
+    sheet.append(["B", "x", "six", 1])
+    book.save(tmp_path / "p.xlsx")
+    header = len(title_rows) + 1
+    for backend in (open_book(book), FastBook(tmp_path / "p.xlsx")):  # the workbook in hand, and the file's reader
+        panel = read_panel(backend)
+        assert [p.message for p in panel.errors] == [
+            f"sheet Evaluations, row {header + 2}, column Score (C{header + 2}) is text ('six'); a number is required"]
+        assert panel.frame.to_dict("list")["assessor"] == ["A"] and panel.sheet_rows.tolist() == [header + 1]
+    sheet.insert_rows(1)
+    sheet["A1"], sheet["B1"] = "Name", "Note"
+    with pytest.raises(InputError, match=r"header row 1: missing column\(s\) Assessor, Object, Score"):
+        read_panel(open_book(book))

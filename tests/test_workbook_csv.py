@@ -162,3 +162,45 @@ def test_field_counts_equal_counting_each_line(tmp_path_factory, lines, final_ne
         pieces = pieces[:-1]
     assert counts.tolist() == [0 if p == "" else p.count(",") + 1 for p in pieces]
     assert numbers.tolist() == list(range(1, len(pieces) + 1))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Files as people save them: a title above the header, Excel's "sep=;" line, blank lines
+# ---------------------------------------------------------------------------------------------------------
+from xlcalib.inputs.table import names_evaluation_columns  # noqa: E402
+from xlcalib.workbook.csv_layout import csv_layout  # noqa: E402
+
+
+@pytest.mark.parametrize("head, layout", [
+    ("Assessor,Object,Score\nA,x,3\n", (",", 0)),
+    ("sep=;\nAssessor;Object;Score\nA;x;3,5\n", (";", 1)),
+    ("SEP=,\r\nAssessor,Object,Score\r\n", (",", 1)),
+    ("Panel scores 2026,,,\n,,,\nAssessor,Object,Score,SD\nA,x,3,1\n", (",", 2)),  # Excel pads a title row
+    ("Panel scores 2026\n\nAssessor;Object;Score\n", (";", 2)),
+    ("Round 2: scores, by reviewer\nAssessor,Object,Score\n", (",", 0)),  # a title of two fields: not skipped
+    ("Name,Comment\nAssessor,Object,Score\n", (",", 0)),  # a table's own first row is never skipped
+    ("\n\n\n", (",", 0)),
+    ("", (",", 0)),
+])
+def test_csv_layout_finds_the_header_below_titles(head, layout):
+    assert csv_layout(head, names_evaluation_columns) == layout
+
+
+def test_csv_layout_without_a_header_test_takes_the_first_row_of_fields():
+    assert csv_layout("Scores 2026\n\nProposal;Dr A;Dr B\nP1;3;4\n") == (";", 2)
+    assert csv_layout("Proposal,Dr A\nP1,3\n") == (",", 0)
+
+
+@pytest.mark.parametrize("above", ["Panel scores 2026,,,,\n,,,,\n", "sep=,\n", "Panel scores 2026\n\n\n"])
+def test_titles_and_the_sep_line_lie_above_the_evaluations(tmp_path, above, capsys):
+    """A CSV saved from a sheet with a heading, or with Excel's 'sep=' line: read from its header, each row
+    numbered as a spreadsheet shows the file -- the same panel as the file without them."""
+    body = "Assessor,Object,Score,SD,Comment\nA,x,5,1,\nA,y,7,1,\nB,x,6,1,ok\nB,y,8,1,\n"
+    panel = read_panel(CsvBook(_csv(tmp_path, above + body)))
+    plain = read_panel(CsvBook(_csv(tmp_path, body, "plain.csv")))
+    pd.testing.assert_frame_equal(panel.frame, plain.frame)
+    shift = above.count("\n")
+    assert panel.sheet_rows.tolist() == [r + shift for r in plain.sheet_rows.tolist()]
+    bad = _csv(tmp_path, above + body.replace("B,x,6,1", "B,x,six,1"), "bad.csv")
+    assert main(["calibrate", str(bad)]) == 2
+    assert f"row {4 + shift}, column Score (C{4 + shift}) is text ('six')" in capsys.readouterr().err

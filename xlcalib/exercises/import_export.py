@@ -14,9 +14,7 @@ needs around it:
 """
 from __future__ import annotations
 
-import csv
 import datetime as _dt
-import io
 import json
 import re
 from dataclasses import dataclass, replace
@@ -43,8 +41,10 @@ from ..imports import (
 )
 from ..imports.mapping import columns_reading
 from ..inputs import EVALUATION_COLUMNS, checks_frame, find_columns
+from ..inputs.table import names_evaluation_columns
 from ..templates.import_sheet import IMPORT_SETTINGS, PRESET_ROLES
 from ..workbook import open_book
+from ..workbook.csv_layout import csv_layout, split_line
 from .common import check_output_differs, run_preamble, write_sheets
 
 __all__ = ["EXPORT_SUFFIXES", "PRESET_ROLES", "ExportOptions", "ExportRun", "ImportForm", "at_export_cells",
@@ -540,18 +540,16 @@ def _workbook_sheet_names(path: Path) -> list[str] | None:
 
 
 def _csv_header(path: Path) -> list[str]:
-    """The first record of a CSV file (read from its first 64 KB; comma, semicolon or tab, the one used most)."""
+    """The header record of a CSV file (read from its first 64 KB; comma, semicolon or tab, the one it uses most;
+    below any title lines, :func:`~xlcalib.workbook.csv_layout.csv_layout`)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(65536).decode("utf-8-sig", "replace")
     except OSError:
         return []  # the evaluations reader names the file and the reason
-    line = re.split(r"\r\n|\r|\n", head, maxsplit=1)[0]  # LF, CRLF or a bare CR (old Mac exports)
-    delimiter = max((",", ";", "\t"), key=line.count)
-    try:
-        return next(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), [])
-    except csv.Error:
-        return []  # not a table this can read: the evaluations reader names the row and the reason
+    # its header may lie below a title or Excel's "sep=;" line: found as the evaluations reader finds it
+    delimiter, line = csv_layout(head, names_evaluation_columns)
+    return split_line(re.split(r"\r\n|\r|\n", head)[line], delimiter)
 
 
 @dataclass

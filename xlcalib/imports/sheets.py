@@ -165,20 +165,23 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
 
     Every field is read as text, exactly as written (``"007"`` stays ``"007"``; values are read later,
     by their role).  UTF-8 with or without a byte-order mark; quoted fields may hold line breaks (review
-    texts do), so rows are records, numbered as a spreadsheet shows them.
+    texts do), so rows are records, numbered as a spreadsheet shows them -- blank lines count, and so do a
+    title above the header and Excel's ``sep=;`` line (:func:`~xlcalib.workbook.csv_layout.csv_layout`),
+    which are not part of the table.
     """
     import pandas as pd
 
+    from ..workbook.csv_layout import csv_layout
+
     check_size(len(data), name)
     _check_text(data, name)
-    text_head = data[:65536].split(b"\n", 1)[0].decode("utf-8-sig", "replace")
-    counts = {d: text_head.count(d) for d in (",", ";", "\t")}
-    sep = max(counts, key=counts.get) if any(counts.values()) else ","
+    sep, above = csv_layout(data[:65536].decode("utf-8-sig", "replace"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             frame = pd.read_csv(io.BytesIO(data), sep=sep, header=None, dtype=str, keep_default_na=False,
-                                na_filter=False, encoding="utf-8-sig", engine="c", skip_blank_lines=True)
+                                na_filter=False, encoding="utf-8-sig", engine="c", skip_blank_lines=False,
+                                skiprows=above)
     except pd.errors.EmptyDataError:
         raise InputError(f"{name} is empty") from None
     except UnicodeDecodeError as exc:
@@ -186,10 +189,14 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
     except pd.errors.ParserError as exc:
         raise InputError(f"{name} is not a well-formed CSV table ({' '.join(str(exc).split())}); export it again "
                          "or check for a stray quote") from None
-    header = [str(h) for h in frame.iloc[0].tolist()] if len(frame) else []
+    filled = frame.ne("").any(axis=1).to_numpy() if len(frame.columns) else np.zeros(len(frame), dtype=bool)
+    numbers = np.arange(above + 1, above + 1 + len(frame), dtype=np.intp)[filled]  # each record's row
+    frame = frame[filled]
+    if not len(frame):
+        raise InputError(f"{name} is empty")
+    header = [str(h) for h in frame.iloc[0].tolist()]
     columns = [frame[j].to_numpy(dtype=object)[1:] for j in frame.columns]
-    rows = np.arange(2, len(frame) + 1, dtype=np.intp)
-    sheet = Sheet(name, header, columns, rows, list(range(1, len(header) + 1)), 1, [], name)
+    sheet = Sheet(name, header, columns, numbers[1:], list(range(1, len(header) + 1)), int(numbers[0]), [], name)
     if sep == ";":
         _read_decimal_commas(sheet)
     return sheet

@@ -47,6 +47,16 @@ def find_columns(header: Sequence[Any], wanted: dict[str, tuple[str, ...]], wher
     return found
 
 
+def names_evaluation_columns(header: Sequence[Any]) -> bool:
+    """True for a row that can be an evaluations table's header: it names two of Assessor, Object and Score (a
+    missing or misspelt third is then named by the checks), or names one of them twice (the checks say which)."""
+    try:
+        found = find_columns(header, EVALUATION_COLUMNS, "")
+    except InputError:
+        return True
+    return len({"assessor", "object", "score"} & found.keys()) >= 2
+
+
 @dataclass
 class RawTable:
     """Cells of a table with a header row, column by column (``columns[j]`` below header cell ``header[j]``).
@@ -70,8 +80,24 @@ class RawTable:
     notes: tuple = ()
 
 
+#: Rows above an evaluations table's header that may hold a title, a date or blank rows.
+TITLE_ROWS = 20
+
+
+def _below_titles(rows, h: int) -> int:
+    """The header's row from the first non-blank row *h*: *h* itself, or -- when it and the rows under it hold at
+    most one filled cell each (a title, a date) -- the first row within :data:`TITLE_ROWS` below that names the
+    evaluation columns (:func:`names_evaluation_columns`), as a sheet laid out with a heading has it."""
+    for i in range(h, min(len(rows), h + TITLE_ROWS + 1)):
+        filled = sum(1 for c in rows[i] if not is_blank(c))
+        if filled >= 2:
+            return i if names_evaluation_columns(list(rows[i])) else h
+    return h
+
+
 def table_from_block(block, sheet: str | None = None) -> RawTable:
-    """A :class:`~xlcalib.workbook.Block` (rows of raw cells) as a :class:`RawTable`; leading blank rows skipped."""
+    """A :class:`~xlcalib.workbook.Block` (rows of raw cells) as a :class:`RawTable`; leading blank rows and a
+    title above the header skipped."""
     rows = block.rows
     sheet = sheet or block.sheet or "Evaluations"
     h = 0
@@ -80,6 +106,7 @@ def table_from_block(block, sheet: str | None = None) -> RawTable:
     if h == len(rows):
         raise InputError(f"sheet {sheet} is empty; expected a header row with Assessor, Object, Score and "
                          "SD/Confidence/Level", {"sheet": sheet})
+    h = _below_titles(rows, h)
     header, body = list(rows[h]), rows[h + 1:]
 
     class _Columns:

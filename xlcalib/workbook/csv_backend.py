@@ -45,7 +45,9 @@ from ..inputs import (
     RawTable,
     find_columns,
 )
+from ..inputs.table import names_evaluation_columns
 from . import reader  # its limits, read at call time (one set of limits for every reader)
+from .csv_layout import TITLE_LINES, csv_layout
 from .base import Block, WorkbookBackend
 
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.
@@ -102,10 +104,9 @@ class CsvBook(WorkbookBackend):
                              f"{reader.megabytes(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input "
                              "limits' in the README)")
         self.starts, self.ends = starts, ends
-        head = data[:int(ends[0])] if ends.size else data
-        head = head.decode("utf-8-sig", "replace")
-        counts = {d: head.count(d) for d in (",", ";", "\t")}
-        self.delimiter = max(counts, key=counts.get) if any(counts.values()) else ","
+        head = data[:int(ends[min(len(ends), TITLE_LINES + 2) - 1]) if ends.size else len(data)]
+        # the delimiter and the header's line: titles and Excel's "sep=;" line may lie above it (csv_layout)
+        self.delimiter, self.header_line = csv_layout(head.decode("utf-8-sig", "replace"), names_evaluation_columns)
         fields = int(np.count_nonzero(buf == ord(self.delimiter))) + len(ends)
         if fields > reader.MAX_CELLS:
             raise InputError(f"{name} holds about {fields:,} fields; the limit is {reader.MAX_CELLS:,} (Excel's "
@@ -154,7 +155,7 @@ class CsvBook(WorkbookBackend):
         """The file as a :class:`~xlcalib.inputs.RawTable`; structural problems (ragged rows) raised all at once."""
         name = self.find_sheet(sheet)
         counts, lines = self._field_counts()
-        nonblank = np.flatnonzero(counts > 0)
+        nonblank = np.flatnonzero((counts > 0) & (np.arange(counts.size) >= self.header_line))
         if not nonblank.size:
             raise InputError(f"{self.path.name} is empty; expected a header row with Assessor, Object, Score and "
                              "SD/Confidence/Level")
@@ -285,6 +286,8 @@ class CsvBook(WorkbookBackend):
         csv.field_size_limit(MAX_LINE_BYTES)
         rows = [[(c if c.strip() else None) for c in r] for r in csv.reader(io.StringIO(text, newline=""),
                                                                           delimiter=self.delimiter)]
+        for i in range(min(self.header_line, len(rows))):  # a "sep=" line and titles: blank rows above the table
+            rows[i] = []
         self._refuse_overlong(name, rows)
         width = max((len(r) for r in rows), default=0)
         return Block([r + [None] * (width - len(r)) for r in rows], 1, 1, (), name)

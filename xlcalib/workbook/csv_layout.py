@@ -1,0 +1,60 @@
+"""Where a CSV file's table starts, and what separates its fields.
+
+Why: a CSV file is saved from a sheet as people lay it out.  Excel writes a title in A1 as a line of its own
+(``Panel scores 2026,,,`` -- padded to the table's width), a blank line under it, and sometimes a first line
+``sep=;`` that tells Excel itself which delimiter to use.  Read from the first line, such a file's title became
+the header ("missing columns Assessor, Object, Score (found: Panel scores 2026)") or the C parser stopped on the
+header's extra fields.  Every CSV reader (the evaluations reader, the import of exports and grids, the test that
+tells them apart) takes the layout from here, so they agree on where the header is.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Callable, Sequence
+
+__all__ = ["DELIMITERS", "TITLE_LINES", "csv_layout", "split_line"]
+
+#: The delimiters a CSV file may use, in the order a tie between them is settled.
+DELIMITERS = (",", ";", "\t")
+#: Lines above the header that may hold a title, a date or blank lines.
+TITLE_LINES = 20
+_SEP_LINE = re.compile(r"^sep=(.)\s*$", re.IGNORECASE)
+
+
+def split_line(line: str, delimiter: str) -> list[str]:
+    """One line's fields (quotes honoured); a line the csv module cannot split is one field."""
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return [line]
+
+
+def _most_used(line: str) -> str:
+    return max(DELIMITERS, key=line.count)
+
+
+def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = None) -> tuple[str, int]:
+    """(delimiter, lines above the header) of a CSV file whose first lines are *head* (text, any line ends).
+
+    A first line ``sep=;`` (Excel's own hint) names the delimiter and lies above the header.  Lines holding at most
+    one filled field -- a title, a date, blank lines -- lie above the header when a line below them, within
+    :data:`TITLE_LINES`, is one: the first that *is_header* accepts (its fields), or without *is_header* the first
+    with two or more filled fields.  Otherwise the header is the first line after any ``sep=`` line, as a file
+    without titles has it.  The delimiter, unless named, is the one the header line uses most.
+    """
+    lines = re.split(r"\r\n|\r|\n", head)[:TITLE_LINES + 2]
+    named, start = None, 0
+    if lines:
+        match = _SEP_LINE.match(lines[0].lstrip("\ufeff"))
+        if match is not None:
+            named, start = match.group(1), 1
+    for i in range(start, min(len(lines), start + TITLE_LINES + 1)):
+        delimiter = named or _most_used(lines[i])
+        fields = split_line(lines[i], delimiter)
+        if sum(1 for f in fields if f.strip()) < 2:
+            continue  # a title or a blank line
+        if is_header is None or is_header(fields):
+            return delimiter, i
+        break  # a row of several fields that is not the header: no titles above a table here
+    return named or _most_used(lines[start] if start < len(lines) else ""), start
