@@ -402,3 +402,44 @@ def test_decimal_comma_column_reads_each_comma_number_as_its_point_form(cells):
         else:
             assert out == text
     assert decimal_comma_column(written + ["2.5"]) is None
+
+
+@pytest.mark.parametrize("text, number", [("85%", 0.85), (" 33.3 %", 0.333), ("100%", 1.0), ("-5%", -0.05),
+                                          ("\u22122", -2.0), ("\u20132.5", -2.5), ("\u2212.5", -0.5)])
+def test_percentages_and_typographic_minus_read_as_they_say(text, number):
+    """'85%' is 0.85, as Excel reads the text it writes for a percent cell into a CSV file (the decimal point is
+    moved in the text, so '33.3%' is the same double as '0.333'); a typographic minus or en dash before digits is
+    the minus a word processor or web form typed."""
+    from xlcalib.cells import is_number_text, parse_number
+
+    assert parse_number(text, "X") == number and is_number_text(text)
+
+
+@pytest.mark.parametrize("text", ["%", "abc%", "3,5%", "\u2212", "\u2013 2", "1e999%", "85%%"])
+def test_texts_that_only_look_like_percentages_or_minus_are_refused(text):
+    from xlcalib.cells import is_number_text, parse_number
+
+    with pytest.raises(InputError, match="X is"):
+        parse_number(text, "X")
+    assert not is_number_text(text)
+
+
+def test_a_column_of_percentages_and_plain_numbers_is_pointed_out():
+    """Percent cells and plain numbers in one column are two scales as often as not: read as Excel reads them,
+    with a warning naming an example of each."""
+    from xlcalib.inputs import RawTable, check_evaluations
+
+    def checked(rows):
+        columns = [[r[j] for r in rows[1:]] for j in range(4)]
+        return check_evaluations(RawTable(rows[0], columns, np.arange(2, len(rows) + 1), [1, 2, 3, 4], 1,
+                                          "Evaluations"))
+
+    rows = [["Assessor", "Object", "Score", "SD"], ["A", "x", "85%", 1], ["A", "y", 70, 1], ["B", "x", "60%", 1],
+            ["B", "y", "", 1]]
+    panel = checked(rows)
+    assert panel.frame["score"].tolist() == [0.85, 70.0, 0.6]
+    assert [p.message for p in panel.warnings if "percentages" in p.message] == [
+        "sheet Evaluations, column Score: 2 value(s) written as percentages (e.g. C2, read as 0.85) and 1 as plain "
+        "numbers (e.g. C3, 70): one scale for the column? Check the cells"]
+    alone = checked([r if i != 2 else ["A", "y", "70%", 1] for i, r in enumerate(rows)])
+    assert alone.frame["score"].tolist() == [0.85, 0.7, 0.6] and not any("percent" in p.message for p in alone.problems)

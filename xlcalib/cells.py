@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from decimal import Decimal
 import operator
 import re
 import sys
@@ -132,6 +133,9 @@ _ERROR_BY_CODE = {code: text for text, code in EXCEL_ERRORS.items()}
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+#: A minus sign as word processors and web forms type it (typographic minus, en dash), before a number.
+_MINUS_SIGNS = "\u2212\u2013"
+_DIGIT_OR_POINT = "0123456789."
 
 
 class Uncalculated(str):
@@ -291,7 +295,17 @@ def parse_number(value: Any, where: str, allow_blank: bool = False) -> float:
 
 def _number_from_text(text: str, where: str) -> float:
     """A number stored as text, in the plain ``1234.5`` form only: a decimal comma or a thousands separator is
-    refused with a hint, since reading "3,5" as 35 or 3.5 would be a guess."""
+    refused with a hint, since reading "3,5" as 35 or 3.5 would be a guess.  Two forms are read as what they
+    unambiguously say: a typographic minus or an en dash before the digits (``"−2"``, as word processors and
+    web forms write -2), and a percentage (``"85%"`` is 0.85, as Excel reads the text it writes for a percent cell
+    into a CSV file)."""
+    if text[:1] in _MINUS_SIGNS and text[1:2] in _DIGIT_OR_POINT and text[1:2]:
+        text = "-" + text[1:]
+    if text.endswith("%") and _PLAIN_NUMBER.match(text[:-1].rstrip()):
+        number = float(Decimal(text[:-1].rstrip()).scaleb(-2))  # the decimal point moved in the text: exact
+        if not math.isfinite(number):
+            raise InputError(f"{where} is the text '{text[:30]}', beyond the largest number a cell can hold")
+        return number
     if _PLAIN_NUMBER.match(text):
         number = float(text)
         if not math.isfinite(number):  # "1e999": beyond the largest number a cell can hold
@@ -561,8 +575,15 @@ def number_table_argument(value: Any, name: str, layout: str, note: str = "") ->
 
 
 def is_number_text(text: str) -> bool:
-    """True for text that :func:`parse_number` reads as a number (``"4.5"``, ``" -3 "``, ``"1e-3"``)."""
-    return bool(_PLAIN_NUMBER.match(text.strip().replace("\u00a0", "")))
+    """True for text that :func:`parse_number` reads as a number (``"4.5"``, ``" -3 "``, ``"1e-3"``, ``"85%"``)."""
+    text = text.strip().replace("\u00a0", "")
+    if _PLAIN_NUMBER.match(text):
+        return True
+    try:
+        _number_from_text(text, "")
+    except InputError:
+        return False
+    return True
 
 
 #: Numbers as a CSV file separated by ';' writes them where the comma is the decimal mark ("3,5", "-0,25"), and the

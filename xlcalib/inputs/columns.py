@@ -239,7 +239,9 @@ def number_column(values, table: RawTable, j: int, title: str, problems: list):
         out[:] = values
         blank |= np.isnan(out)  # a NaN cell (pandas, xlwings) is an empty cell
     else:
-        _mixed_numbers(values, out, blank, bad)
+        percent = _mixed_numbers(values, out, blank, bad)
+        if percent is not None:
+            problems.append(_percent_among_numbers(table, j, title, percent, out, blank | bad))
     nonfinite = ~blank & ~bad & ~np.isfinite(out)
     if kinds & {float, int}:
         bad |= nonfinite
@@ -249,9 +251,24 @@ def number_column(values, table: RawTable, j: int, title: str, problems: list):
     return out, blank, bad
 
 
-def _mixed_numbers(values: list, out: np.ndarray, blank: np.ndarray, bad: np.ndarray) -> None:
+def _percent_among_numbers(table: RawTable, j: int, title: str, percent: np.ndarray, out: np.ndarray,
+                           unread: np.ndarray) -> Problem:
+    """The warning for a column where some numbers were written as percentages ("85%", read as 0.85, as Excel
+    reads them) and others not ("70"): a scale of percentages and one of points in one column is worth a look."""
+    plain = ~percent & ~unread
+    first_pct, first_plain = int(np.argmax(percent)), int(np.argmax(plain))
+    letter = column_letter(table.column_numbers[j])
+    rows = int(table.row_numbers[first_pct]), int(table.row_numbers[first_plain])
+    return Problem("warning", table.sheet, f"{letter}{rows[0]}", rows[0], title,
+                   f"sheet {table.sheet}, column {title}: {int(percent.sum()):,} value(s) written as percentages "
+                   f"(e.g. {letter}{rows[0]}, read as {out[first_pct]:g}) and {int(plain.sum()):,} as plain numbers "
+                   f"(e.g. {letter}{rows[1]}, {out[first_plain]:g}): one scale for the column? Check the cells")
+
+
+def _mixed_numbers(values: list, out: np.ndarray, blank: np.ndarray, bad: np.ndarray) -> np.ndarray | None:
     """Fill *out*, *blank* and *bad* for a number column holding more than numbers: the numbers at once, every
-    other cell once per distinct value (text numbers, blanks, error codes, logical values, dates)."""
+    other cell once per distinct value (text numbers, blanks, error codes, logical values, dates).  Returns the
+    mask of cells read from percentages ("85%") when the column also holds plain numbers, else None."""
     import pandas as pd
 
     n = len(values)
@@ -271,6 +288,13 @@ def _mixed_numbers(values: list, out: np.ndarray, blank: np.ndarray, bad: np.nda
     out[idx] = np.where(row_status == _READ, parsed[safe] if len(uniques) else np.nan, np.nan)
     blank[idx[row_status == _BLANK]] = True
     bad[idx[row_status == _BAD]] = True
+    is_percent = np.array([isinstance(u, str) and u.strip().endswith("%") for u in uniques] + [False], dtype=bool)
+    if not is_percent[:-1].any():
+        return None
+    percent = np.zeros(n, dtype=bool)
+    percent[idx] = is_percent[codes] & (row_status == _READ)  # code -1 (a missing cell) reads the False at the end
+    plain = ~percent & ~blank & ~bad
+    return percent if percent.any() and plain.any() else None
 
 
 def _distinct_numbers(uniques) -> tuple[np.ndarray, np.ndarray]:
