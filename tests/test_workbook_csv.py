@@ -204,3 +204,19 @@ def test_titles_and_the_sep_line_lie_above_the_evaluations(tmp_path, above, caps
     bad = _csv(tmp_path, above + body.replace("B,x,6,1", "B,x,six,1"), "bad.csv")
     assert main(["calibrate", str(bad)]) == 2
     assert f"row {4 + shift}, column Score (C{4 + shift}) is text ('six')" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["calibrate", "import"])
+def test_a_windows_encoded_csv_is_named_by_line_and_text(tmp_path, command, capsys):
+    """Excel's plain "CSV (Comma delimited)" is written in the Windows code page: the message names the line and the
+    text as that encoding shows it, and Excel's option that saves UTF-8 -- not a byte offset (the body's, at that)."""
+    rows = "Assessor;Object;Score;SD\nAnna;A-1;3;1\nM\u00fcller;A-1;4;1\n" if command == "calibrate" else \
+        "Antrag;Anna;M\u00fcller\nA-1;3;4\nA-2;2;5\n"
+    path = _csv(tmp_path, rows.encode("cp1252"))
+    assert main([command, str(path), "-o", str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err
+    line = 3 if command == "calibrate" else 1
+    assert err == (f"xlcalib: error: p.csv, line {line} is not UTF-8 text (near '"
+                   f"{'M' if command == 'calibrate' else 'Antrag;Anna;M'}\u00fcller"
+                   f"{';A-1;4;1' if command == 'calibrate' else ''}'): saved in the Windows encoding? Save it again as "
+                   "CSV UTF-8 (in Excel: Save As, 'CSV UTF-8 (Comma delimited)')\n"), err

@@ -171,7 +171,7 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
     """
     import pandas as pd
 
-    from ..workbook.csv_layout import csv_layout
+    from ..workbook.csv_layout import csv_layout, not_utf8_message
 
     check_size(len(data), name)
     _check_text(data, name)
@@ -184,8 +184,8 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
                                 skiprows=above)
     except pd.errors.EmptyDataError:
         raise InputError(f"{name} is empty") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name} is not UTF-8 text (byte {exc.start}); export it again as CSV (UTF-8)") from None
+    except UnicodeDecodeError:
+        raise InputError(not_utf8_message(data, name)) from None
     except pd.errors.ParserError as exc:
         raise InputError(f"{name} is not a well-formed CSV table ({' '.join(str(exc).split())}); export it again "
                          "or check for a stray quote") from None

@@ -47,7 +47,7 @@ from ..inputs import (
 )
 from ..inputs.table import names_evaluation_columns
 from . import reader  # its limits, read at call time (one set of limits for every reader)
-from .csv_layout import TITLE_LINES, csv_layout
+from .csv_layout import TITLE_LINES, csv_layout, not_utf8_message
 from .base import Block, WorkbookBackend
 
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.
@@ -225,17 +225,15 @@ class CsvBook(WorkbookBackend):
                                         na_filter=False, decimal=mark, **kwargs)
             except pd.errors.EmptyDataError:
                 return pd.DataFrame({j: pd.Series([], dtype=object) for j in wanted}), False, []
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as "
-                                 "UTF-8") from None
+            except UnicodeDecodeError:
+                raise InputError(not_utf8_message(self.data, self.path.name)) from None
             except (ValueError, TypeError):
                 continue  # a number column holds text or blanks (or the other decimal mark)
             return frame, False, self._comma_columns(source, numeric) if mark == "," else []
         try:  # read as text, checked cell by cell
             return pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs), True, []
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.path.name} is not UTF-8 text (byte {exc.start}); export the CSV as UTF-8") \
-                from None
+        except UnicodeDecodeError:
+            raise InputError(not_utf8_message(self.data, self.path.name)) from None
 
     def _comma_columns(self, source: bytes, numeric: set[int]) -> list[int]:
         """The number columns that hold a comma, of a body parsed with the comma as the decimal mark."""

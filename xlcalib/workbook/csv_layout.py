@@ -13,7 +13,7 @@ import csv
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["DELIMITERS", "TITLE_LINES", "csv_layout", "split_line"]
+__all__ = ["DELIMITERS", "TITLE_LINES", "csv_layout", "split_line", "not_utf8_message"]
 
 #: The delimiters a CSV file may use, in the order a tie between them is settled.
 DELIMITERS = (",", ";", "\t")
@@ -58,3 +58,25 @@ def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = No
             return delimiter, i
         break  # a row of several fields that is not the header: no titles above a table here
     return named or _most_used(lines[start] if start < len(lines) else ""), start
+
+
+def not_utf8_message(data: bytes, name: str) -> str:
+    """What to say of a CSV file that is not UTF-8: the line and the text around the first byte that is not, read
+    as the Windows encoding shows it ("Müller"), and how to save it again.
+
+    Why: Excel's plain "CSV (Comma delimited)" is written in the Windows code page, so names with accents are
+    the usual cause, and "byte 36" told a secretary neither where nor what.  The file is not read in a guessed
+    encoding: Central European names would come out wrong without a sign.
+    """
+    try:
+        data.decode("utf-8")
+        return f"{name} is not UTF-8 text; save it again as CSV UTF-8"  # pragma: no cover - called on a failure
+    except UnicodeDecodeError as exc:
+        at = exc.start
+    line = data.count(b"\n", 0, at) + 1
+    start = max(data.rfind(b"\n", 0, at) + 1, at - 24)
+    end = data.find(b"\n", at)
+    end = min(len(data) if end < 0 else end, at + 24)
+    near = data[start:end].decode("cp1252", "replace").strip()
+    return (f"{name}, line {line} is not UTF-8 text (near '{near}'): saved in the Windows encoding? Save it again "
+            "as CSV UTF-8 (in Excel: Save As, 'CSV UTF-8 (Comma delimited)')")
