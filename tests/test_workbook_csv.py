@@ -220,3 +220,20 @@ def test_a_windows_encoded_csv_is_named_by_line_and_text(tmp_path, command, caps
                    f"{'M' if command == 'calibrate' else 'Antrag;Anna;M'}\u00fcller"
                    f"{';A-1;4;1' if command == 'calibrate' else ''}'): saved in the Windows encoding? Save it again as "
                    "CSV UTF-8 (in Excel: Save As, 'CSV UTF-8 (Comma delimited)')\n"), err
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".tsv"])
+def test_tab_delimited_text_is_read_as_a_csv_file(tmp_path, suffix, capsys):
+    """Excel's "Text (Tab delimited)" saves .txt, other tools .tsv: the same table as the .csv file (it was refused
+    as "not an Excel workbook"), and Excel's "Unicode Text" (UTF-16) is named as such."""
+    tab = GOOD.replace(",", "\t")
+    _csv(tmp_path, tab, "p" + suffix)
+    _csv(tmp_path, GOOD, "p.csv")
+    for name in ("p" + suffix, "p.csv"):
+        assert main(["calibrate", str(tmp_path / name), "--format", "json", "-o", str(tmp_path / f"{name}.json")]) == 0
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text())["Values"] for n in ("p" + suffix, "p.csv"))
+    assert a == b
+    _csv(tmp_path, tab.encode("utf-16"), "u" + suffix)
+    capsys.readouterr()
+    assert main(["calibrate", str(tmp_path / ("u" + suffix))]) == 2
+    assert "is UTF-16 text (Excel's 'Unicode Text'); save it again as CSV UTF-8" in capsys.readouterr().err

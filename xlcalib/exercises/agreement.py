@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..cells import column_letter, header_key, is_blank, probability_argument
 from ..errors import InputError
+from ..workbook.csv_backend import TEXT_TABLE_SUFFIXES
 from .common import check_output_differs, run_preamble
 
 #: The Settings row the reports read, and the weights they use when it is absent: their ratings are ordered scales
@@ -95,7 +96,7 @@ def agreement_results(ratings, weights, categories, *, pairs: bool = False, conf
 # ----------------------------------------------------------------------------
 def _book(path: Path, sheet: str | None):
     """The file as a read-only book (CSV: one sheet; workbooks through the bounded fast reader) and the sheet."""
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in TEXT_TABLE_SUFFIXES:
         from ..workbook.csv_backend import CsvBook
 
         book = CsvBook(path, sheet or "Ratings")
@@ -185,7 +186,7 @@ def agreement_file(path, out=None, *, sheet: str | None = None, weights: str = "
         pairwise = agreement.pairwise_agreement(ratings, _quoted(table), weights, declared, confidence=confidence) \
             if pairs else None
     except InputError as exc:
-        where = path.name if path.suffix.lower() == ".csv" else f"sheet {actual}"
+        where = path.name if path.suffix.lower() in TEXT_TABLE_SUFFIXES else f"sheet {actual}"
         raise InputError(_sheet_words(exc.message, where, letters), exc.where) from None
     written = _write(path, Path(out), table, pairwise) if out is not None else None
     return table, pairwise, written

@@ -18,6 +18,7 @@ from ..calibration.decide.lottery import public_seed as lottery_public_seed
 from ..calibration.decide.ranking import lottery_method
 from ..errors import InputError, InputProblems
 from ..imports import EvaluationsTableFound, evaluations_frame
+from ..workbook.csv_backend import TEXT_TABLE_SUFFIXES
 from ..inputs import CLI_OPTIONS, CalibrationSettings, checks_frame
 from ..inputs.values import scale_argument
 from .common import check_output_differs, run_preamble, write_sheets
@@ -254,7 +255,7 @@ def _overrides(*, gauge, model, interval_level, seed, fund, threshold, lottery, 
 def _input_book(path: Path, sheet: str, *, fast: bool):
     """The input as a read-only book: a CSV export of the sheet (bounded, read by pandas), else the workbook
     through the fast bounded reader (``fast``) or openpyxl."""
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in TEXT_TABLE_SUFFIXES:
         from ..workbook.csv_backend import CsvBook
 
         return CsvBook(path, sheet)
@@ -403,7 +404,7 @@ def next_reads_file(path, out=None, *, reads: int = 10, fund=None, threshold=Non
     panels = []
     book = _input_book(path, sheet, fast=False)
     try:
-        sheet_rules = None if ignore_assignment or path.suffix.lower() == ".csv" else _sheet_rules(book)
+        sheet_rules = None if ignore_assignment or path.suffix.lower() in TEXT_TABLE_SUFFIXES else _sheet_rules(book)
         run, frames, settings = compute_calibration(book, CalibrationSettings(sheet=sheet),
                                                     before_fit=lambda panel, _: panels.append(panel),
                                                     origins=CLI_OPTIONS, **overrides)

@@ -44,6 +44,7 @@ from ..inputs import EVALUATION_COLUMNS, checks_frame, find_columns
 from ..inputs.table import names_evaluation_columns
 from ..templates.import_sheet import IMPORT_SETTINGS, PRESET_ROLES
 from ..workbook import open_book
+from ..workbook.csv_backend import TEXT_TABLE_SUFFIXES
 from ..workbook.csv_layout import csv_layout, split_line
 from .common import check_output_differs, run_preamble, write_sheets
 
@@ -502,7 +503,7 @@ def is_export(path: Path, sheet: str = "Evaluations") -> bool:
     suffix = path.suffix.lower()
     if suffix in EXPORT_SUFFIXES:
         return True
-    if suffix == ".csv":
+    if suffix in TEXT_TABLE_SUFFIXES:
         from ..workbook import reader
 
         header = _csv_header(path)

@@ -50,6 +50,8 @@ from . import reader  # its limits, read at call time (one set of limits for eve
 from .csv_layout import TITLE_LINES, csv_layout, not_utf8_message
 from .base import Block, WorkbookBackend
 
+#: Names of delimited text files read as a CSV file: Excel's "Text (Tab delimited)" saves .txt, other tools .tsv.
+TEXT_TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
 #: Longest line of a CSV file (bytes): far above a real row, far below what could exhaust memory or time.
 MAX_LINE_BYTES = 1024 * 1024
 _SLICE = 32 * 1024 * 1024
@@ -88,6 +90,9 @@ class CsvBook(WorkbookBackend):
             part = buf[start:start + _SLICE]
             ends.append(np.flatnonzero(part == 10).astype(np.int64) + start)
             nul = np.flatnonzero(part == 0)
+            if nul.size and start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise InputError(f"{name} is UTF-16 text (Excel's 'Unicode Text'); save it again as CSV UTF-8 (in "
+                                 "Excel: Save As, 'CSV UTF-8 (Comma delimited)')")
             if nul.size:
                 pos = int(nul[0]) + start
                 line = int(np.count_nonzero(buf[:pos] == 10)) + 1
@@ -311,4 +316,4 @@ class CsvBook(WorkbookBackend):
     write_frame = delete_sheet = add_chart = style_cells = _read_only
 
 
-__all__ = ["CsvBook", "MAX_LINE_BYTES", "UNCERTAINTY_KINDS"]
+__all__ = ["CsvBook", "MAX_LINE_BYTES", "TEXT_TABLE_SUFFIXES", "UNCERTAINTY_KINDS"]
