@@ -107,9 +107,9 @@ def _add_agreement(sub) -> None:
 
 def _add_calibrate(sub) -> None:
     cal = sub.add_parser("calibrate", help="calibrate the evaluations in a workbook")
-    cal.add_argument("workbook", help="input .xlsx/.xlsm with an Evaluations sheet, or a .csv (or tab-delimited .txt/.tsv) export of it, or a review "
-                                      "export (HotCRP, CMT, EasyChair, OpenReview, a grid; see xlcalib import); never "
-                                      "modified")
+    cal.add_argument("workbook", help="input .xlsx/.xlsm with an Evaluations sheet, or a .csv (or tab-delimited "
+                                      ".txt/.tsv) export of it, or a review export (HotCRP, CMT, EasyChair, "
+                                      "OpenReview, a grid; see xlcalib import); never modified")
     cal.add_argument("-o", "--out", help="output file (default <stem>_calibrated.<format>)")
     cal.add_argument("--sheet", default="Evaluations", help="sheet holding the evaluations table")
     cal.add_argument("--gauge", choices=["weighted", "simple"], default=None,
