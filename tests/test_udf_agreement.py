@@ -106,7 +106,7 @@ def test_crosstab_counts_the_subjects_both_rated():
     ("REL_AGREEMENT", (GRADES, "quadratic"), "quadratic weights need the order of the categories"),
     ("REL_AGREEMENT", (GRADES, "cubic"), "weights must be one of identity, linear, quadratic"),
     ("REL_AGREEMENT", (GRADES, None, 1.5), "the level argument must be in (0, 1), not 1.5"),
-    ("REL_AGREEMENT", (GRADES, None, "95%"), "the level argument is text ('95%')"),
+    ("REL_AGREEMENT", (GRADES, None, "95 percent"), "the level argument is text ('95 percent')"),
     ("REL_AGREEMENT", (GRADES, None, None, COL(["A", "B", "C"])),
      "row 3, column 2 of the ratings range: category 'D' is not in the category list"),
     ("REL_AGREEMENT", ([[1.0, 2.0], [2.0, "2,5"], [3.0, 3.0]], "linear"),
@@ -190,3 +190,8 @@ def test_a_header_row_over_numeric_ratings_is_left_out(name):
     assert harness.call(name, [["Ann", "Bo", "Cy"], *ratings]) == harness.call(name, ratings)
     text = _text(harness.call(name, [["Ann", "Bo", "Cy"], *ratings[:2], [3, "three", 5], *ratings[3:]]))
     assert "row 4, column 2 of the ratings range" in text
+
+
+def test_a_level_typed_as_a_percentage_is_that_share():
+    """'95%' in a text cell is 0.95, as Excel reads what it shows: the same table as the number."""
+    assert harness.call("REL_AGREEMENT", GRADES, None, "95%") == harness.call("REL_AGREEMENT", GRADES, None, 0.95)
