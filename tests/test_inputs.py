@@ -196,7 +196,14 @@ def test_an_evaluations_sheet_with_a_heading_is_read_from_its_header(tmp_path, t
     sheet.append(["B", "x", "six", 1])
     book.save(tmp_path / "p.xlsx")
     header = len(title_rows) + 1
-    for backend in (open_book(book), FastBook(tmp_path / "p.xlsx")):  # the workbook in hand, and the file's reader
+    backends = [open_book(book)]  # the workbook in hand, and the file's reader where python-calamine is installed
+    try:
+        import python_calamine  # noqa: F401
+    except ImportError:  # xlwings Lite (Pyodide) has no compiled calamine; its reader is tested where it is
+        pass
+    else:
+        backends.append(FastBook(tmp_path / "p.xlsx"))
+    for backend in backends:
         panel = read_panel(backend)
         assert [p.message for p in panel.errors] == [
             f"sheet Evaluations, row {header + 2}, column Score (C{header + 2}) is text ('six'); a number is required"]
