@@ -129,14 +129,12 @@ def column_role(header: str, values: np.ndarray) -> str:
 
 def _score_share(values: np.ndarray, probe: int = 200) -> float:
     """The share of a column's distinct filled values that read as scores (numbers, grade symbols, COI/N/A marks)."""
-    from ..inputs.values import MARKS, is_symbol
+    from ..inputs.values import reads_as_score
 
     distinct = pd.unique(_filled(values))[:probe]
     if not len(distinct):
         return 1.0
-    good = sum(leading_number(v) is not None or is_symbol(v) or (isinstance(v, str) and v.strip().lower() in MARKS)
-               for v in distinct)
-    return good / len(distinct)
+    return sum(map(reads_as_score, distinct)) / len(distinct)
 
 
 #: Fewer filled scores than this in a column: it cannot show how far its scale reaches (a reviewer with one or

@@ -104,14 +104,12 @@ def mapping_twin(sheet: Sheet, j: int) -> int:
 def holds_scores(values: np.ndarray, probe: int = 200) -> bool:
     """True when (nearly) every filled cell of a column is a number, a grade symbol or a mark: a score field,
     not a text field whose name happens to say "overall" (checked on up to *probe* distinct values)."""
-    from ..inputs.values import MARKS, is_symbol, leading_number
+    from ..inputs.values import reads_as_score
 
     distinct = pd.unique(values[~blank_cells(values)])[:probe]
     if not len(distinct):
         return True
-    good = sum(leading_number(v) is not None or is_symbol(v) or (isinstance(v, str) and v.strip().lower() in MARKS)
-               for v in distinct)
-    return good >= 0.8 * len(distinct)
+    return sum(map(reads_as_score, distinct)) >= 0.8 * len(distinct)
 
 
 def _first_nonblank(sheet: Sheet, positions: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from ..cells import is_blank
 from ..errors import InputError
 
 __all__ = ["Scale", "scale_argument", "form_scale", "form_labels", "ConfidenceLevels", "read_values",
-           "leading_number", "is_symbol", "infer_symbol_scale", "MARKS"]
+           "leading_number", "reads_as_score", "is_symbol", "infer_symbol_scale", "MARKS"]
 
 _MINUS = "\u2212\u2013"  # typographic minus and en dash, as word processors and web forms write them
 _LEADING = re.compile(r"^\s*([+\-" + _MINUS + r"]?)\s*(\d+(?:\.\d+)?)(?!,\d)(?=\s*$|[\s:;.,)\]/|-])")
@@ -67,6 +67,17 @@ def leading_number(value: Any) -> float | None:
         return None
     number = float(match.group(2))
     return -number if match.group(1) and match.group(1) != "+" else number
+
+
+def reads_as_score(value: Any) -> bool:
+    """True for a cell a score column may hold: a number (:func:`leading_number`), a grade symbol, a mark (COI,
+    N/A), or a number written with a decimal comma -- refused by cell when it is read (:func:`read_values`), but
+    a column of them is a column of scores: taken for a description, an assessor's scores were dropped unseen."""
+    if leading_number(value) is not None or is_symbol(value):
+        return True
+    if not isinstance(value, str):
+        return False
+    return value.strip().lower() in MARKS or _DECIMAL_COMMA.match(value) is not None
 
 
 def is_symbol(text: Any) -> bool:
