@@ -376,6 +376,15 @@ def test_a_grid_column_of_decimal_comma_texts_is_refused_by_cell_not_dropped(tmp
     assert cells == ["B2", "B3", "B5"] and all("decimal comma" in p.message for p in caught.value.errors)
 
 
+def test_a_grid_of_percentages_reads_them_as_shares_not_as_form_options():
+    """'85%' is 0.85 in a grid as in an evaluations sheet; read as "85: %" the form's options made a scale whose ends
+    were censored -- and the column of them, not a number by the old test, could be taken for a description."""
+    result = read_export(b"Student,Marker 1,Marker 2\nS1,85%,80%\nS2,60%,\nS3,,72.5%\nS4,90%,88%\n")
+    ev = result.evaluations.set_index(["object", "assessor"])["score"]
+    assert ev[("S1", "Marker 1")] == 0.85 and ev[("S3", "Marker 2")] == 0.725 and len(ev) == 6
+    assert result.mapping.scale.source == "inferred" and not any("form" in n for n in result.notes)
+
+
 def test_grid_inferred_ladder_and_off_scale():
     text = "Proposal,Ann,Bob\nP1,A,AB\nP2,B,BC\nP3,C,D\n"
     result = read_export(text.encode())

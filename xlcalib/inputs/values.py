@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ _MINUS = "\u2212\u2013"  # typographic minus and en dash, as word processors and
 _LEADING = re.compile(r"^\s*([+\-" + _MINUS + r"]?)\s*(\d+(?:\.\d+)?)(?!,\d)(?=\s*$|[\s:;.,)\]/|-])")
 _DECIMAL_COMMA = re.compile(r"^\s*[+\-" + _MINUS + r"]?\d+,\d+\b")
 _SYMBOL = re.compile(r"^[A-Za-z]{1,2}[+\-]?$")
+_PERCENT = re.compile(r"^\s*([+\-" + _MINUS + r"]?)\s*(\d+(?:\.\d+)?|\.\d+)\s*%\s*$")
 
 #: Marks a grid or an export writes where there is no evaluation, and the reason the report gives.
 MARKS: dict[str, str] = {
@@ -52,8 +54,8 @@ def leading_number(value: Any) -> float | None:
 
     >>> leading_number("6: marginally above the acceptance threshold"), leading_number("3 good"), leading_number("\u22122")
     (6.0, 3.0, -2.0)
-    >>> leading_number("Accept") is None and leading_number("3,5") is None
-    True
+    >>> leading_number("Accept") is None and leading_number("3,5") is None, leading_number("85%")
+    (True, 0.85)
     """
     if isinstance(value, bool):
         return None
@@ -62,6 +64,10 @@ def leading_number(value: Any) -> float | None:
         return number if math.isfinite(number) else None
     if not isinstance(value, str):
         return None
+    percent = _PERCENT.match(value)
+    if percent is not None:  # "85%" is 0.85, as Excel and the evaluations' cell rule read it
+        number = float(Decimal(percent.group(2)).scaleb(-2))
+        return -number if percent.group(1) and percent.group(1) != "+" else number
     match = _LEADING.match(value)
     if match is None:
         return None
@@ -208,8 +214,8 @@ def form_labels(values: Sequence[Any], labels: Sequence[Any] | None = None) -> d
 
     >>> form_labels(["1: Reject", "6: Weak Accept", "6: Weak Accept", "8: Accept"])
     {1.0: 'Reject', 6.0: 'Weak Accept', 8.0: 'Accept'}
-    >>> form_labels([3, "4: good"]) is None  # a bare number states no option
-    True
+    >>> form_labels([3, "4: good"]) is None, form_labels(["85%", "60%"]) is None  # a bare number states none
+    (True, True)
     """
     found: dict[float, str] = {}
     numbers = set()
@@ -220,7 +226,7 @@ def form_labels(values: Sequence[Any], labels: Sequence[Any] | None = None) -> d
             return None
         numbers.add(number)
         text = str(label).strip() if label is not None and not is_blank(label) else ""
-        if not text and isinstance(value, str):
+        if not text and isinstance(value, str) and _PERCENT.match(value) is None:  # "85%" is a number, no option
             match = _LABEL_REST.match(value)
             text = match.group(1).strip() if match else ""
         if text and number not in found:
