@@ -237,3 +237,16 @@ def test_tab_delimited_text_is_read_as_a_csv_file(tmp_path, suffix, capsys):
     capsys.readouterr()
     assert main(["calibrate", str(tmp_path / ("u" + suffix))]) == 2
     assert "is UTF-16 text (Excel's 'Unicode Text'); save it again as CSV UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["plain", "quoted"])
+def test_trailing_empty_fields_are_no_ragged_rows(tmp_path, quoted):
+    """'A,x,5,1,' ends in a delimiter that a decimal comma or a comma inside a name never leaves (those fill the
+    extra field): read as the row it is.  A filled extra field is still refused, naming the row."""
+    name = '"B"' if quoted else "B"
+    text = f"Assessor,Object,Score,SD\nA,x,5,1,\nA,y,7,1\n{name},x,6,1,,\nB,y,8,1\n"
+    panel = read_panel(CsvBook(_csv(tmp_path, text)))
+    plain = read_panel(CsvBook(_csv(tmp_path, GOOD, "plain.csv")))
+    pd.testing.assert_frame_equal(panel.frame, plain.frame)
+    with pytest.raises(InputProblems, match=r"row 4 has 6 fields but the header row has 4: an unquoted decimal comma"):
+        CsvBook(_csv(tmp_path, text.replace(",x,6,1,,", ",x,6,1,,2"), "bad.csv")).read_table("Evaluations")

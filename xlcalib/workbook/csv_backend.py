@@ -74,6 +74,7 @@ class CsvBook(WorkbookBackend):
         path = Path(path)
         reader.check_input_size(path)
         self.path, self.sheet, self.book = path, sheet, None
+        self._filled = None  # each record's fields up to its last filled one, where the csv module counted them
         data = path.read_bytes()
         if b"\r" in data:  # a bare CR ends a line as well (old Mac exports): one line end for every reader here
             data = re.sub(rb"\r(?!\n)", b"\n", data)
@@ -143,10 +144,11 @@ class CsvBook(WorkbookBackend):
         csv.field_size_limit(MAX_LINE_BYTES)
         text = io.StringIO(data.decode("utf-8-sig", "replace"), newline="")
         records = csv.reader(text, delimiter=delim)
-        counts = []
+        counts, self._filled = [], []
         try:
             for record in records:
                 counts.append(len(record) if any(f.strip() for f in record) else 0)
+                self._filled.append(max((i + 1 for i, f in enumerate(record) if f.strip()), default=0))
         except csv.Error as exc:
             raise InputError(f"{self.path.name}, row {len(counts) + 1} (line {records.line_num} of the file): "
                              f"{exc}") from None
@@ -171,7 +173,7 @@ class CsvBook(WorkbookBackend):
         columns = find_columns(header, EVALUATION_COLUMNS, f"sheet {name}, header row {int(lines[h])}")
         numeric = {columns[k] for k in ("score", "sd", "confidence") if k in columns}
         wanted = sorted(set(columns.values()))
-        frame, text_read, commas = self._parse_body(h, wanted, numeric)
+        frame, text_read, commas = self._parse_body(h, wanted, numeric, int(counts[h:].max()))
         body_lines = lines[h + 1:h + 1 + len(frame)]  # row numbers of the records (quoted line breaks span lines)
         out = self._column_arrays(frame, wanted, text_read, name, header, body_lines)
         if text_read and self.delimiter == ";":
@@ -188,12 +190,21 @@ class CsvBook(WorkbookBackend):
         return Problem("warning", name, "", None, ", ".join(columns),
                        f"{self.path.name}: {decimal_comma_words(columns)}")
 
+    def _filled_width(self, r: int) -> int:
+        """Fields of record *r* up to its last filled one (the quoted reading counted them; else its line, split)."""
+        if self._filled is not None:
+            return int(self._filled[r])
+        line = self.data[int(self.starts[r]):int(self.ends[r])].decode("utf-8", "replace").rstrip("\r")
+        return max((i + 1 for i, f in enumerate(line.split(self.delimiter)) if f.strip()), default=0)
+
     def _refuse_ragged(self, name: str, counts: np.ndarray, lines: np.ndarray, h: int) -> None:
-        """InputProblems naming every row below the header (row *h*) whose field count differs from the header's."""
+        """InputProblems naming every row below the header (row *h*) whose field count differs from the header's --
+        but for empty fields after the last column (``A,x,5,1,``: a trailing delimiter, which a decimal comma or a
+        delimiter inside a name never leaves)."""
         width = int(counts[h])
         ragged = np.flatnonzero((counts != width) & (counts > 0))
-        ragged = ragged[ragged > h]
-        if not ragged.size:
+        ragged = [r for r in ragged[ragged > h] if counts[r] < width or self._filled_width(r) > width]
+        if not ragged:
             return
         problems = []
         for r in ragged:
@@ -205,7 +216,7 @@ class CsvBook(WorkbookBackend):
                                     f"the header row has {width}{hint}"))
         raise InputProblems(problems, {"sheet": name})
 
-    def _parse_body(self, h: int, wanted: list[int], numeric: set[int]):
+    def _parse_body(self, h: int, wanted: list[int], numeric: set[int], fields: int):
         """(frame, text_read, number columns read with a decimal comma): the rows below the header, the *wanted*
         columns only, parsed by pandas' C reader.
 
@@ -218,7 +229,7 @@ class CsvBook(WorkbookBackend):
         import pandas as pd
 
         kwargs = dict(sep=self.delimiter, header=None, usecols=wanted, skip_blank_lines=False, encoding="utf-8",
-                      engine="c")
+                      engine="c", names=list(range(fields)))  # *fields*: the most a row has (empty ones trailing)
         source = self.data[int(self.ends[h]) + 1:] if h < len(self.ends) else b""
         marks = [",", "."] if self.delimiter == ";" and re.search(rb"\d,\d", source) else ["."]
         for mark in marks:
