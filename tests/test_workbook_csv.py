@@ -250,3 +250,5 @@ def test_trailing_empty_fields_are_no_ragged_rows(tmp_path, quoted):
     pd.testing.assert_frame_equal(panel.frame, plain.frame)
     with pytest.raises(InputProblems, match=r"row 4 has 6 fields but the header row has 4: an unquoted decimal comma"):
         CsvBook(_csv(tmp_path, text.replace(",x,6,1,,", ",x,6,1,,2"), "bad.csv")).read_table("Evaluations")
+    semicolons = read_panel(CsvBook(_csv(tmp_path, text.replace(",", ";").replace(";5;", ";5,0;"), "semi.csv")))
+    pd.testing.assert_frame_equal(semicolons.frame, plain.frame)  # and the decimal commas' second reading

@@ -245,18 +245,20 @@ class CsvBook(WorkbookBackend):
                 raise InputError(not_utf8_message(self.data, self.path.name)) from None
             except (ValueError, TypeError):
                 continue  # a number column holds text or blanks (or the other decimal mark)
-            return frame, False, self._comma_columns(source, numeric) if mark == "," else []
+            return frame, False, self._comma_columns(source, numeric, kwargs) if mark == "," else []
         try:  # read as text, checked cell by cell
             return pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, na_values=[], **kwargs), True, []
         except UnicodeDecodeError:
             raise InputError(not_utf8_message(self.data, self.path.name)) from None
 
-    def _comma_columns(self, source: bytes, numeric: set[int]) -> list[int]:
-        """The number columns that hold a comma, of a body parsed with the comma as the decimal mark."""
+    @staticmethod
+    def _comma_columns(source: bytes, numeric: set[int], kwargs: dict) -> list[int]:
+        """The number columns that hold a comma, of a body parsed with the comma as the decimal mark (*kwargs*: the
+        parse's own options, so the same fields are read)."""
         import pandas as pd
 
-        texts = pd.read_csv(io.BytesIO(source), sep=self.delimiter, header=None, usecols=sorted(numeric), dtype=str,
-                            keep_default_na=False, encoding="utf-8", engine="c")
+        options = {**kwargs, "usecols": sorted(numeric)}
+        texts = pd.read_csv(io.BytesIO(source), dtype=str, keep_default_na=False, **options)
         return [j for j in sorted(numeric) if texts[j].str.contains(",", regex=False).any()]
 
     def _column_arrays(self, frame, wanted: list[int], text_read: bool, name: str, header: list,
