@@ -139,7 +139,7 @@ def test_csv_round_trip_equals_workbook(tmp_path):
     assert a == b
 
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, example, given, settings  # noqa: E402
 from hypothesis import strategies as st
 
 
@@ -252,3 +252,49 @@ def test_trailing_empty_fields_are_no_ragged_rows(tmp_path, quoted):
         CsvBook(_csv(tmp_path, text.replace(",x,6,1,,", ",x,6,1,,2"), "bad.csv")).read_table("Evaluations")
     semicolons = read_panel(CsvBook(_csv(tmp_path, text.replace(",", ";").replace(";5;", ";5,0;"), "semi.csv")))
     pd.testing.assert_frame_equal(semicolons.frame, plain.frame)  # and the decimal commas' second reading
+
+
+@settings(max_examples=80, deadline=None)
+@example(scores=[3.0, 2.5], delimiter=";", title="Scores, round 2", padded=False, sep_line=False, blank_lines=0,
+         trailing=False)  # a title whose comma is no delimiter of the table below it
+@example(scores=[3.0, None, 7.75], delimiter="\t", title="Scores, round 2", padded=False, sep_line=True, blank_lines=1,
+         trailing=True)
+@given(scores=st.lists(st.one_of(st.none(), st.integers(1, 9).map(float), st.sampled_from([2.5, 3.25, 7.75])),
+                       min_size=2, max_size=12),
+       delimiter=st.sampled_from([",", ";", "\t"]), title=st.sampled_from(["", "Panel scores 2026", "Scores, round 2"]),
+       padded=st.booleans(), sep_line=st.booleans(), blank_lines=st.integers(0, 2), trailing=st.booleans())
+def test_any_layout_of_the_same_table_reads_as_the_same_panel(tmp_path_factory, scores, delimiter, title, padded,
+                                                              sep_line, blank_lines, trailing):
+    """The same evaluations saved as people and programs save them -- any delimiter (';' with decimal commas, as
+    Excel writes it there), a title (padded to the table's width, or not), blank lines, Excel's 'sep=' line,
+    trailing empty fields -- read as the same panel, each row numbered as a spreadsheet shows the file."""
+    assume(any(s is not None for s in scores))  # a panel of pending reads only is refused, whatever its layout
+    rows = [[f"A{i % 3}", f"P{i // 3}", s, 1.0] for i, s in enumerate(scores)]
+    width = 4
+
+    def cell(value):
+        if value is None:
+            return ""
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        return text.replace(".", ",") if delimiter == ";" else text
+
+    above = []
+    if sep_line:
+        above.append(f"sep={delimiter}")
+    if title and not ("," in title and delimiter == ","):  # a title of two fields is a table's first row
+        above.append(title + (delimiter * (width - 1) if padded else ""))
+        above += [delimiter * (width - 1) if padded else ""] * blank_lines
+    body = [delimiter.join(["Assessor", "Object", "Score", "SD"])]
+    body += [delimiter.join(cell(v) for v in row) + (delimiter if trailing and k % 2 else "")
+             for k, row in enumerate(rows)]
+    folder = tmp_path_factory.mktemp("layout")
+    path = folder / "p.csv"
+    path.write_text("\n".join(above + body) + "\n", encoding="utf-8")
+    plain = folder / "plain.csv"
+    plain.write_text("Assessor,Object,Score,SD\n" + "".join(
+        ",".join("" if v is None else (f"{v:g}" if isinstance(v, float) else str(v)) for v in row) + "\n"
+        for row in rows), encoding="utf-8")
+    got, want = read_panel(CsvBook(path)), read_panel(CsvBook(plain))
+    pd.testing.assert_frame_equal(got.frame, want.frame)
+    assert (got.sheet_rows - len(above)).tolist() == want.sheet_rows.tolist()
+    assert not got.errors and len(got.pending) == len(want.pending)

@@ -34,14 +34,32 @@ def _most_used(line: str) -> str:
     return max(DELIMITERS, key=line.count)
 
 
+def _table_delimiter(lines: Sequence[str]) -> str:
+    """The delimiter most lines use the same number of times: a table's rows share their count, a title above them
+    has none of it ("Scores, round 2" above rows separated by ';'), and a decimal comma comes once in some rows."""
+    best, chosen = (0, 0), ","
+    for delimiter in DELIMITERS:
+        counts = [n for n in (line.count(delimiter) for line in lines) if n]
+        if counts:
+            shared = max(set(counts), key=lambda n: (counts.count(n), n))
+            score = (counts.count(shared), shared)
+            if score > best:
+                best, chosen = score, delimiter
+    return chosen
+
+
+def _filled(fields: Sequence[str]) -> int:
+    return sum(1 for f in fields if f.strip())
+
+
 def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = None) -> tuple[str, int]:
     """(delimiter, lines above the header) of a CSV file whose first lines are *head* (text, any line ends).
 
-    A first line ``sep=;`` (Excel's own hint) names the delimiter and lies above the header.  Lines holding at most
-    one filled field -- a title, a date, blank lines -- lie above the header when a line below them, within
-    :data:`TITLE_LINES`, is one: the first that *is_header* accepts (its fields), or without *is_header* the first
-    with two or more filled fields.  Otherwise the header is the first line after any ``sep=`` line, as a file
-    without titles has it.  The delimiter, unless named, is the one the header line uses most.
+    A first line ``sep=;`` (Excel's own hint) names the delimiter and lies above the header; otherwise the delimiter
+    is the one the first lines use alike (:func:`_table_delimiter`).  Lines holding at most one field -- a title,
+    a date, blank lines -- lie above the header: the first line of two or more filled fields is the header, when
+    *is_header* (its fields) accepts it or there is no *is_header*.  When it does not, the header is the first line
+    after any ``sep=`` line, as a file without titles has it (and the checks say what that line lacks).
     """
     lines = re.split(r"\r\n|\r|\n", head)[:TITLE_LINES + 2]
     named, start = None, 0
@@ -49,15 +67,16 @@ def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = No
         match = _SEP_LINE.match(lines[0].lstrip("\ufeff"))
         if match is not None:
             named, start = match.group(1), 1
-    for i in range(start, min(len(lines), start + TITLE_LINES + 1)):
-        delimiter = named or _most_used(lines[i])
+    end = min(len(lines), start + TITLE_LINES + 1)
+    delimiter = named or _table_delimiter(lines[start:end])
+    for i in range(start, end):
         fields = split_line(lines[i], delimiter)
-        if sum(1 for f in fields if f.strip()) < 2:
+        if _filled(fields) < 2:
             continue  # a title or a blank line
         if is_header is None or is_header(fields):
             return delimiter, i
         break  # a row of several fields that is not the header: no titles above a table here
-    return named or _most_used(lines[start] if start < len(lines) else ""), start
+    return delimiter, start
 
 
 def not_utf8_message(data: bytes, name: str) -> str:
