@@ -359,19 +359,25 @@ def test_grid_rows_are_numbered_as_a_spreadsheet_shows_the_file(above):
     assert len(result.evaluations) == 6
 
 
-def test_a_grid_column_of_decimal_comma_texts_is_refused_by_cell_not_dropped(tmp_path):
+@pytest.mark.parametrize("as_file", [False, True], ids=["cells in hand", "workbook file"])
+def test_a_grid_column_of_decimal_comma_texts_is_refused_by_cell_not_dropped(tmp_path, as_file):
     """In a workbook, '3,5' typed as text is ambiguous (3.5, or 35 with a thousands comma?): refused by cell, as
     everywhere -- a whole column of such texts was taken for a description of the objects and that assessor's
-    scores were dropped with only a note to say so."""
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "Scores"
-    for row in (["Proposal", "Dr A", "Dr B", "Dr C"], ["P1", "3,5", 4, None], ["P2", "2,5", 2.5, 3],
-                ["P3", None, 4.5, 5], ["P4", "1,5", None, 2]):
-        sheet.append(row)
-    book.save(tmp_path / "grid.xlsx")
+    scores were dropped with only a note to say so.  The same grid as cells in hand (a spreadsheet range) and as
+    a workbook file (read by python-calamine, where it is installed)."""
+    from xlcalib.imports import read_cells
+
+    rows = [["Proposal", "Dr A", "Dr B", "Dr C"], ["P1", "3,5", 4, None], ["P2", "2,5", 2.5, 3],
+            ["P3", None, 4.5, 5], ["P4", "1,5", None, 2]]
+    if as_file:
+        pytest.importorskip("python_calamine")
+        book = openpyxl.Workbook()
+        book.active.title = "Scores"
+        for row in rows:
+            book.active.append(row)
+        book.save(tmp_path / "grid.xlsx")
     with pytest.raises(InputProblems) as caught:
-        read_export(tmp_path / "grid.xlsx")
+        read_export(tmp_path / "grid.xlsx") if as_file else read_cells(rows)
     cells = [p.cell for p in caught.value.errors]
     assert cells == ["B2", "B3", "B5"] and all("decimal comma" in p.message for p in caught.value.errors)
 
