@@ -332,7 +332,7 @@ def test_semicolon_grid_reads_decimal_commas_as_its_own_convention(tmp_path):
     result = read_export(tmp_path / "grid.csv")
     ev = result.evaluations.set_index(["object", "assessor"])["score"]
     assert len(ev) == 8 and ev[("P1", "Dr A")] == 3.5 and ev[("P2", "Dr B")] == 2.5 and ev[("P3", "Dr B")] == 4.5
-    assert result.notes[0] == ("grid.csv: columns Dr A, Dr B write decimals with a comma ('3,5'), read as 3.5: the "
+    assert result.notes[0] == ("columns Dr A, Dr B of grid.csv write decimals with a comma ('3,5'), read as 3.5: the "
                                "file separates its fields with ';', as Excel writes CSV where the comma is the decimal "
                                "mark")
     assert result.report["reason"].tolist() == ["conflict of interest (COI)"]
@@ -341,7 +341,7 @@ def test_semicolon_grid_reads_decimal_commas_as_its_own_convention(tmp_path):
     assert not any("decimal" in n for n in plain.notes)
     codes = read_csv_bytes("Proposal;Code;Dr A\nP1;3,1;3,5\nP2;P7;2\nP3;4,2;1,5\n".encode(), "codes.csv")
     assert codes.columns[1].tolist() == ["3,1", "P7", "4,2"] and codes.columns[2].tolist() == ["3.5", "2", "1.5"]
-    assert codes.notes == ["codes.csv: column Dr A writes decimals with a comma ('3,5'), read as 3.5: the file "
+    assert codes.notes == ["column Dr A of codes.csv writes decimals with a comma ('3,5'), read as 3.5: the file "
                            "separates its fields with ';', as Excel writes CSV where the comma is the decimal mark"]
     with pytest.raises(InputProblems, match="decimal comma"):
         read_export('Proposal,Dr A,Dr B\nP1,"3,5",4\nP2,2,3\n'.encode(), scale="1-5")

@@ -619,9 +619,11 @@ def decimal_comma_column(values: Sequence[Any]) -> np.ndarray | None:
     return out
 
 
-def decimal_comma_words(columns: Sequence[str]) -> str:
-    """What the readers say when :func:`decimal_comma_column` rewrote *columns*: what was read, and why."""
-    which = f"column {columns[0]} writes" if len(columns) == 1 else f"columns {', '.join(columns)} write"
+def decimal_comma_words(columns: Sequence[str], source: str) -> str:
+    """What the readers say when :func:`decimal_comma_column` rewrote *columns* of the file *source*: what was read,
+    and why (a sentence that starts with a word, not the file's name: summaries capitalise it)."""
+    which = f"column {columns[0]} of {source} writes" if len(columns) == 1 else \
+        f"columns {', '.join(columns)} of {source} write"
     return (f"{which} decimals with a comma ('3,5'), read as 3.5: the file separates its fields with ';', as Excel "
             "writes CSV where the comma is the decimal mark")
 

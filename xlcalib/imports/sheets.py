@@ -220,7 +220,7 @@ def _read_decimal_commas(sheet: Sheet) -> None:
             sheet.columns[j] = rewritten
             read.append(sheet.header[j].strip() or sheet.letter(j))
     if read:
-        sheet.notes.append(f"{sheet.label}: {decimal_comma_words(read)}")
+        sheet.notes.append(decimal_comma_words(read, sheet.label))
 
 
 def read_workbook(source: Path | bytes, name: str) -> list[Sheet]:

@@ -188,7 +188,7 @@ class CsvBook(WorkbookBackend):
     def _decimal_comma_note(self, name: str, columns: list[str]) -> Problem:
         """The warning that says decimal commas were read as decimal points, and why that is the file's own rule."""
         return Problem("warning", name, "", None, ", ".join(columns),
-                       f"{self.path.name}: {decimal_comma_words(columns)}")
+                       decimal_comma_words(columns, self.path.name))
 
     def _filled_width(self, r: int) -> int:
         """Fields of record *r* up to its last filled one (the quoted reading counted them; else its line, split)."""

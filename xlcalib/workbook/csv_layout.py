@@ -35,14 +35,14 @@ def _most_used(line: str) -> str:
 
 
 def _table_delimiter(lines: Sequence[str]) -> str:
-    """The delimiter most lines use the same number of times: a table's rows share their count, a title above them
-    has none of it ("Scores, round 2" above rows separated by ';'), and a decimal comma comes once in some rows."""
-    best, chosen = (0, 0), ","
+    """The delimiter on most of the first lines, and of those the one each line uses most often (the median): a
+    table's rows all hold it, several times; a title above them has none of it ("Scores, round 2" above rows
+    separated by ';'), and a decimal comma comes once in a row, some rows holding none."""
+    best, chosen = (0, 0.0), ","
     for delimiter in DELIMITERS:
-        counts = [n for n in (line.count(delimiter) for line in lines) if n]
+        counts = sorted(n for n in (line.count(delimiter) for line in lines) if n)
         if counts:
-            shared = max(set(counts), key=lambda n: (counts.count(n), n))
-            score = (counts.count(shared), shared)
+            score = (len(counts), float(counts[len(counts) // 2]))
             if score > best:
                 best, chosen = score, delimiter
     return chosen
