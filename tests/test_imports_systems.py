@@ -391,6 +391,21 @@ def test_a_grid_of_percentages_reads_them_as_shares_not_as_form_options():
     assert result.mapping.scale.source == "inferred" and not any("form" in n for n in result.notes)
 
 
+@pytest.mark.parametrize("above", ["", "Scores 2026\n\n"])
+def test_ragged_export_rows_are_read_or_named_by_their_own_row(above):
+    """Rows ending in empty fields ('P2,2,5,') are read as the rows they are; a filled field beyond the header is
+    an error naming its row as a spreadsheet shows it (the parser's message counted lines from below the title);
+    a stray quote is still named as such, never a traceback."""
+    rows = "Proposal,Dr A,Dr B\nP1,3,4\nP2,2,5,\nP3,4,5,,\n"
+    result = read_export((above + rows).encode())
+    assert len(result.evaluations) == 6 and result.evaluations["score"].sum() == 23
+    row = 3 + above.count("\n")
+    with pytest.raises(InputError, match=rf"row\(s\) {row}: more fields than the header row has -- an unquoted"):
+        read_export((above + rows.replace("P2,2,5,", "P2,2,5,5")).encode())
+    with pytest.raises(InputError, match="not a well-formed CSV table .*stray quote"):
+        read_export((above + 'Proposal,Dr A,Dr B\nP1,"3,4\nP2,2,5\n').encode())
+
+
 def test_grid_inferred_ladder_and_off_scale():
     text = "Proposal,Ann,Bob\nP1,A,AB\nP2,B,BC\nP3,C,D\n"
     result = read_export(text.encode())

@@ -176,22 +176,30 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
     check_size(len(data), name)
     _check_text(data, name)
     sep, above = csv_layout(data[:65536].decode("utf-8-sig", "replace"))
+    options = dict(sep=sep, header=None, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig",
+                   engine="c", skip_blank_lines=False, skiprows=above)
+    widths = None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            frame = pd.read_csv(io.BytesIO(data), sep=sep, header=None, dtype=str, keep_default_na=False,
-                                na_filter=False, encoding="utf-8-sig", engine="c", skip_blank_lines=False,
-                                skiprows=above)
+        frame = _parse(data, options)
     except pd.errors.EmptyDataError:
         raise InputError(f"{name} is empty") from None
     except UnicodeDecodeError:
         raise InputError(not_utf8_message(data, name)) from None
-    except pd.errors.ParserError as exc:
-        raise InputError(f"{name} is not a well-formed CSV table ({' '.join(str(exc).split())}); export it again "
-                         "or check for a stray quote") from None
+    except pd.errors.ParserError as exc:  # a row longer than the first: read at the longest, checked below
+        widths = _record_widths(data, sep, above)
+        try:
+            if widths is None:
+                raise
+            frame = _parse(data, {**options, "names": list(range(max(widths)))})
+        except pd.errors.ParserError:  # not that: a stray quote, say
+            raise InputError(f"{name} is not a well-formed CSV table ({' '.join(str(exc).split())}); export it "
+                             "again or check for a stray quote") from None
     filled = frame.ne("").any(axis=1).to_numpy() if len(frame.columns) else np.zeros(len(frame), dtype=bool)
     numbers = np.arange(above + 1, above + 1 + len(frame), dtype=np.intp)[filled]  # each record's row
-    frame = frame[filled]
+    if widths is not None:  # only as wide as the header's record
+        frame = _within_header(frame[filled], numbers, widths[int(np.argmax(filled))], name, sep)
+    else:
+        frame = frame[filled]
     if not len(frame):
         raise InputError(f"{name} is empty")
     header = [str(h) for h in frame.iloc[0].tolist()]
@@ -200,6 +208,42 @@ def read_csv_bytes(data: bytes, name: str = "the export") -> Sheet:
     if sep == ";":
         _read_decimal_commas(sheet)
     return sheet
+
+
+def _parse(data: bytes, options: dict):
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pd.read_csv(io.BytesIO(data), **options)
+
+
+def _record_widths(data: bytes, sep: str, above: int) -> list[int] | None:
+    """Each record's number of fields below the lines *above* the table (the csv module's reading: quoted line
+    breaks kept in their field); None when the csv module cannot read the file either."""
+    import csv
+
+    text = io.StringIO(data.decode("utf-8-sig", "replace"), newline="")
+    for _ in range(above):
+        text.readline()
+    try:
+        return [len(record) for record in csv.reader(text, delimiter=sep)] or None
+    except csv.Error:
+        return None
+
+
+def _within_header(frame, numbers: np.ndarray, width: int, name: str, sep: str):
+    """A ragged table cut to its header's *width*: empty fields after a row's last column are a trailing delimiter
+    (``P1,3,4,``); a filled one is a value without a column -- an unquoted decimal comma or delimiter -- and an
+    error naming each such row by the row a spreadsheet shows (the parser's own message counted its lines from
+    below any title)."""
+    extra = frame.iloc[1:, width:].ne("").any(axis=1).to_numpy()
+    if extra.any():
+        rows = numbers[1:][extra]
+        shown = ", ".join(map(str, rows[:10])) + (f" and {rows.size - 10:,} more" if rows.size > 10 else "")
+        raise InputError(f"{name}, row(s) {shown}: more fields than the header row has -- an unquoted decimal comma "
+                         f"(5,5 for 5.5) or a '{sep}' inside a name? Put such fields in quotes or use a decimal point")
+    return frame.iloc[:, :width]
 
 
 def _read_decimal_commas(sheet: Sheet) -> None:
