@@ -299,7 +299,7 @@ def _number_from_text(text: str, where: str) -> float:
     unambiguously say: a typographic minus or an en dash before the digits (``"−2"``, as word processors and
     web forms write -2), and a percentage (``"85%"`` is 0.85, as Excel reads the text it writes for a percent cell
     into a CSV file)."""
-    if text[:1] in _MINUS_SIGNS and text[1:2] in _DIGIT_OR_POINT and text[1:2]:
+    if len(text) > 1 and text[0] in _MINUS_SIGNS and text[1] in _DIGIT_OR_POINT:
         text = "-" + text[1:]
     if text.endswith("%") and _PLAIN_NUMBER.match(text[:-1].rstrip()):
         number = float(Decimal(text[:-1].rstrip()).scaleb(-2))  # the decimal point moved in the text: exact
@@ -586,12 +586,6 @@ def is_number_text(text: str) -> bool:
     return True
 
 
-#: Numbers as a CSV file separated by ';' writes them where the comma is the decimal mark ("3,5", "-0,25"), and the
-#: point-decimal numbers that, found in the same column, make its commas ambiguous.
-_COMMA_DECIMAL_TEXT = re.compile(r"^\s*[+-]?\d+,\d+\s*$")
-_POINT_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?\s*$")
-
-
 def decimal_comma_column(values: Sequence[Any]) -> np.ndarray | None:
     """*values* -- one column of a CSV file whose fields are separated by ';' -- with every number written with a
     decimal comma rewritten with a decimal point (``"3,5"`` -> ``"3.5"``; other cells as they are); None when the
@@ -607,12 +601,12 @@ def decimal_comma_column(values: Sequence[Any]) -> np.ndarray | None:
 
     column = np.asarray(values, dtype=object)
     codes, uniques = pd.factorize(column)  # blanks (None) -> -1; one test per distinct text
-    texts = [u if isinstance(u, str) else "" for u in uniques]
-    comma = np.array([_COMMA_DECIMAL_TEXT.match(t) is not None for t in texts], dtype=bool)
-    if not comma.any() or any(_POINT_DECIMAL_TEXT.match(t) for t in texts):
+    texts = [u.strip() if isinstance(u, str) else "" for u in uniques]
+    comma = np.array([_DECIMAL_COMMA.match(t) is not None for t in texts], dtype=bool)
+    if not comma.any() or any("." in t and _PLAIN_NUMBER.match(t) for t in texts):  # a number with a point too
         return None
     rewritten = np.array(uniques, dtype=object)
-    rewritten[comma] = [texts[k].strip().replace(",", ".") for k in np.flatnonzero(comma)]
+    rewritten[comma] = [texts[k].replace(",", ".") for k in np.flatnonzero(comma)]
     out = column.copy()
     filled = codes >= 0
     out[filled] = rewritten[codes[filled]]
