@@ -7,7 +7,8 @@ evaluation columns among its headers by the spellings in :data:`EVALUATION_COLUM
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,19 +81,21 @@ class RawTable:
     notes: tuple = ()
 
 
-#: Rows above an evaluations table's header that may hold a title, a date or blank rows.
+#: Rows above a table's header that may hold a title, a date or blank rows (a sheet's rows, a CSV file's lines).
 TITLE_ROWS = 20
 
 
-def _below_titles(rows, h: int) -> int:
-    """The header's row from the first non-blank row *h*: *h* itself, or -- when it and the rows under it hold at
-    most one filled cell each (a title, a date) -- the first row within :data:`TITLE_ROWS` below that names the
-    evaluation columns (:func:`names_evaluation_columns`), as a sheet laid out with a heading has it."""
-    for i in range(h, min(len(rows), h + TITLE_ROWS + 1)):
-        filled = sum(1 for c in rows[i] if not is_blank(c))
-        if filled >= 2:
-            return i if names_evaluation_columns(list(rows[i])) else h
-    return h
+def header_below_titles(rows: Iterable[Sequence[Any]], is_header=None) -> int | None:
+    """Where a table's header is among *rows* (each a row's cells), as a sheet or a file laid out with a heading
+    has it: rows of at most one filled cell -- a title, a date, blank rows -- lie above it, up to
+    :data:`TITLE_ROWS` of them; the first row of two or more filled cells is the header when *is_header* (its
+    cells) accepts it or there is no *is_header*.  None when it does not, or no such row comes: the caller's
+    first row is then read as the header, and the checks say what it lacks."""
+    for i, row in enumerate(itertools.islice(rows, TITLE_ROWS + 1)):
+        if sum(1 for c in row if not is_blank(c)) < 2:
+            continue  # a title or a blank row
+        return i if is_header is None or is_header(list(row)) else None
+    return None
 
 
 def table_from_block(block, sheet: str | None = None) -> RawTable:
@@ -106,7 +109,7 @@ def table_from_block(block, sheet: str | None = None) -> RawTable:
     if h == len(rows):
         raise InputError(f"sheet {sheet} is empty; expected a header row with Assessor, Object, Score and "
                          "SD/Confidence/Level", {"sheet": sheet})
-    h = _below_titles(rows, h)
+    h += header_below_titles(itertools.islice(rows, h, None), names_evaluation_columns) or 0
     header, body = list(rows[h]), rows[h + 1:]
 
     class _Columns:

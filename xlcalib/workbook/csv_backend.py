@@ -45,9 +45,9 @@ from ..inputs import (
     RawTable,
     find_columns,
 )
-from ..inputs.table import names_evaluation_columns
+from ..inputs.table import TITLE_ROWS, names_evaluation_columns
 from . import reader  # its limits, read at call time (one set of limits for every reader)
-from .csv_layout import TITLE_LINES, csv_layout, not_utf8_message
+from .csv_layout import csv_layout, not_utf8_message
 from .base import Block, WorkbookBackend
 
 #: Names of delimited text files read as a CSV file: Excel's "Text (Tab delimited)" saves .txt, other tools .tsv.
@@ -110,7 +110,7 @@ class CsvBook(WorkbookBackend):
                              f"{reader.megabytes(MAX_LINE_BYTES)} a line (a real row is far shorter; see 'Input "
                              "limits' in the README)")
         self.starts, self.ends = starts, ends
-        head = data[:int(ends[min(len(ends), TITLE_LINES + 2) - 1]) if ends.size else len(data)]
+        head = data[:int(ends[min(len(ends), TITLE_ROWS + 2) - 1]) if ends.size else len(data)]
         # the delimiter and the header's line: titles and Excel's "sep=;" line may lie above it (csv_layout)
         self.delimiter, self.header_line = csv_layout(head.decode("utf-8-sig", "replace"), names_evaluation_columns)
         fields = int(np.count_nonzero(buf == ord(self.delimiter))) + len(ends)

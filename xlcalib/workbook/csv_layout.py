@@ -13,12 +13,12 @@ import csv
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["DELIMITERS", "TITLE_LINES", "csv_layout", "split_line", "not_utf8_message"]
+from ..inputs.table import TITLE_ROWS, header_below_titles
+
+__all__ = ["DELIMITERS", "csv_layout", "split_line", "not_utf8_message"]
 
 #: The delimiters a CSV file may use, in the order a tie between them is settled.
 DELIMITERS = (",", ";", "\t")
-#: Lines above the header that may hold a title, a date or blank lines.
-TITLE_LINES = 20
 _SEP_LINE = re.compile(r"^sep=(.)\s*$", re.IGNORECASE)
 
 
@@ -48,10 +48,6 @@ def _table_delimiter(lines: Sequence[str]) -> str:
     return chosen
 
 
-def _filled(fields: Sequence[str]) -> int:
-    return sum(1 for f in fields if f.strip())
-
-
 def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = None) -> tuple[str, int]:
     """(delimiter, lines above the header) of a CSV file whose first lines are *head* (text, any line ends).
 
@@ -61,22 +57,15 @@ def csv_layout(head: str, is_header: Callable[[Sequence[str]], bool] | None = No
     *is_header* (its fields) accepts it or there is no *is_header*.  When it does not, the header is the first line
     after any ``sep=`` line, as a file without titles has it (and the checks say what that line lacks).
     """
-    lines = re.split(r"\r\n|\r|\n", head)[:TITLE_LINES + 2]
+    lines = re.split(r"\r\n|\r|\n", head)[:TITLE_ROWS + 2]
     named, start = None, 0
     if lines:
         match = _SEP_LINE.match(lines[0].lstrip("\ufeff"))
         if match is not None:
             named, start = match.group(1), 1
-    end = min(len(lines), start + TITLE_LINES + 1)
-    delimiter = named or _table_delimiter(lines[start:end])
-    for i in range(start, end):
-        fields = split_line(lines[i], delimiter)
-        if _filled(fields) < 2:
-            continue  # a title or a blank line
-        if is_header is None or is_header(fields):
-            return delimiter, i
-        break  # a row of several fields that is not the header: no titles above a table here
-    return delimiter, start
+    delimiter = named or _table_delimiter(lines[start:start + TITLE_ROWS + 1])
+    found = header_below_titles((split_line(line, delimiter) for line in lines[start:]), is_header)
+    return delimiter, start + (found or 0)
 
 
 def not_utf8_message(data: bytes, name: str) -> str:
